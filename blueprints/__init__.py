@@ -1,0 +1,1 @@
+"""GPU cluster blueprints: stack spec -> resolved plan -> Pulumi components."""

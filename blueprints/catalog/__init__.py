@@ -1,0 +1,83 @@
+"""The GPU shape catalog: instance facts with their sources, loaded from shapes.yaml."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal, Optional
+
+import yaml
+from pydantic import BaseModel, ConfigDict
+
+CATALOG_FILE = Path(__file__).with_name("shapes.yaml")
+
+Cloud = Literal["aws", "alicloud"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class GpuFacts(_Frozen):
+    model: str
+    count: int
+    memory_gib: int
+    interconnect: Literal["pcie", "nvlink", "nvswitch"]
+
+
+class RdmaFacts(_Frozen):
+    kind: Literal["none", "efa", "erdma"]
+    interfaces: int
+
+
+class PriceFacts(_Frozen):
+    usd_per_hour: Optional[float]
+    region: str
+    as_of: str
+    note: Optional[str] = None
+
+
+class ShapeSources(_Frozen):
+    specs: str
+    rdma: str
+    regions: str
+    price: str
+
+
+class Shape(_Frozen):
+    cloud: Cloud
+    instance_type: str
+    gpu: GpuFacts
+    vcpus: int
+    memory_gib: int
+    local_nvme_gb: int
+    network_gbps: int
+    rdma: RdmaFacts
+    price: PriceFacts
+    regions: tuple[str, ...]
+    sources: ShapeSources
+
+    @property
+    def total_gpu_memory_gib(self) -> int:
+        return self.gpu.count * self.gpu.memory_gib
+
+
+class Catalog(_Frozen):
+    sources: dict[str, str]
+    shapes: tuple[Shape, ...]
+
+    def get(self, instance_type: str) -> Optional[Shape]:
+        return next((s for s in self.shapes if s.instance_type == instance_type), None)
+
+    def for_cloud(self, cloud: str) -> tuple[Shape, ...]:
+        return tuple(s for s in self.shapes if s.cloud == cloud)
+
+    def gpu_models(self, cloud: Optional[str] = None) -> list[str]:
+        shapes = self.for_cloud(cloud) if cloud else self.shapes
+        return sorted({s.gpu.model for s in shapes})
+
+
+@lru_cache(maxsize=1)
+def load_catalog(path: Path = CATALOG_FILE) -> Catalog:
+    raw = yaml.safe_load(path.read_text())
+    return Catalog(sources=raw["sources"], shapes=tuple(raw["shapes"]))

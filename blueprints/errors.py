@@ -1,0 +1,17 @@
+"""The one error type a user sees: a single line naming what is wrong and what is allowed."""
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_BAD_INPUT = 2
+
+
+class BlueprintError(Exception):
+    """Bad input: unknown stack, malformed config, a request no real shape meets.
+
+    The plan command prints ``str(error)`` as one line and exits with EXIT_BAD_INPUT.
+    """
+
+    def __init__(self, where: str, message: str):
+        self.where = where
+        self.message = message
+        super().__init__(f"{where}: {message}" if where else message)

@@ -1,0 +1,194 @@
+"""resolve(spec) -> ResolvedPlan: real shapes, prices and a note for every way they differ from the ask."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .catalog import Catalog, Shape, load_catalog
+from .errors import BlueprintError
+from .spec import ClusterSpec, NodeGroupSpec
+
+# A preset's hourly guidance is only a guide; a difference beyond this fraction earns a note.
+GUIDANCE_TOLERANCE = 0.25
+
+
+@dataclass(frozen=True)
+class ResolvedNodeGroup:
+    name: str
+    spec: NodeGroupSpec
+    shape: Shape
+    usd_per_hour: Optional[float]
+    price_source: str
+    rdma_interfaces: int
+    placement_group: bool
+    notes: tuple[str, ...]
+
+    @property
+    def gpus_per_node(self) -> int:
+        return self.shape.gpu.count
+
+
+@dataclass(frozen=True)
+class ResolvedPlan:
+    spec: ClusterSpec
+    node_groups: tuple[ResolvedNodeGroup, ...]
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def rdma(self) -> bool:
+        return any(g.rdma_interfaces for g in self.node_groups)
+
+    def gpu_hourly_usd(self) -> Optional[float]:
+        """Hourly cost of the desired GPU nodes, or None when a shape has no known price."""
+        total = 0.0
+        for group in self.node_groups:
+            if group.usd_per_hour is None:
+                return None
+            total += group.usd_per_hour * group.spec.desired_nodes
+        return total
+
+
+def _shape_meets(shape: Shape, group: NodeGroupSpec, rdma: bool, region: str) -> bool:
+    return (
+        shape.gpu.model == group.gpu_model
+        and shape.gpu.count >= group.gpus_per_node
+        and shape.gpu.memory_gib >= (group.min_gpu_memory_gib or 0)
+        and shape.vcpus >= (group.min_vcpus or 0)
+        and shape.memory_gib >= (group.min_memory_gib or 0)
+        and (not rdma or shape.rdma.kind != "none")
+        and region in shape.regions
+    )
+
+
+def _price(shape: Shape, spec: ClusterSpec) -> tuple[Optional[float], str]:
+    if shape.instance_type in spec.prices:
+        return spec.prices[shape.instance_type], "stack override (prices)"
+    p = shape.price
+    if p.usd_per_hour is None:
+        return None, f"no list price ({p.note})" if p.note else "no list price"
+    return p.usd_per_hour, f"{shape.sources.price} as of {p.as_of} ({p.region})"
+
+
+def _why_none(catalog: Catalog, spec: ClusterSpec, name: str, group: NodeGroupSpec) -> str:
+    """Name the requirement no shape meets, and what the catalog does offer."""
+    where = f"cluster.nodeGroups.{name}"
+    shapes = catalog.for_cloud(spec.cloud)
+    models = sorted({s.gpu.model for s in shapes})
+    if group.gpu_model not in models:
+        return f"{where}.gpuModel: unknown GPU model {group.gpu_model!r} on {spec.cloud}; models: {', '.join(models)}"
+    same = [s for s in shapes if s.gpu.model == group.gpu_model]
+    counts = sorted({s.gpu.count for s in same})
+    if not any(s.gpu.count >= group.gpus_per_node for s in same):
+        return (
+            f"{where}.gpusPerNode: no {spec.cloud} shape has {group.gpus_per_node} x {group.gpu_model}; "
+            f"shapes have {', '.join(map(str, counts))}"
+        )
+    if spec.networking.rdma and not any(s.rdma.kind != "none" for s in same):
+        with_rdma = sorted(s.instance_type for s in shapes if s.rdma.kind != "none")
+        kind = "EFA" if spec.cloud == "aws" else "eRDMA"
+        return (
+            f"networking.rdma: no {group.gpu_model} shape on {spec.cloud} has {kind}; "
+            f"shapes with {kind}: {', '.join(with_rdma)} (or set networking.rdma: false)"
+        )
+    sold = sorted({r for s in same for r in s.regions})
+    if not any(spec.region in s.regions for s in same):
+        return f"region: {group.gpu_model} shapes are not sold in {spec.region}; regions: {', '.join(sold)}"
+    return (
+        f"{where}: no {group.gpu_model} shape in {spec.region} meets minGpuMemoryGib/minVcpus/minMemoryGib "
+        f"({group.min_gpu_memory_gib}/{group.min_vcpus}/{group.min_memory_gib})"
+    )
+
+
+def _pinned(catalog: Catalog, spec: ClusterSpec, name: str, group: NodeGroupSpec) -> Shape:
+    where = f"cluster.nodeGroups.{name}.instanceType"
+    shape = catalog.get(group.instance_type or "")
+    if shape is None or shape.cloud != spec.cloud:
+        known = ", ".join(s.instance_type for s in catalog.for_cloud(spec.cloud))
+        raise BlueprintError(where, f"{group.instance_type!r} is not in the {spec.cloud} catalog; known: {known}")
+    if spec.region not in shape.regions:
+        raise BlueprintError(
+            where, f"{shape.instance_type} is not sold in {spec.region}; regions: {', '.join(shape.regions)}"
+        )
+    if shape.gpu.model != group.gpu_model or shape.gpu.count < group.gpus_per_node:
+        raise BlueprintError(
+            where,
+            f"{shape.instance_type} has {shape.gpu.count} x {shape.gpu.model}, "
+            f"not {group.gpus_per_node} x {group.gpu_model}",
+        )
+    if spec.networking.rdma and shape.rdma.kind == "none":
+        with_rdma = ", ".join(s.instance_type for s in catalog.for_cloud(spec.cloud) if s.rdma.kind != "none")
+        raise BlueprintError(where, f"{shape.instance_type} has no RDMA interface; shapes with RDMA: {with_rdma}")
+    return shape
+
+
+def _cheapest(candidates: list[Shape], spec: ClusterSpec) -> Shape:
+    def key(shape: Shape) -> tuple[float, int, str]:
+        price, _ = _price(shape, spec)
+        return (price if price is not None else float("inf"), shape.gpu.count, shape.instance_type)
+
+    return min(candidates, key=key)
+
+
+def _notes(spec: ClusterSpec, group: NodeGroupSpec, shape: Shape, placement: bool) -> list[str]:
+    notes: list[str] = []
+    label = shape.instance_type
+    if shape.gpu.count > group.gpus_per_node:
+        notes.append(
+            f"{group.gpus_per_node} x {group.gpu_model} requested per node; {spec.cloud}'s smallest such shape "
+            f"in {spec.region} is {label} with {shape.gpu.count}"
+        )
+    if group.min_network_gbps and shape.network_gbps < group.min_network_gbps:
+        notes.append(f"{group.min_network_gbps} Gbps requested; {label} offers {shape.network_gbps} Gbps")
+    if group.min_local_nvme_gb and shape.local_nvme_gb < group.min_local_nvme_gb:
+        notes.append(
+            f"{group.min_local_nvme_gb} GB local NVMe requested; {label} has {shape.local_nvme_gb} GB "
+            f"(scratch falls back to the encrypted root volume)"
+        )
+    if not spec.networking.rdma and shape.rdma.kind != "none":
+        notes.append(f"{label} supports {shape.rdma.kind.upper()} but networking.rdma is off, so none is attached")
+    if spec.networking.rdma and shape.rdma.kind != "none" and not placement:
+        why = "capacity blocks place instances themselves" if group.capacity == "capacity-block" else "placement: none"
+        notes.append(f"no cluster placement group for {label} ({why})")
+    if group.capacity == "spot":
+        notes.append(f"spot capacity: the estimate uses the on-demand price of {label}, an upper bound")
+    price, source = _price(shape, spec)
+    if price is None:
+        notes.append(f"{label} has {source}; its nodes are left out of the cost estimate")
+    elif shape.price.region != spec.region and shape.instance_type not in spec.prices:
+        notes.append(f"{label} priced from {shape.price.region}; {spec.region} may differ (override with prices)")
+    return notes
+
+
+def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None) -> ResolvedPlan:
+    catalog = catalog or load_catalog()
+    groups: list[ResolvedNodeGroup] = []
+    for name, group in spec.node_groups.items():
+        if group.instance_type:
+            shape = _pinned(catalog, spec, name, group)
+        else:
+            candidates = [
+                s for s in catalog.for_cloud(spec.cloud) if _shape_meets(s, group, spec.networking.rdma, spec.region)
+            ]
+            if not candidates:
+                where, _, message = _why_none(catalog, spec, name, group).partition(": ")
+                raise BlueprintError(where, message)
+            shape = _cheapest(candidates, spec)
+        rdma_interfaces = shape.rdma.interfaces if spec.networking.rdma else 0
+        placement = bool(
+            rdma_interfaces and spec.networking.placement == "cluster" and group.capacity != "capacity-block"
+        )
+        price, source = _price(shape, spec)
+        notes = tuple(f"{name}: {n}" for n in _notes(spec, group, shape, placement))
+        groups.append(ResolvedNodeGroup(name, group, shape, price, source, rdma_interfaces, placement, notes))
+
+    plan = ResolvedPlan(spec=spec, node_groups=tuple(groups))
+    plan_notes = [n for g in groups for n in g.notes]
+    hourly = plan.gpu_hourly_usd()
+    guide = spec.price_guidance_usd_per_hour
+    if guide and hourly is not None and abs(hourly - guide) > GUIDANCE_TOLERANCE * guide:
+        plan_notes.append(
+            f"the {spec.preset or 'stack'} sizing guidance expects about ${guide:,.2f}/h of GPU nodes; "
+            f"this plan's list price is ${hourly:,.2f}/h"
+        )
+    return ResolvedPlan(spec=spec, node_groups=tuple(groups), notes=tuple(plan_notes))

@@ -1,0 +1,295 @@
+"""The cluster spec: what a stack asks for, validated, with no Pulumi in sight.
+
+Stack files write it in camelCase under the config key ``gpu-cluster-blueprints:cluster``;
+``python -m blueprints schema`` exports the JSON schema editors use to complete them.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.alias_generators import to_camel
+
+Cloud = Literal["aws", "alicloud"]
+Capacity = Literal["on-demand", "spot", "reservation", "capacity-block"]
+Framework = Literal["baseline", "hipaa", "gdpr", "mlps", "cost"]
+
+# Region names each cloud uses; a typo fails here with the list rather than at `pulumi up`.
+AWS_REGION = re.compile(r"^(us|eu|ap|sa|ca|me|af|il|mx)-(north|south|east|west|central|northeast|southeast|northwest|southwest)-\d$")
+ALICLOUD_REGION = re.compile(r"^(cn|ap|eu|us|me)-[a-z]+(-\d)?$")
+LABEL_KEY = re.compile(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
+NAME = re.compile(r"^[a-z][a-z0-9-]{0,30}$")
+EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+# FSx for Lustre PERSISTENT_2 / SCRATCH_2: 1200 GiB or a multiple of 2400 GiB.
+# https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystem.html (StorageCapacity)
+LUSTRE_MAX_GIB = 2_400 * 1_000
+# CPFS general-purpose: 3600 GiB minimum in steps of 1200 GiB.
+# https://www.alibabacloud.com/help/en/nas/user-guide/create-a-cpfs-file-system
+CPFS_MIN_GIB, CPFS_STEP_GIB = 3_600, 1_200
+# NAS extreme: 100 GiB to 262,144 GiB in steps of 100 GiB.
+# https://www.alibabacloud.com/help/en/nas/user-guide/create-a-file-system
+NAS_MIN_GIB, NAS_MAX_GIB, NAS_STEP_GIB = 100, 262_144, 100
+
+
+class SpecModel(BaseModel):
+    """camelCase in stack files, snake_case in Python; unknown keys are an error."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
+    )
+
+
+class Taint(SpecModel):
+    key: str = Field(description="Taint key, for example nvidia.com/gpu.")
+    value: str = Field("", description="Taint value.")
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = Field(
+        "NoSchedule", description="Kubernetes taint effect."
+    )
+
+    @field_validator("key")
+    @classmethod
+    def _key(cls, v: str) -> str:
+        if not LABEL_KEY.match(v):
+            raise ValueError("must be a Kubernetes label key such as nvidia.com/gpu")
+        return v
+
+
+class NodeGroupSpec(SpecModel):
+    gpu_model: str = Field(description="GPU model, for example T4, A100-80GB, H100 (see the catalog).")
+    gpus_per_node: int = Field(gt=0, le=16, description="GPUs each node must have (at least).")
+    min_gpu_memory_gib: Optional[int] = Field(None, gt=0, description="Minimum memory per GPU, GiB.")
+    min_vcpus: Optional[int] = Field(None, gt=0, description="Minimum vCPUs per node.")
+    min_memory_gib: Optional[int] = Field(None, gt=0, description="Minimum host memory per node, GiB.")
+    min_network_gbps: Optional[int] = Field(
+        None, gt=0, description="Network bandwidth wanted per node, Gbps (a shortfall is a note, not an error)."
+    )
+    min_local_nvme_gb: Optional[int] = Field(
+        None, ge=0, description="Local NVMe scratch wanted per node, GB (a shortfall is a note, not an error)."
+    )
+    instance_type: Optional[str] = Field(
+        None, description="Pin an instance type from the catalog instead of letting the resolver choose."
+    )
+    min_nodes: int = Field(0, ge=0, description="Minimum nodes; 0 lets the group scale to zero.")
+    desired_nodes: int = Field(1, ge=0, description="Nodes to start with.")
+    max_nodes: int = Field(1, gt=0, le=1000, description="Maximum nodes.")
+    capacity: Capacity = Field("on-demand", description="How the nodes are bought.")
+    capacity_reservation_id: Optional[str] = Field(
+        None, description="Capacity reservation or capacity block id (required for reservation and capacity-block)."
+    )
+    spot_max_price_usd: Optional[float] = Field(
+        None, gt=0, description="Highest hourly price paid for spot nodes (Alibaba Cloud spot price limit)."
+    )
+    root_volume_gib: int = Field(200, ge=50, le=16_384, description="Encrypted root volume size, GiB.")
+    labels: dict[str, str] = Field(default_factory=dict, description="Kubernetes node labels.")
+    taints: list[Taint] = Field(
+        default_factory=lambda: [Taint(key="nvidia.com/gpu", value="present", effect="NoSchedule")],
+        description="Kubernetes node taints; GPU nodes are tainted so only GPU pods land there.",
+    )
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, v: dict[str, str]) -> dict[str, str]:
+        for key in v:
+            if not LABEL_KEY.match(key):
+                raise ValueError(f"label key {key!r} is not a Kubernetes label key")
+        return v
+
+    @model_validator(mode="after")
+    def _counts(self) -> "NodeGroupSpec":
+        if not self.min_nodes <= self.desired_nodes <= self.max_nodes:
+            raise ValueError(
+                f"node counts must satisfy minNodes <= desiredNodes <= maxNodes "
+                f"(got {self.min_nodes} <= {self.desired_nodes} <= {self.max_nodes})"
+            )
+        if self.capacity in ("reservation", "capacity-block") and not self.capacity_reservation_id:
+            raise ValueError(f"capacity {self.capacity!r} needs capacityReservationId")
+        return self
+
+
+class NetworkingSpec(SpecModel):
+    rdma: bool = Field(False, description="Give GPU nodes RDMA (AWS EFA, Alibaba Cloud eRDMA).")
+    placement: Literal["cluster", "none"] = Field(
+        "cluster", description="Cluster placement group for RDMA node groups (skipped for capacity blocks)."
+    )
+    vpc_cidr: str = Field("10.0.0.0/16", description="VPC CIDR block.")
+    public_api: bool = Field(False, description="Expose the Kubernetes API publicly (private by default).")
+    public_api_cidrs: list[str] = Field(
+        default_factory=list, description="CIDRs allowed to reach a public Kubernetes API."
+    )
+
+    @field_validator("vpc_cidr")
+    @classmethod
+    def _cidr(cls, v: str) -> str:
+        net = ipaddress.ip_network(v, strict=True)
+        if net.version != 4 or not 16 <= net.prefixlen <= 20:
+            raise ValueError("must be an IPv4 CIDR from /16 to /20, such as 10.0.0.0/16")
+        return v
+
+    @field_validator("public_api_cidrs")
+    @classmethod
+    def _public_cidrs(cls, v: list[str]) -> list[str]:
+        for cidr in v:
+            net = ipaddress.ip_network(cidr, strict=False)
+            if net.prefixlen == 0:
+                raise ValueError("0.0.0.0/0 opens the API to the internet; list your own CIDRs")
+        return v
+
+    @model_validator(mode="after")
+    def _public_needs_cidrs(self) -> "NetworkingSpec":
+        if self.public_api and not self.public_api_cidrs:
+            raise ValueError("publicApi needs publicApiCidrs (the networks allowed to reach the API)")
+        return self
+
+
+class ParallelFsSpec(SpecModel):
+    type: Literal["none", "lustre", "cpfs", "nas"] = Field(
+        "none", description="lustre (FSx for Lustre, AWS), cpfs or nas (Alibaba Cloud), or none."
+    )
+    size_gib: Optional[int] = Field(None, gt=0, description="Capacity, GiB; each service allows its own sizes.")
+    deployment: Literal["PERSISTENT_2", "SCRATCH_2"] = Field(
+        "PERSISTENT_2", description="FSx for Lustre deployment type; only PERSISTENT takes a customer KMS key."
+    )
+    throughput_mbps_per_tib: Literal[125, 250, 500, 1000] = Field(
+        125, description="FSx for Lustre PERSISTENT_2 throughput per TiB."
+    )
+
+    @model_validator(mode="after")
+    def _size(self) -> "ParallelFsSpec":
+        if self.type == "none":
+            return self
+        size = self.size_gib
+        if size is None:
+            raise ValueError(f"parallel file system {self.type!r} needs sizeGib")
+        if self.type == "lustre" and not (size == 1200 or (size % 2400 == 0 and size <= LUSTRE_MAX_GIB)):
+            raise ValueError(f"FSx for Lustre sizeGib must be 1200 or a multiple of 2400 (got {size})")
+        if self.type == "cpfs" and (size < CPFS_MIN_GIB or size % CPFS_STEP_GIB):
+            raise ValueError(f"CPFS sizeGib must be at least 3600 in steps of 1200 (got {size})")
+        if self.type == "nas" and not (NAS_MIN_GIB <= size <= NAS_MAX_GIB and size % NAS_STEP_GIB == 0):
+            raise ValueError(f"NAS extreme sizeGib must be 100 to 262144 in steps of 100 (got {size})")
+        return self
+
+
+class ObjectStorageSpec(SpecModel):
+    enabled: bool = Field(True, description="Create the stack's data bucket (S3 or OSS).")
+    expected_size_tb: float = Field(1.0, ge=0, description="Data you expect to keep, TB (drives the cost estimate).")
+    cache: bool = Field(
+        False, description="Front the bucket with the parallel file system as a cache (FSx data repository / CPFS data flow)."
+    )
+    noncurrent_version_days: int = Field(90, gt=0, description="Days old object versions are kept.")
+    infrequent_access_after_days: Optional[int] = Field(
+        30, gt=0, description="Days before objects move to an infrequent-access class; null keeps them hot."
+    )
+
+
+class StorageSpec(SpecModel):
+    parallel_fs: ParallelFsSpec = Field(default_factory=ParallelFsSpec, description="Shared parallel file system.")
+    object_storage: ObjectStorageSpec = Field(default_factory=ObjectStorageSpec, description="Object storage.")
+    local_nvme_scratch: bool = Field(True, description="Use the nodes' local NVMe as scratch space.")
+
+
+class BudgetSpec(SpecModel):
+    monthly_limit_usd: float = Field(gt=0, description="Monthly budget, USD.")
+    alert_thresholds_pct: list[int] = Field(
+        default_factory=lambda: [80, 100], min_length=1, description="Percent of the budget that alerts."
+    )
+    contacts: list[str] = Field(default_factory=list, description="E-mail addresses that receive alerts.")
+
+    @field_validator("alert_thresholds_pct")
+    @classmethod
+    def _thresholds(cls, v: list[int]) -> list[int]:
+        if any(not 1 <= t <= 1000 for t in v):
+            raise ValueError("thresholds are percents from 1 to 1000")
+        return sorted(set(v))
+
+    @field_validator("contacts")
+    @classmethod
+    def _contacts(cls, v: list[str]) -> list[str]:
+        for address in v:
+            if not EMAIL.match(address):
+                raise ValueError(f"{address!r} is not an e-mail address")
+        return v
+
+
+class LoggingSpec(SpecModel):
+    retention_days: int = Field(365, ge=1, le=3653, description="Days audit and flow logs are kept.")
+
+
+class ComplianceSpec(SpecModel):
+    frameworks: list[Framework] = Field(
+        default_factory=lambda: ["baseline", "cost"], description="Policy packs the stack must pass."
+    )
+    allowed_regions: list[str] = Field(
+        default_factory=list, description="Regions data may live in (data residency); empty allows the stack's own."
+    )
+
+
+class ClusterSpec(SpecModel):
+    """One GPU cluster on one cloud."""
+
+    preset: Optional[Literal["startup", "research", "enterprise"]] = Field(
+        None, description="Preset the stack starts from; every other field overrides it."
+    )
+    cloud: Cloud = Field(description="aws or alicloud.")
+    region: str = Field(description="Cloud region, for example us-east-1 or cn-hangzhou.")
+    environment: Literal["production", "staging", "development"] = Field(
+        "production", description="production protects data stores from deletion."
+    )
+    kubernetes_version: Literal["1.31", "1.32", "1.33", "1.34"] = Field(
+        "1.33", description="Kubernetes minor version of the cluster."
+    )
+    node_groups: dict[str, NodeGroupSpec] = Field(
+        min_length=1, description="GPU node groups by name."
+    )
+    networking: NetworkingSpec = Field(default_factory=NetworkingSpec, description="Network and RDMA.")
+    storage: StorageSpec = Field(default_factory=StorageSpec, description="Block, file and object storage.")
+    compliance: ComplianceSpec = Field(default_factory=ComplianceSpec, description="Frameworks to meet.")
+    budget: BudgetSpec = Field(description="Monthly budget and alerts.")
+    logging: LoggingSpec = Field(default_factory=LoggingSpec, description="Audit log retention.")
+    tags: dict[str, str] = Field(default_factory=dict, description="Tags put on every resource.")
+    prices: dict[str, float] = Field(
+        default_factory=dict, description="Hourly USD price overrides by instance type (negotiated rates)."
+    )
+    price_guidance_usd_per_hour: Optional[float] = Field(
+        None, gt=0, description="The hourly cost the preset's sizing guidance expects (for notes only)."
+    )
+
+    @field_validator("node_groups")
+    @classmethod
+    def _group_names(cls, v: dict[str, NodeGroupSpec]) -> dict[str, NodeGroupSpec]:
+        for name in v:
+            if not NAME.match(name):
+                raise ValueError(f"node group name {name!r} must be lowercase letters, digits and '-', at most 31")
+        return v
+
+    @field_validator("prices")
+    @classmethod
+    def _prices(cls, v: dict[str, float]) -> dict[str, float]:
+        for instance_type, price in v.items():
+            if not price > 0:
+                raise ValueError(f"price for {instance_type} must be a positive USD amount per hour")
+        return v
+
+    @model_validator(mode="after")
+    def _cloud_consistency(self) -> "ClusterSpec":
+        pattern = AWS_REGION if self.cloud == "aws" else ALICLOUD_REGION
+        if not pattern.match(self.region):
+            example = "us-east-1" if self.cloud == "aws" else "cn-hangzhou"
+            raise ValueError(f"region {self.region!r} is not an {self.cloud} region name (for example {example})")
+        fs = self.storage.parallel_fs.type
+        allowed_fs = {"aws": {"none", "lustre"}, "alicloud": {"none", "cpfs", "nas"}}[self.cloud]
+        if fs not in allowed_fs:
+            raise ValueError(f"parallel file system {fs!r} is not offered on {self.cloud}; use one of {sorted(allowed_fs)}")
+        if self.storage.object_storage.cache and fs == "none":
+            raise ValueError("objectStorage.cache needs a parallel file system to act as the cache")
+        if "mlps" in self.compliance.frameworks and self.logging.retention_days < 180:
+            raise ValueError("MLPS 2.0 level 3 keeps audit logs at least 180 days; set logging.retentionDays >= 180")
+        return self
+
+    @property
+    def project_tags(self) -> dict[str, str]:
+        """Tags every resource carries: the stack's own plus what identifies the blueprint."""
+        return {"managed-by": "gpu-cluster-blueprints", "environment": self.environment, **self.tags}

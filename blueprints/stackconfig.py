@@ -1,0 +1,135 @@
+"""From a stack's Pulumi config to a validated ClusterSpec: preset, overrides, one-line errors."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+from pydantic import ValidationError
+
+from .errors import BlueprintError
+from .spec import ClusterSpec
+
+PROJECT = "gpu-cluster-blueprints"
+CONFIG_KEY = "cluster"
+FULL_CONFIG_KEY = f"{PROJECT}:{CONFIG_KEY}"
+ROOT = Path(__file__).resolve().parent.parent
+STACKS_DIR = ROOT / "stacks"
+PRESETS_DIR = Path(__file__).with_name("presets")
+DEFAULT_PARALLEL_FS = {"aws": "lustre", "alicloud": "cpfs"}
+
+
+def available_stacks(stacks_dir: Path = STACKS_DIR) -> list[str]:
+    return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in stacks_dir.glob("Pulumi.*.yaml"))
+
+
+def available_presets() -> list[str]:
+    return sorted(p.stem for p in PRESETS_DIR.glob("*.yaml"))
+
+
+def read_stack_config(stack: str, stacks_dir: Path = STACKS_DIR) -> dict[str, Any]:
+    """The stack file's `config:` mapping, exactly as the Pulumi CLI would read it."""
+    path = stacks_dir / f"Pulumi.{stack}.yaml"
+    if not path.is_file():
+        known = ", ".join(available_stacks(stacks_dir)) or "none"
+        raise BlueprintError("--stack", f"unknown stack {stack!r}; stacks in {stacks_dir.name}/: {known}")
+    try:
+        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or "not valid YAML"
+        raise BlueprintError(str(path.relative_to(path.parent.parent)), f"malformed YAML{where}: {problem}") from None
+    except UnicodeDecodeError:
+        raise BlueprintError(str(path.name), "not UTF-8 text") from None
+    if document is None:
+        document = {}
+    if not isinstance(document, dict) or not isinstance(document.get("config", {}), dict):
+        raise BlueprintError(path.name, "a stack file is a mapping with a `config:` mapping inside")
+    return document.get("config") or {}
+
+
+def cluster_config(config: Mapping[str, Any], source: str) -> dict[str, Any]:
+    """The `gpu-cluster-blueprints:cluster` object out of a stack's config mapping."""
+    raw = config.get(FULL_CONFIG_KEY)
+    if raw is None:
+        raise BlueprintError(source, f"config has no `{FULL_CONFIG_KEY}` object")
+    if not isinstance(raw, dict):
+        raise BlueprintError(source, f"`{FULL_CONFIG_KEY}` must be a mapping, got {type(raw).__name__}")
+    return raw
+
+
+def _deep_merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    merged = copy.deepcopy(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def with_preset(raw: Mapping[str, Any], source: str) -> dict[str, Any]:
+    """The preset's fields overlaid by the stack's; cloud-dependent preset defaults filled in."""
+    preset = raw.get("preset")
+    if preset is None:
+        return dict(raw)
+    if not isinstance(preset, str) or preset not in available_presets():
+        raise BlueprintError(
+            f"{source}: cluster.preset", f"unknown preset {preset!r}; presets: {', '.join(available_presets())}"
+        )
+    base = yaml.safe_load((PRESETS_DIR / f"{preset}.yaml").read_text())
+    merged = _deep_merge(base, raw)
+    fs = merged.get("storage", {}).get("parallelFs", {})
+    if fs.get("type") == "default":
+        fs["type"] = DEFAULT_PARALLEL_FS.get(merged.get("cloud"), "none")
+    return merged
+
+
+def _allowed_fields(loc: tuple) -> list[str]:
+    """The camelCase field names a model accepts at a location of ClusterSpec."""
+    model: Any = ClusterSpec
+    for part in loc:
+        field = getattr(model, "model_fields", {}).get(str(part)) or next(
+            (f for f in getattr(model, "model_fields", {}).values() if f.alias == part), None
+        )
+        if field is None:  # a dict key such as a node group's name: stay on the value type
+            continue
+        annotation = field.annotation
+        for arg in (*getattr(annotation, "__args__", ()), annotation):
+            if hasattr(arg, "model_fields"):
+                model = arg
+                break
+    return sorted(f.alias or name for name, f in getattr(model, "model_fields", {}).items())
+
+
+def _describe(error: ValidationError) -> str:
+    first = error.errors()[0]
+    loc = ".".join(str(part) for part in ("cluster", *first["loc"]))
+    message = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden":
+        allowed = _allowed_fields(first["loc"][:-1])
+        message = f"unknown field; allowed here: {', '.join(allowed)}" if allowed else "unknown field"
+    elif first["type"] not in ("value_error", "missing") and "input" in first:
+        shown = repr(first["input"])
+        message = f"{message} (got {shown[:60]})"
+    return f"{loc}: {message}"
+
+
+def parse_cluster(raw: Mapping[str, Any], source: str) -> ClusterSpec:
+    """Validate a cluster object (preset applied) into a ClusterSpec, or raise one BlueprintError."""
+    merged = with_preset(raw, source)
+    try:
+        return ClusterSpec.model_validate(merged)
+    except ValidationError as exc:
+        raise BlueprintError(source, _describe(exc)) from None
+    except (TypeError, ValueError) as exc:  # hostile input pydantic does not wrap
+        raise BlueprintError(source, f"cluster: {exc}") from None
+
+
+def load_stack_spec(stack: str, stacks_dir: Path = STACKS_DIR) -> ClusterSpec:
+    config = read_stack_config(stack, stacks_dir)
+    source = f"stacks/Pulumi.{stack}.yaml"
+    return parse_cluster(cluster_config(config, source), source)
