@@ -1,0 +1,109 @@
+"""Run the real Pulumi program under mocks and record every registration as the SDK sends it.
+
+The monitor below sits where the Pulumi engine would: it receives the SDK's
+RegisterResourceRequest protobufs, keeps them (the policy analyzer later gets the very same
+property structs), and answers through the mocks in ``mocks.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import runpy
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import pulumi
+from google.protobuf import json_format, struct_pb2
+from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime import settings as pulumi_settings
+from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _sync_await
+
+from ..stackconfig import PROJECT, ROOT
+from .mocks import OfflineMocks
+
+PROGRAM = ROOT / "__main__.py"
+# Sentinels the Pulumi wire format uses inside property structs.
+SPECIAL_SIG = "4dabf18193072939515e22adb298388d"
+SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
+RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
+OUTPUT_SIG = "d0e6a833031e9bbcd3f4e8bde6ca49a4"
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+
+
+@dataclass
+class Registration:
+    """One RegisterResourceRequest as the engine would have received it."""
+
+    urn: str
+    type: str
+    name: str
+    parent: str
+    provider: str
+    custom: bool
+    protect: bool
+    dependencies: list[str]
+    property_dependencies: dict[str, list[str]]
+    properties: struct_pb2.Struct = field(repr=False)
+
+    @property
+    def inputs(self) -> dict[str, Any]:
+        """The properties as plain JSON values, secrets and unknowns spelled out."""
+        return plain(json_format.MessageToDict(self.properties))
+
+
+def plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        sig = value.get(SPECIAL_SIG)
+        if sig == SECRET_SIG:
+            return {"secret": True}
+        if sig == RESOURCE_SIG:
+            return {"resourceUrn": value.get("urn")}
+        if sig == OUTPUT_SIG:
+            return plain(value.get("value")) if "value" in value else "<computed>"
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if value == UNKNOWN:
+        return "<computed>"
+    return value
+
+
+class RecordingMonitor(pulumi_mocks.MockMonitor):
+    def __init__(self, mocks: pulumi_mocks.Mocks):
+        super().__init__(mocks)
+        self.registrations: list[Registration] = []
+
+    def RegisterResource(self, request):  # noqa: N802 (the engine's RPC name)
+        response = super().RegisterResource(request)
+        properties = struct_pb2.Struct()
+        properties.CopyFrom(request.object)
+        self.registrations.append(Registration(
+            urn=response.urn,
+            type=request.type,
+            name=request.name,
+            parent=request.parent,
+            provider=request.provider,
+            custom=request.custom,
+            protect=bool(request.protect),
+            dependencies=list(request.dependencies),
+            property_dependencies={k: list(v.urns) for k, v in request.propertyDependencies.items()},
+            properties=properties,
+        ))
+        return response
+
+
+def _config_values(config: Mapping[str, Any]) -> dict[str, str]:
+    """Stack config as the CLI hands it to a program: strings, structured values as JSON."""
+    return {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
+
+
+def run_program(stack: str, config: Mapping[str, Any], region: str, program: Path = PROGRAM) -> list[Registration]:
+    """Run ``program`` for ``stack`` with ``config`` under mocks; return what it registered."""
+    monitor = RecordingMonitor(OfflineMocks(region))
+    pulumi_settings.ROOT.set(None)
+    pulumi.runtime.set_all_config(_config_values(config))
+    pulumi_mocks.set_mocks(monitor.mocks, project=PROJECT, stack=stack, preview=True, monitor=monitor)
+    _sync_await(run_pulumi_func(lambda: runpy.run_path(str(program), run_name="__main__")))
+    return monitor.registrations

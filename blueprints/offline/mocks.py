@@ -1,0 +1,127 @@
+"""What the cloud would answer, offline: ids and computed outputs for resources, data-source results.
+
+Only the outputs our programs read are filled in; an invoke we have not taught the mocks
+fails loudly rather than returning something made up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Callable
+
+from pulumi.runtime import mocks as pulumi_mocks
+
+ACCOUNT_ID = "123456789012"
+
+
+def _fake_id(kind: str, name: str) -> str:
+    return f"{kind}-{hashlib.sha1(name.encode()).hexdigest()[:17]}"
+
+
+class OfflineMocks(pulumi_mocks.Mocks):
+    def __init__(self, region: str):
+        self.region = region
+        self.partition = "aws-cn" if region.startswith("cn-") else "aws"
+        self.zones = [f"{region}{suffix}" for suffix in "abcd"]
+
+    # ---------------------------------------------------------------- resources
+    def new_resource(self, args: pulumi_mocks.MockResourceArgs) -> tuple[str, dict]:
+        state = dict(args.inputs)
+        token = args.typ
+        if token.startswith("pulumi:providers:"):
+            return _fake_id("provider", args.name), state
+        package, module, kind = (token.split(":") + ["", ""])[:3]
+        resource_id = _fake_id(kind.lower()[:8] or "res", args.name)
+        if package == "aws":
+            service = module.split("/")[0]
+            state.setdefault("arn", f"arn:{self.partition}:{service}:{self.region}:{ACCOUNT_ID}:{kind.lower()}/{args.name}")
+            state.setdefault("tagsAll", state.get("tags", {}))
+        for fill in _AWS_OUTPUTS.get(token, ()):
+            fill(self, args, state)
+        return resource_id, state
+
+    # ---------------------------------------------------------------- data sources
+    def call(self, args: pulumi_mocks.MockCallArgs) -> tuple[dict, list | None]:
+        handler = _INVOKES.get(args.token)
+        if handler is None:
+            raise NotImplementedError(f"offline mocks do not answer the invoke {args.token}; teach blueprints/offline/mocks.py")
+        return handler(self, args.args), []
+
+
+def _named_bucket(mocks: OfflineMocks, args, state: dict) -> None:
+    name = state.get("bucket") or f"{args.name}-{hashlib.sha1(args.name.encode()).hexdigest()[:7]}"
+    state["bucket"] = name
+    state["arn"] = f"arn:{mocks.partition}:s3:::{name}"
+
+
+def _eks_cluster(mocks: OfflineMocks, args, state: dict) -> None:
+    issuer = f"https://oidc.eks.{mocks.region}.amazonaws.com/id/{hashlib.sha1(args.name.encode()).hexdigest()[:32].upper()}"
+    state["identities"] = [{"oidcs": [{"issuer": issuer}]}]
+    state["endpoint"] = f"https://{hashlib.sha1(args.name.encode()).hexdigest()[:32].upper()}.gr7.{mocks.region}.eks.amazonaws.com"
+    state["certificateAuthority"] = {"data": "LS0tLS1CRUdJTi1DRVJUSUZJQ0FURS0tLS0t"}
+    vpc = dict(state.get("vpcConfig") or {})
+    vpc["clusterSecurityGroupId"] = _fake_id("sg", args.name + "-cluster")
+    state["vpcConfig"] = vpc
+
+
+def _kms_key(mocks: OfflineMocks, args, state: dict) -> None:
+    key_id = hashlib.sha1(args.name.encode()).hexdigest()[:32]
+    state["keyId"] = key_id
+    state["arn"] = f"arn:{mocks.partition}:kms:{mocks.region}:{ACCOUNT_ID}:key/{key_id}"
+
+
+def _log_group(mocks: OfflineMocks, args, state: dict) -> None:
+    name = state.get("name") or f"{args.name}-{hashlib.sha1(args.name.encode()).hexdigest()[:7]}"
+    state["name"] = name
+    state["arn"] = f"arn:{mocks.partition}:logs:{mocks.region}:{ACCOUNT_ID}:log-group:{name}"
+
+
+def _iam_role(mocks: OfflineMocks, args, state: dict) -> None:
+    name = state.get("name") or f"{args.name}-{hashlib.sha1(args.name.encode()).hexdigest()[:7]}"
+    state["name"] = name
+    state["arn"] = f"arn:{mocks.partition}:iam::{ACCOUNT_ID}:role/{name}"
+
+
+_AWS_OUTPUTS: dict[str, tuple[Callable[[OfflineMocks, Any, dict], None], ...]] = {
+    "aws:s3/bucket:Bucket": (_named_bucket,),
+    "aws:eks/cluster:Cluster": (_eks_cluster,),
+    "aws:kms/key:Key": (_kms_key,),
+    "aws:cloudwatch/logGroup:LogGroup": (_log_group,),
+    "aws:iam/role:Role": (_iam_role,),
+    "aws:ec2/launchTemplate:LaunchTemplate": (lambda m, a, s: s.setdefault("latestVersion", 1),),
+    "aws:ec2/placementGroup:PlacementGroup": (lambda m, a, s: s.setdefault("name", a.name),),
+    "aws:fsx/lustreFileSystem:LustreFileSystem": (
+        lambda m, a, s: s.setdefault("dnsName", f"fs-{hashlib.sha1(a.name.encode()).hexdigest()[:17]}.fsx.{m.region}.amazonaws.com"),),
+    "aws:eks/nodeGroup:NodeGroup": (lambda m, a, s: s.setdefault("nodeGroupName", a.name),),
+    "aws:budgets/budget:Budget": (lambda m, a, s: s.setdefault("name", a.name),),
+}
+
+
+def _zones(mocks: OfflineMocks, _args: dict) -> dict:
+    return {"id": mocks.region, "names": mocks.zones, "zoneIds": [f"use1-az{i}" for i in range(1, 5)]}
+
+
+def _offerings(mocks: OfflineMocks, args: dict) -> dict:
+    types = [v for f in args.get("filters", []) if f.get("name") == "instance-type" for v in f.get("values", [])]
+    locations = mocks.zones[:3]
+    return {"id": mocks.region, "locations": locations * len(types), "locationTypes": ["availability-zone"] * len(locations) * len(types),
+            "instanceTypes": [t for t in types for _ in locations]}
+
+
+def _ssm_parameter(mocks: OfflineMocks, args: dict) -> dict:
+    name = args["name"]
+    value = "1.33.5-20251103" if name.endswith("release_version") else "ami-0abcdef1234567890"
+    return {"id": name, "name": name, "type": "String", "value": value, "insecureValue": value,
+            "arn": f"arn:{mocks.partition}:ssm:{mocks.region}::parameter{name}", "version": 1, "withDecryption": True}
+
+
+_INVOKES: dict[str, Callable[[OfflineMocks, dict], dict]] = {
+    "aws:index/getCallerIdentity:getCallerIdentity": lambda m, a: {
+        "id": ACCOUNT_ID, "accountId": ACCOUNT_ID, "userId": "AIDAEXAMPLE",
+        "arn": f"arn:{m.partition}:iam::{ACCOUNT_ID}:user/offline-plan"},
+    "aws:index/getPartition:getPartition": lambda m, a: {
+        "id": m.partition, "partition": m.partition, "dnsSuffix": "amazonaws.com", "reverseDnsPrefix": "com.amazonaws"},
+    "aws:index/getAvailabilityZones:getAvailabilityZones": _zones,
+    "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _offerings,
+    "aws:ssm/getParameter:getParameter": _ssm_parameter,
+}

@@ -1,0 +1,1 @@
+"""Pulumi ComponentResources: typed args in, resources out; no presets, no stacks."""

@@ -1,0 +1,75 @@
+"""Audit and detection: a multi-region CloudTrail with validation and KMS, and GuardDuty."""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_aws as aws
+
+from .policy_document import Statement, policy_json
+from .storage import BucketArgs, DataBucket
+
+
+class AuditTrail(pulumi.ComponentResource):
+    """Every API call in every region, to a dedicated versioned bucket and to CloudWatch Logs."""
+
+    def __init__(self, name: str, *, kms_key_arn: pulumi.Input[str], retention_days: int, protect: bool,
+                 account_id: pulumi.Input[str], partition: pulumi.Input[str], region: str,
+                 tags: dict[str, str], opts: pulumi.ResourceOptions | None = None):
+        super().__init__("gpu-blueprints:aws:AuditTrail", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        self.bucket = DataBucket(f"{name}-logs", BucketArgs(
+            kms_key_arn=kms_key_arn, protect=protect, noncurrent_version_days=retention_days,
+            infrequent_access_after_days=90, tags=tags), opts=child)
+        trail_arn = pulumi.Output.concat("arn:", partition, ":cloudtrail:", region, ":", account_id, ":trail/", name)
+        bucket_policy = aws.s3.BucketPolicy(
+            f"{name}-cloudtrail-delivery", bucket=self.bucket.bucket.id,
+            policy=policy_json([
+                Statement(sid="CloudTrailAclCheck", actions=["s3:GetBucketAcl"], resources=[self.bucket.arn],
+                          principals={"Service": "cloudtrail.amazonaws.com"},
+                          conditions={"StringEquals": {"aws:SourceArn": trail_arn}}),
+                Statement(sid="CloudTrailWrite", actions=["s3:PutObject"],
+                          resources=[pulumi.Output.concat(self.bucket.arn, "/AWSLogs/", account_id, "/*")],
+                          principals={"Service": "cloudtrail.amazonaws.com"},
+                          conditions={"StringEquals": {"aws:SourceArn": trail_arn,
+                                                       "s3:x-amz-acl": "bucket-owner-full-control"}}),
+                Statement(sid="DenyInsecureTransport", effect="Deny", actions=["s3:*"], principals={"AWS": "*"},
+                          resources=[self.bucket.arn, pulumi.Output.concat(self.bucket.arn, "/*")],
+                          conditions={"Bool": {"aws:SecureTransport": "false"}}),
+            ]),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.bucket]))
+        self.log_group = aws.cloudwatch.LogGroup(f"{name}-trail", retention_in_days=retention_days,
+                                                 kms_key_id=kms_key_arn, tags=tags, opts=child)
+        role = aws.iam.Role(
+            f"{name}-trail-to-logs",
+            assume_role_policy=policy_json([Statement(
+                sid="CloudTrailAssume", actions=["sts:AssumeRole"],
+                principals={"Service": "cloudtrail.amazonaws.com"})]),
+            tags=tags, opts=child)
+        aws.iam.RolePolicy(
+            f"{name}-trail-to-logs", role=role.id,
+            policy=policy_json([Statement(
+                sid="DeliverTrail", actions=["logs:CreateLogStream", "logs:PutLogEvents"],
+                resources=[pulumi.Output.concat(self.log_group.arn, ":log-stream:*")])]),
+            opts=child)
+        self.trail = aws.cloudtrail.Trail(
+            name, name=name, s3_bucket_name=self.bucket.name, is_multi_region_trail=True,
+            include_global_service_events=True, enable_log_file_validation=True, enable_logging=True,
+            kms_key_id=kms_key_arn,
+            cloud_watch_logs_group_arn=pulumi.Output.concat(self.log_group.arn, ":*"),
+            cloud_watch_logs_role_arn=role.arn,
+            event_selectors=[{"read_write_type": "All", "include_management_events": True}],
+            tags=tags, opts=pulumi.ResourceOptions(parent=self, depends_on=[bucket_policy]))
+        self.register_outputs({"trail_arn": self.trail.arn})
+
+
+class ThreatDetection(pulumi.ComponentResource):
+    def __init__(self, name: str, *, tags: dict[str, str], opts: pulumi.ResourceOptions | None = None):
+        super().__init__("gpu-blueprints:aws:ThreatDetection", name, None, opts)
+        self.detector = aws.guardduty.Detector(name, enable=True, finding_publishing_frequency="FIFTEEN_MINUTES",
+                                               tags=tags, opts=pulumi.ResourceOptions(parent=self))
+        aws.guardduty.DetectorFeature(f"{name}-eks-runtime", detector_id=self.detector.id,
+                                      name="EKS_RUNTIME_MONITORING", status="ENABLED",
+                                      additional_configurations=[{"name": "EKS_ADDON_MANAGEMENT",
+                                                                  "status": "ENABLED"}],
+                                      opts=pulumi.ResourceOptions(parent=self))
+        self.register_outputs({"detector_id": self.detector.id})

@@ -1,0 +1,70 @@
+"""The stack's customer-managed KMS key: rotation on, 30-day deletion window, scoped key policy."""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_aws as aws
+
+from .policy_document import Statement, policy_json
+
+DELETION_WINDOW_DAYS = 30
+# The AWS "key administrators" statement, spelled out rather than kms:*.
+# https://docs.aws.amazon.com/kms/latest/developerguide/key-policy-default.html#key-policy-default-allow-administrators
+ADMIN_ACTIONS = (
+    "kms:Create*", "kms:Describe*", "kms:Enable*", "kms:List*", "kms:Put*", "kms:Update*", "kms:Revoke*",
+    "kms:Disable*", "kms:Get*", "kms:Delete*", "kms:TagResource", "kms:UntagResource",
+    "kms:ScheduleKeyDeletion", "kms:CancelKeyDeletion", "kms:RotateKeyOnDemand",
+)
+# The data a key encrypts for each service principal; CloudWatch Logs and CloudTrail need
+# the key policy to name them, IAM grants alone are not enough for service principals.
+ENCRYPT_ACTIONS = ("kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey")
+
+
+class DataKey(pulumi.ComponentResource):
+    """One KMS key for everything the stack keeps at rest (EBS, S3, FSx, logs, EKS secrets)."""
+
+    def __init__(self, name: str, *, account_id: pulumi.Input[str], region: str, partition: pulumi.Input[str],
+                 tags: dict[str, str], opts: pulumi.ResourceOptions | None = None):
+        super().__init__("gpu-blueprints:aws:DataKey", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        root = pulumi.Output.concat("arn:", partition, ":iam::", account_id, ":root")
+        policy = policy_json([
+            Statement(
+                sid="AccountAdministersKey",
+                actions=ADMIN_ACTIONS + ENCRYPT_ACTIONS + ("kms:CreateGrant",),
+                resources=["*"],  # in a key policy "*" means this key
+                principals={"AWS": root},
+            ),
+            Statement(
+                sid="CloudWatchLogsEncrypt",
+                actions=ENCRYPT_ACTIONS,
+                resources=["*"],
+                principals={"Service": f"logs.{region}.amazonaws.com"},
+                conditions={"ArnLike": {"kms:EncryptionContext:aws:logs:arn": pulumi.Output.concat(
+                    "arn:", partition, ":logs:", region, ":", account_id, ":log-group:*")}},
+            ),
+            Statement(
+                sid="CloudTrailEncrypt",
+                actions=["kms:GenerateDataKey*", "kms:DescribeKey"],
+                resources=["*"],
+                principals={"Service": "cloudtrail.amazonaws.com"},
+                conditions={"StringLike": {"kms:EncryptionContext:aws:cloudtrail:arn": pulumi.Output.concat(
+                    "arn:", partition, ":cloudtrail:*:", account_id, ":trail/*")}},
+            ),
+        ])
+        self.key = aws.kms.Key(
+            name,
+            description=f"{name}: data at rest for the GPU cluster",
+            enable_key_rotation=True,
+            deletion_window_in_days=DELETION_WINDOW_DAYS,
+            policy=policy,
+            tags=tags,
+            opts=child,
+        )
+        self.alias = aws.kms.Alias(name, name=f"alias/{name}", target_key_id=self.key.key_id, opts=child)
+        self.arn = self.key.arn
+        self.register_outputs({"arn": self.arn})
+
+    def grant_encrypt_decrypt(self, sid: str = "UseStackKey") -> Statement:
+        """What a workload needs to read and write data encrypted with this key."""
+        return Statement(sid=sid, actions=ENCRYPT_ACTIONS, resources=[self.arn])

@@ -1,0 +1,137 @@
+"""VPC for GPU nodes: private subnets, NAT, VPC endpoints, flow logs, EFA security group, placement."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_aws as aws
+
+from .policy_document import Statement, policy_json
+
+# Interface endpoints nodes need so image pulls, IRSA and logs stay inside the VPC.
+INTERFACE_ENDPOINTS = ("ecr.api", "ecr.dkr", "sts", "logs", "ec2")
+SUBNET_COUNT = 3
+
+
+@dataclass(frozen=True)
+class NetworkArgs:
+    region: str
+    cidr: str
+    flow_log_retention_days: int
+    kms_key_arn: pulumi.Input[str]
+    availability_zones: pulumi.Input[list[str]]
+    tags: dict[str, str]
+
+
+def _subnets(cidr: str) -> tuple[list[str], list[str]]:
+    """Three large private /19-ish subnets for nodes and pods, three small public ones for NAT."""
+    net = ipaddress.ip_network(cidr)
+    quarters = list(net.subnets(prefixlen_diff=2))
+    private = [str(q) for q in quarters[:SUBNET_COUNT]]
+    public = [str(s) for s in list(quarters[3].subnets(prefixlen_diff=2))[:SUBNET_COUNT]]
+    return private, public
+
+
+class GpuNetwork(pulumi.ComponentResource):
+    """Private-by-default networking; nothing accepts traffic from 0.0.0.0/0."""
+
+    def __init__(self, name: str, args: NetworkArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("gpu-blueprints:aws:GpuNetwork", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        tags = args.tags
+        private_cidrs, public_cidrs = _subnets(args.cidr)
+        azs = pulumi.Output.from_input(args.availability_zones)
+
+        self.vpc = aws.ec2.Vpc(name, cidr_block=args.cidr, enable_dns_hostnames=True, enable_dns_support=True,
+                               tags={**tags, "Name": name}, opts=child)
+        # The default security group of a new VPC allows all traffic between its members and
+        # all egress; managing it with no rules closes it.
+        aws.ec2.DefaultSecurityGroup(f"{name}-default", vpc_id=self.vpc.id, tags=tags, opts=child)
+        igw = aws.ec2.InternetGateway(name, vpc_id=self.vpc.id, tags=tags, opts=child)
+
+        self.public_subnets = [
+            aws.ec2.Subnet(f"{name}-public-{i}", vpc_id=self.vpc.id, cidr_block=cidr,
+                           availability_zone=azs[i], map_public_ip_on_launch=False,
+                           tags={**tags, "Name": f"{name}-public-{i}", "kubernetes.io/role/elb": "1"}, opts=child)
+            for i, cidr in enumerate(public_cidrs)
+        ]
+        self.private_subnets = [
+            aws.ec2.Subnet(f"{name}-private-{i}", vpc_id=self.vpc.id, cidr_block=cidr,
+                           availability_zone=azs[i], map_public_ip_on_launch=False,
+                           tags={**tags, "Name": f"{name}-private-{i}", "kubernetes.io/role/internal-elb": "1"},
+                           opts=child)
+            for i, cidr in enumerate(private_cidrs)
+        ]
+
+        public_rt = aws.ec2.RouteTable(f"{name}-public", vpc_id=self.vpc.id,
+                                       routes=[{"cidr_block": "0.0.0.0/0", "gateway_id": igw.id}],
+                                       tags=tags, opts=child)
+        for i, subnet in enumerate(self.public_subnets):
+            aws.ec2.RouteTableAssociation(f"{name}-public-{i}", subnet_id=subnet.id,
+                                          route_table_id=public_rt.id, opts=child)
+
+        eip = aws.ec2.Eip(f"{name}-nat", domain="vpc", tags=tags, opts=child)
+        nat = aws.ec2.NatGateway(name, allocation_id=eip.id, subnet_id=self.public_subnets[0].id,
+                                 tags=tags, opts=child)
+        private_rt = aws.ec2.RouteTable(f"{name}-private", vpc_id=self.vpc.id,
+                                        routes=[{"cidr_block": "0.0.0.0/0", "nat_gateway_id": nat.id}],
+                                        tags=tags, opts=child)
+        for i, subnet in enumerate(self.private_subnets):
+            aws.ec2.RouteTableAssociation(f"{name}-private-{i}", subnet_id=subnet.id,
+                                          route_table_id=private_rt.id, opts=child)
+
+        aws.ec2.VpcEndpoint(f"{name}-s3", vpc_id=self.vpc.id, vpc_endpoint_type="Gateway",
+                            service_name=f"com.amazonaws.{args.region}.s3",
+                            route_table_ids=[private_rt.id], tags=tags, opts=child)
+        endpoint_sg = aws.ec2.SecurityGroup(
+            f"{name}-endpoints", vpc_id=self.vpc.id, description="HTTPS from inside the VPC to interface endpoints",
+            ingress=[{"protocol": "tcp", "from_port": 443, "to_port": 443, "cidr_blocks": [args.cidr],
+                      "description": "HTTPS from the VPC"}],
+            tags=tags, opts=child)
+        for service in INTERFACE_ENDPOINTS:
+            aws.ec2.VpcEndpoint(f"{name}-{service.replace('.', '-')}", vpc_id=self.vpc.id,
+                                vpc_endpoint_type="Interface", service_name=f"com.amazonaws.{args.region}.{service}",
+                                private_dns_enabled=True, subnet_ids=[s.id for s in self.private_subnets],
+                                security_group_ids=[endpoint_sg.id], tags=tags, opts=child)
+
+        flow_logs = aws.cloudwatch.LogGroup(f"{name}-flow-logs", retention_in_days=args.flow_log_retention_days,
+                                            kms_key_id=args.kms_key_arn, tags=tags, opts=child)
+        flow_role = aws.iam.Role(
+            f"{name}-flow-logs",
+            assume_role_policy=policy_json([Statement(
+                sid="VpcFlowLogsAssume", actions=["sts:AssumeRole"],
+                principals={"Service": "vpc-flow-logs.amazonaws.com"})]),
+            tags=tags, opts=child)
+        aws.iam.RolePolicy(
+            f"{name}-flow-logs", role=flow_role.id,
+            policy=policy_json([Statement(
+                sid="WriteFlowLogs",
+                actions=["logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogStreams"],
+                resources=[flow_logs.arn, pulumi.Output.concat(flow_logs.arn, ":*")])]),
+            opts=child)
+        aws.ec2.FlowLog(name, vpc_id=self.vpc.id, traffic_type="ALL", log_destination_type="cloud-watch-logs",
+                        log_destination=flow_logs.arn, iam_role_arn=flow_role.arn, tags=tags, opts=child)
+
+        self.register_outputs({"vpc_id": self.vpc.id})
+
+
+class EfaFabric(pulumi.ComponentResource):
+    """What EFA needs besides the interfaces: one security group open to itself, and a placement group."""
+
+    def __init__(self, name: str, *, vpc_id: pulumi.Input[str], placement: bool, tags: dict[str, str],
+                 opts: pulumi.ResourceOptions | None = None):
+        super().__init__("gpu-blueprints:aws:EfaFabric", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        # EFA's OS-bypass traffic must be allowed in and out to the group itself, all protocols.
+        # https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start.html#efa-start-security
+        self.security_group = aws.ec2.SecurityGroup(
+            name, vpc_id=vpc_id, description="EFA: all traffic to and from members of this group only",
+            ingress=[{"protocol": "-1", "from_port": 0, "to_port": 0, "self": True, "description": "EFA in"}],
+            egress=[{"protocol": "-1", "from_port": 0, "to_port": 0, "self": True, "description": "EFA out"}],
+            tags={**tags, "Name": name}, opts=child)
+        self.placement_group = (
+            aws.ec2.PlacementGroup(name, strategy="cluster", tags=tags, opts=child) if placement else None
+        )
+        self.register_outputs({"security_group_id": self.security_group.id})

@@ -1,0 +1,39 @@
+"""A typed IAM policy document builder: statements in, JSON Output out.
+
+Used instead of hand-written JSON strings so every policy is built from the same few
+checked shapes, and resource ARNs that are still Outputs slot in without string splicing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional, Sequence
+
+import pulumi
+
+
+@dataclass(frozen=True)
+class Statement:
+    sid: str
+    actions: Sequence[str]
+    resources: Sequence[pulumi.Input[str]] = ()
+    effect: str = "Allow"
+    principals: Optional[Mapping[str, Any]] = None
+    conditions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"Sid": self.sid, "Effect": self.effect, "Action": sorted(self.actions)}
+        if self.principals is not None:
+            body["Principal"] = dict(self.principals)
+        if self.resources:
+            body["Resource"] = list(self.resources)
+        if self.conditions:
+            body["Condition"] = {op: dict(values) for op, values in self.conditions.items()}
+        return body
+
+
+def policy_json(statements: Sequence[Statement]) -> pulumi.Output[str]:
+    """The policy document as a JSON string Output (ARNs resolved when known)."""
+    return pulumi.Output.json_dumps(
+        {"Version": "2012-10-17", "Statement": [s.to_json() for s in statements]}
+    )

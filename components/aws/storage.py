@@ -1,0 +1,140 @@
+"""Data at rest: an S3 bucket that grants access like CDK does, and FSx for Lustre with its ports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import pulumi
+import pulumi_aws as aws
+
+from .policy_document import Statement, policy_json
+
+# Lustre clients reach the file servers on TCP 988 and 1018-1023.
+# https://docs.aws.amazon.com/fsx/latest/LustreGuide/limit-access-security-groups.html
+LUSTRE_PORTS = ((988, 988), (1018, 1023))
+READ_ACTIONS = ("s3:GetObject", "s3:GetObjectVersion")
+WRITE_ACTIONS = ("s3:PutObject", "s3:AbortMultipartUpload")
+LIST_ACTIONS = ("s3:ListBucket",)
+
+
+@dataclass(frozen=True)
+class BucketArgs:
+    kms_key_arn: pulumi.Input[str]
+    protect: bool
+    noncurrent_version_days: int
+    infrequent_access_after_days: Optional[int]
+    tags: dict[str, str]
+
+
+class DataBucket(pulumi.ComponentResource):
+    """Versioned, SSE-KMS, never public, TLS only; access is granted per prefix, never with s3:*."""
+
+    def __init__(self, name: str, args: BucketArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("gpu-blueprints:aws:DataBucket", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        self.bucket = aws.s3.Bucket(name, force_destroy=not args.protect, tags=args.tags,
+                                    opts=pulumi.ResourceOptions(parent=self, protect=args.protect))
+        aws.s3.BucketOwnershipControls(name, bucket=self.bucket.id,
+                                       rule={"object_ownership": "BucketOwnerEnforced"}, opts=child)
+        aws.s3.BucketPublicAccessBlock(name, bucket=self.bucket.id, block_public_acls=True,
+                                       block_public_policy=True, ignore_public_acls=True,
+                                       restrict_public_buckets=True, opts=child)
+        aws.s3.BucketVersioning(name, bucket=self.bucket.id,
+                                versioning_configuration={"status": "Enabled"}, opts=child)
+        aws.s3.BucketServerSideEncryptionConfiguration(
+            name, bucket=self.bucket.id,
+            rules=[{"apply_server_side_encryption_by_default": {"sse_algorithm": "aws:kms",
+                                                                "kms_master_key_id": args.kms_key_arn},
+                    "bucket_key_enabled": True}], opts=child)
+        rule = {"id": "versions-and-tiering", "status": "Enabled", "filter": {},
+                "noncurrent_version_expiration": {"noncurrent_days": args.noncurrent_version_days},
+                "abort_incomplete_multipart_upload": {"days_after_initiation": 7}}
+        if args.infrequent_access_after_days:
+            rule["transitions"] = [{"days": args.infrequent_access_after_days, "storage_class": "STANDARD_IA"}]
+        aws.s3.BucketLifecycleConfiguration(name, bucket=self.bucket.id, rules=[rule], opts=child)
+        aws.s3.BucketPolicy(name, bucket=self.bucket.id, policy=policy_json([deny_insecure_transport(self.bucket.arn)]),
+                            opts=child)
+        self.arn = self.bucket.arn
+        self.name = self.bucket.bucket
+        self.register_outputs({"bucket": self.bucket.bucket})
+
+    def _prefix_arn(self, prefix: str) -> pulumi.Output[str]:
+        return pulumi.Output.concat(self.bucket.arn, "/", prefix.strip("/"), "/*")
+
+    def grant_read(self, prefix: str, sid: str) -> list[Statement]:
+        return [
+            Statement(sid=f"{sid}Objects", actions=READ_ACTIONS, resources=[self._prefix_arn(prefix)]),
+            Statement(sid=f"{sid}List", actions=LIST_ACTIONS, resources=[self.bucket.arn],
+                      conditions={"StringLike": {"s3:prefix": [f"{prefix.strip('/')}/*"]}}),
+        ]
+
+    def grant_read_write(self, prefix: str, sid: str) -> list[Statement]:
+        read = self.grant_read(prefix, sid)
+        write = Statement(sid=f"{sid}Write", actions=WRITE_ACTIONS, resources=[self._prefix_arn(prefix)])
+        return [*read, write]
+
+
+def deny_insecure_transport(bucket_arn: pulumi.Input[str]) -> Statement:
+    return Statement(
+        sid="DenyInsecureTransport", effect="Deny", actions=["s3:*"], principals={"AWS": "*"},
+        resources=[bucket_arn, pulumi.Output.concat(bucket_arn, "/*")],
+        conditions={"Bool": {"aws:SecureTransport": "false"}})
+
+
+@dataclass(frozen=True)
+class LustreArgs:
+    vpc_id: pulumi.Input[str]
+    subnet_id: pulumi.Input[str]
+    client_security_group_ids: Sequence[pulumi.Input[str]]
+    size_gib: int
+    deployment: str
+    throughput_mbps_per_tib: int
+    kms_key_arn: pulumi.Input[str]
+    protect: bool
+    tags: dict[str, str]
+    cache_bucket: Optional[DataBucket] = None
+
+
+class LustreFileSystem(pulumi.ComponentResource):
+    """FSx for Lustre; with a bucket it becomes the bucket's cache through a data repository association."""
+
+    def __init__(self, name: str, args: LustreArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("gpu-blueprints:aws:LustreFileSystem", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        rules = []
+        for low, high in LUSTRE_PORTS:
+            for sg in args.client_security_group_ids:
+                rules.append({"protocol": "tcp", "from_port": low, "to_port": high,
+                              "security_groups": [sg], "description": "Lustre from GPU nodes"})
+            rules.append({"protocol": "tcp", "from_port": low, "to_port": high, "self": True,
+                          "description": "Lustre between file servers"})
+        self.security_group = aws.ec2.SecurityGroup(
+            name, vpc_id=args.vpc_id, description="FSx for Lustre: 988 and 1018-1023 from GPU nodes",
+            ingress=rules,
+            egress=[{"protocol": "tcp", "from_port": low, "to_port": high, "self": True,
+                     "description": "Lustre between file servers"} for low, high in LUSTRE_PORTS],
+            tags=args.tags, opts=child)
+        persistent = args.deployment.startswith("PERSISTENT")
+        self.file_system = aws.fsx.LustreFileSystem(
+            name,
+            storage_capacity=args.size_gib,
+            deployment_type=args.deployment,
+            subnet_ids=args.subnet_id,  # one subnet; pulumi-aws v7 types it as a string
+            security_group_ids=[self.security_group.id],
+            file_system_type_version="2.15",
+            data_compression_type="LZ4",
+            # A customer-managed key is only accepted on PERSISTENT deployments; SCRATCH uses an AWS key.
+            **({"kms_key_id": args.kms_key_arn, "per_unit_storage_throughput": args.throughput_mbps_per_tib,
+                "automatic_backup_retention_days": 7, "copy_tags_to_backups": True} if persistent else {}),
+            tags=args.tags,
+            opts=pulumi.ResourceOptions(parent=self, protect=args.protect))
+        if args.cache_bucket is not None:
+            aws.fsx.DataRepositoryAssociation(
+                name, file_system_id=self.file_system.id, file_system_path="/data",
+                data_repository_path=pulumi.Output.concat("s3://", args.cache_bucket.name),
+                batch_import_meta_data_on_create=True,
+                s3={"auto_import_policy": {"events": ["NEW", "CHANGED", "DELETED"]},
+                    "auto_export_policy": {"events": ["NEW", "CHANGED", "DELETED"]}},
+                tags=args.tags, opts=child)
+        self.register_outputs({"dns_name": self.file_system.dns_name})
