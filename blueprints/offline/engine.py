@@ -37,6 +37,7 @@ class Registration:
     """One RegisterResourceRequest as the engine would have received it."""
 
     urn: str
+    id: str
     type: str
     name: str
     parent: str
@@ -67,6 +68,8 @@ def plain(value: Any) -> Any:
         return [plain(v) for v in value]
     if value == UNKNOWN:
         return "<computed>"
+    if isinstance(value, float) and value.is_integer():
+        return int(value)  # protobuf Structs carry every number as a double
     return value
 
 
@@ -75,12 +78,19 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         super().__init__(mocks)
         self.registrations: list[Registration] = []
 
+    def make_urn(self, parent: str, type_: str, name: str) -> str:
+        """URNs as the engine writes them: the parent's whole qualified type chain, then ours."""
+        if parent:
+            type_ = parent.split("::")[2] + "$" + type_
+        return "urn:pulumi:" + "::".join([pulumi.get_stack(), pulumi.get_project(), type_, name])
+
     def RegisterResource(self, request):  # noqa: N802 (the engine's RPC name)
         response = super().RegisterResource(request)
         properties = struct_pb2.Struct()
         properties.CopyFrom(request.object)
         self.registrations.append(Registration(
             urn=response.urn,
+            id=response.id,
             type=request.type,
             name=request.name,
             parent=request.parent,

@@ -1,0 +1,145 @@
+"""Cost estimate from what the program registered: priced resources plus the spec's stated usage."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+import yaml
+
+from ..catalog import load_catalog
+from ..spec import ClusterSpec
+from .engine import Registration
+
+PRICES_FILE = Path(__file__).resolve().parent.parent / "catalog" / "service_prices.yaml"
+COMPONENTS = ("gpu-nodes", "storage", "networking", "logging", "control-plane")
+
+
+@dataclass(frozen=True)
+class LineItem:
+    component: str
+    resource: str
+    description: str
+    usd_per_hour: Optional[float]
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    items: tuple[LineItem, ...]
+    hours_per_month: int
+    monthly_budget_usd: float
+    unpriced: tuple[str, ...]
+
+    @property
+    def hourly_usd(self) -> float:
+        return round(sum(i.usd_per_hour or 0.0 for i in self.items), 4)
+
+    @property
+    def monthly_usd(self) -> float:
+        return round(self.hourly_usd * self.hours_per_month, 2)
+
+    def by_component(self) -> dict[str, float]:
+        totals = {c: 0.0 for c in COMPONENTS}
+        for item in self.items:
+            totals[item.component] = totals.get(item.component, 0.0) + (item.usd_per_hour or 0.0)
+        return {c: round(v, 4) for c, v in totals.items()}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "hourlyUsd": self.hourly_usd,
+            "monthlyUsd": self.monthly_usd,
+            "hoursPerMonth": self.hours_per_month,
+            "byComponent": {
+                c: {"hourlyUsd": h, "monthlyUsd": round(h * self.hours_per_month, 2)}
+                for c, h in self.by_component().items()
+            },
+            "budget": {
+                "monthlyLimitUsd": self.monthly_budget_usd,
+                "usedPct": round(100 * self.monthly_usd / self.monthly_budget_usd, 1),
+                "withinBudget": self.monthly_usd <= self.monthly_budget_usd,
+            },
+            "unpriced": list(self.unpriced),
+            "items": [
+                {k if k != "usd_per_hour" else "usdPerHour": v for k, v in asdict(i).items()} for i in self.items
+            ],
+        }
+
+
+@lru_cache(maxsize=1)
+def service_prices() -> dict[str, Any]:
+    return yaml.safe_load(PRICES_FILE.read_text())
+
+
+def _instance_price(instance_type: str, spec: ClusterSpec) -> Optional[float]:
+    if instance_type in spec.prices:
+        return spec.prices[instance_type]
+    shape = load_catalog().get(instance_type)
+    return shape.price.usd_per_hour if shape else None
+
+
+def estimate(spec: ClusterSpec, registrations: Iterable[Registration]) -> CostEstimate:
+    table = service_prices()
+    hours = table["hours_per_month"]
+    cloud = table[spec.cloud]
+    per_month = 1.0 / hours
+    items: list[LineItem] = []
+    unpriced: list[str] = []
+    regs = list(registrations)
+    templates = {r.id: r.inputs for r in regs if r.type == "aws:ec2/launchTemplate:LaunchTemplate"}
+
+    def add(component: str, reg: Registration, description: str, usd: Optional[float]) -> None:
+        items.append(LineItem(component, reg.name, description, None if usd is None else round(usd, 4)))
+
+    for reg in regs:
+        props = reg.inputs
+        if reg.type in ("aws:eks/nodeGroup:NodeGroup", "alicloud:cs/nodePool:NodePool"):
+            instance_type = (props.get("instanceTypes") or ["?"])[0]
+            nodes = (props.get("scalingConfig") or {}).get("desiredSize", props.get("desiredSize", 0)) or 0
+            price = _instance_price(instance_type, spec)
+            if price is None:
+                unpriced.append(f"{reg.name}: {instance_type} has no list price; set prices.{instance_type}")
+            add("gpu-nodes", reg, f"{nodes} x {instance_type}", None if price is None else price * nodes)
+            if reg.type == "aws:eks/nodeGroup:NodeGroup":
+                template = templates.get((props.get("launchTemplate") or {}).get("id"), {})
+                gib = sum(b.get("ebs", {}).get("volumeSize", 0) for b in template.get("blockDeviceMappings", []))
+                add("storage", reg, f"{nodes} x {gib} GiB gp3 root", nodes * gib * cloud["ebs_gp3"]["usd"] * per_month)
+            else:
+                gib = props.get("systemDiskSize", 0) + sum(d.get("size", 0) for d in props.get("dataDisks", []))
+                add("storage", reg, f"{nodes} x {gib} GiB ESSD", nodes * gib * cloud["essd_pl1"]["usd"] * per_month)
+        elif reg.type == "aws:fsx/lustreFileSystem:LustreFileSystem":
+            table_fsx = cloud["fsx_lustre"]
+            deployment = props.get("deploymentType", "PERSISTENT_2")
+            rate = table_fsx["SCRATCH_2"] if deployment.startswith("SCRATCH") else \
+                table_fsx["PERSISTENT_2"][int(props.get("perUnitStorageThroughput", 125))]
+            gb = props.get("storageCapacity", 0) * 1.073741824
+            add("storage", reg, f"FSx for Lustre {props.get('storageCapacity')} GiB {deployment}", gb * rate * per_month)
+        elif reg.type == "alicloud:nas/fileSystem:FileSystem":
+            kind = "cpfs" if props.get("fileSystemType") == "cpfs" else "nas_extreme"
+            gb = props.get("capacity", 0) * 1.073741824
+            add("storage", reg, f"{kind.upper()} {props.get('capacity')} GiB", gb * cloud[kind]["usd"] * per_month)
+        elif reg.type in ("aws:s3/bucket:Bucket", "alicloud:oss/bucket:Bucket") and "-audit" not in reg.name:
+            rate = cloud["s3_standard" if spec.cloud == "aws" else "oss_standard"]["usd"]
+            tb = spec.storage.object_storage.expected_size_tb
+            add("storage", reg, f"{tb:g} TB expected data (spec storage.objectStorage.expectedSizeTb)",
+                tb * 1000 * rate * per_month)
+        elif reg.type == "aws:eks/cluster:Cluster":
+            add("control-plane", reg, "EKS control plane", cloud["eks_cluster"]["usd"])
+        elif reg.type == "alicloud:cs/managedKubernetes:ManagedKubernetes":
+            add("control-plane", reg, "ACK Pro control plane", cloud["ack_pro_cluster"]["usd"])
+        elif reg.type in ("aws:ec2/natGateway:NatGateway", "alicloud:vpc/natGateway:NatGateway"):
+            add("networking", reg, "NAT gateway", cloud["nat_gateway"]["usd"])
+        elif reg.type == "aws:ec2/vpcEndpoint:VpcEndpoint" and props.get("vpcEndpointType") == "Interface":
+            azs = len(props.get("subnetIds", []))
+            add("networking", reg, f"interface endpoint in {azs} AZs", azs * cloud["interface_endpoint"]["usd"])
+        elif reg.type in ("aws:kms/key:Key", "alicloud:kms/key:Key"):
+            add("storage", reg, "customer-managed key", cloud["kms_key"]["usd"] * per_month)
+
+    log_gb = table["assumptions"]["log_gb_per_month"]
+    ingest = cloud["cloudwatch_ingest" if spec.cloud == "aws" else "sls_ingest"]["usd"]
+    log_sinks = [r for r in regs if r.type in ("aws:cloudwatch/logGroup:LogGroup", "alicloud:log/project:Project")]
+    if log_sinks:
+        items.append(LineItem("logging", "audit-and-flow-logs", f"{log_gb} GB/month ingested (assumed)",
+                              round(log_gb * ingest * per_month, 4)))
+    return CostEstimate(tuple(items), hours, spec.budget.monthly_limit_usd, tuple(unpriced))

@@ -1,0 +1,97 @@
+"""The offline plan: spec -> resolve -> program under mocks -> resources, cost, findings."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import EXIT_FINDINGS, EXIT_OK
+from ..resolver import ResolvedPlan, resolve
+from ..stackconfig import PROJECT, STACKS_DIR, cluster_config, parse_cluster, read_stack_config
+from .cost import CostEstimate, estimate
+from .engine import Registration, run_program
+
+PLAN_FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Plan:
+    stack: str
+    resolved: ResolvedPlan
+    registrations: tuple[Registration, ...]
+    cost: CostEstimate
+    findings: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_FINDINGS if any(f.get("enforcementLevel") == "mandatory" for f in self.findings) else EXIT_OK
+
+    def counts(self) -> dict[str, Any]:
+        by_type = Counter(r.type for r in self.registrations)
+        return {
+            "total": len(self.registrations),
+            "custom": sum(1 for r in self.registrations if r.custom),
+            "components": sum(1 for r in self.registrations if not r.custom),
+            "byType": dict(sorted(by_type.items())),
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        spec = self.resolved.spec
+        return {
+            "formatVersion": PLAN_FORMAT_VERSION,
+            "project": PROJECT,
+            "stack": self.stack,
+            "cloud": spec.cloud,
+            "region": spec.region,
+            "preset": spec.preset,
+            "resolved": {
+                "nodeGroups": [
+                    {
+                        "name": g.name,
+                        "instanceType": g.shape.instance_type,
+                        "gpuModel": g.shape.gpu.model,
+                        "gpusPerNode": g.shape.gpu.count,
+                        "gpuMemoryGib": g.shape.gpu.memory_gib,
+                        "interconnect": g.shape.gpu.interconnect,
+                        "nodes": {"min": g.spec.min_nodes, "desired": g.spec.desired_nodes, "max": g.spec.max_nodes},
+                        "capacity": g.spec.capacity,
+                        "rdma": {"kind": g.shape.rdma.kind if g.rdma_interfaces else "none",
+                                 "interfaces": g.rdma_interfaces},
+                        "placementGroup": g.placement_group,
+                        "usdPerHour": g.usd_per_hour,
+                        "priceSource": g.price_source,
+                    }
+                    for g in self.resolved.node_groups
+                ],
+                "notes": list(self.resolved.notes),
+            },
+            "counts": self.counts(),
+            "resources": [
+                {
+                    "urn": r.urn,
+                    "type": r.type,
+                    "name": r.name,
+                    "parent": r.parent or None,
+                    "provider": r.provider or None,
+                    "custom": r.custom,
+                    "protect": r.protect,
+                    "inputs": r.inputs,
+                }
+                for r in self.registrations
+            ],
+            "cost": self.cost.to_json(),
+            "findings": list(self.findings),
+            "exitCode": self.exit_code,
+        }
+
+
+def make_plan(stack: str, stacks_dir: Path = STACKS_DIR) -> Plan:
+    """Validate, resolve and run one stack offline; BlueprintError on bad input."""
+    config = read_stack_config(stack, stacks_dir)
+    source = f"stacks/Pulumi.{stack}.yaml"
+    spec = parse_cluster(cluster_config(config, source), source)
+    resolved = resolve(spec)
+    registrations = tuple(run_program(stack, config, spec.region))
+    return Plan(stack=stack, resolved=resolved, registrations=registrations, cost=estimate(spec, registrations))

@@ -1,0 +1,133 @@
+"""Plan output as text (terminal), Markdown (pull requests) or JSON (machines)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+from .plan import Plan
+
+# The inputs worth a glance in the tree, by resource type.
+KEY_INPUTS = {
+    "aws:eks/nodeGroup:NodeGroup": ("instanceTypes", "capacityType", "scalingConfig"),
+    "aws:eks/cluster:Cluster": ("version", "enabledClusterLogTypes"),
+    "aws:ec2/launchTemplate:LaunchTemplate": ("metadataOptions",),
+    "aws:ec2/vpc:Vpc": ("cidrBlock",),
+    "aws:ec2/subnet:Subnet": ("cidrBlock", "availabilityZone"),
+    "aws:fsx/lustreFileSystem:LustreFileSystem": ("storageCapacity", "deploymentType", "kmsKeyId"),
+    "aws:kms/key:Key": ("enableKeyRotation", "deletionWindowInDays"),
+    "aws:cloudtrail/trail:Trail": ("isMultiRegionTrail", "enableLogFileValidation"),
+    "aws:cloudwatch/logGroup:LogGroup": ("retentionInDays",),
+    "aws:ec2/placementGroup:PlacementGroup": ("strategy",),
+    "aws:budgets/budget:Budget": ("limitAmount", "timeUnit"),
+    "alicloud:cs/nodePool:NodePool": ("instanceTypes", "desiredSize", "instanceChargeType"),
+    "alicloud:cs/managedKubernetes:ManagedKubernetes": ("version", "clusterSpec"),
+    "alicloud:nas/fileSystem:FileSystem": ("fileSystemType", "capacity", "encryptType"),
+    "alicloud:log/store:Store": ("retentionPeriod",),
+    "alicloud:vpc/network:Network": ("cidrBlock",),
+}
+
+
+def _short(value: Any, limit: int = 70) -> str:
+    text = json.dumps(value, separators=(",", ":")) if not isinstance(value, str) else value
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _tree(plan: Plan) -> list[tuple[int, Any]]:
+    children: dict[str, list] = {}
+    for r in plan.registrations:
+        children.setdefault(r.parent, []).append(r)
+    rows: list[tuple[int, Any]] = []
+
+    def walk(urn: str, depth: int) -> None:
+        for r in children.get(urn, []):
+            rows.append((depth, r))
+            walk(r.urn, depth + 1)
+
+    walk("", 0)
+    return rows
+
+
+def _key_inputs(r) -> str:
+    inputs = r.inputs
+    shown = [f"{k}={_short(inputs[k])}" for k in KEY_INPUTS.get(r.type, ()) if k in inputs]
+    return ("  " + " ".join(shown)) if shown else ""
+
+
+def _money(v: float) -> str:
+    return f"${v:,.2f}"
+
+
+def render_text(plan: Plan) -> str:
+    data = plan.to_json()
+    out = [f"Offline plan: {plan.stack} ({data['cloud']}, {data['region']}, preset {data['preset'] or '-'})", ""]
+    out.append("Node groups:")
+    for g in data["resolved"]["nodeGroups"]:
+        price = _money(g["usdPerHour"]) + "/h" if g["usdPerHour"] is not None else "unpriced"
+        out.append(f"  {g['name']}: {g['nodes']['desired']} x {g['instanceType']} ({g['gpusPerNode']} x {g['gpuModel']}, "
+                   f"{g['interconnect']}, RDMA {g['rdma']['kind']} x{g['rdma']['interfaces']}) {price} each, {g['capacity']}")
+    if data["resolved"]["notes"]:
+        out += ["", "Resolver notes:"] + [f"  - {n}" for n in data["resolved"]["notes"]]
+    out += ["", "Resources:"]
+    for depth, r in _tree(plan):
+        out.append(f"  {'  ' * depth}{r.type}  {r.name}{_key_inputs(r)}")
+    counts = data["counts"]
+    out += ["", f"{counts['total']} registrations: {counts['custom']} cloud resources, {counts['components']} components"]
+    out += _cost_lines(data["cost"], bullet="  ")
+    out += _finding_lines(data["findings"])
+    return "\n".join(out) + "\n"
+
+
+def _cost_lines(cost: dict, bullet: str) -> list[str]:
+    lines = ["", "Cost estimate (list prices):"]
+    for component, v in cost["byComponent"].items():
+        lines.append(f"{bullet}{component:<14} {_money(v['hourlyUsd']):>12}/h {_money(v['monthlyUsd']):>14}/month")
+    lines.append(f"{bullet}{'total':<14} {_money(cost['hourlyUsd']):>12}/h {_money(cost['monthlyUsd']):>14}/month")
+    b = cost["budget"]
+    verdict = "within" if b["withinBudget"] else "OVER"
+    lines.append(f"{bullet}budget {_money(b['monthlyLimitUsd'])}/month: {b['usedPct']}% used ({verdict} budget)")
+    lines += [f"{bullet}unpriced: {u}" for u in cost["unpriced"]]
+    return lines
+
+
+def _finding_lines(findings: list) -> list[str]:
+    if not findings:
+        return ["", "Compliance findings: none"]
+    lines = ["", f"Compliance findings: {len(findings)}"]
+    for f in findings:
+        lines.append(f"  [{f['enforcementLevel']}] {f['policyPack']}/{f['policyName']} on {f.get('urn') or 'stack'}")
+        lines.append(f"      {f['message']}")
+    return lines
+
+
+def render_markdown(plan: Plan) -> str:
+    data = plan.to_json()
+    out = [f"### Offline plan: `{plan.stack}` ({data['cloud']}, {data['region']})", ""]
+    out += ["| node group | nodes | instance | GPUs | RDMA | $/h each |", "|---|---|---|---|---|---|"]
+    for g in data["resolved"]["nodeGroups"]:
+        price = f"{g['usdPerHour']:,.2f}" if g["usdPerHour"] is not None else "unpriced"
+        out.append(f"| {g['name']} | {g['nodes']['desired']} ({g['nodes']['min']}-{g['nodes']['max']}) | "
+                   f"`{g['instanceType']}` | {g['gpusPerNode']} x {g['gpuModel']} | "
+                   f"{g['rdma']['kind']} x{g['rdma']['interfaces']} | {price} |")
+    if data["resolved"]["notes"]:
+        out += ["", "**Resolver notes**", ""] + [f"- {n}" for n in data["resolved"]["notes"]]
+    cost = data["cost"]
+    out += ["", "| component | $/hour | $/month |", "|---|---:|---:|"]
+    for component, v in cost["byComponent"].items():
+        out.append(f"| {component} | {v['hourlyUsd']:,.2f} | {v['monthlyUsd']:,.2f} |")
+    out.append(f"| **total** | **{cost['hourlyUsd']:,.2f}** | **{cost['monthlyUsd']:,.2f}** |")
+    b = cost["budget"]
+    out += ["", f"Budget: ${b['monthlyLimitUsd']:,.2f}/month, {b['usedPct']}% used."]
+    out += ["", "<details><summary>" + f"{data['counts']['total']} registrations</summary>", "",
+            "| type | count |", "|---|---:|"]
+    out += [f"| `{t}` | {n} |" for t, n in data["counts"]["byType"].items()]
+    out += ["", "</details>"]
+    out += [line.replace("  [", "- [", 1) if line.startswith("  [") else line for line in _finding_lines(data["findings"])]
+    return "\n".join(out) + "\n"
+
+
+def render_json(plan: Plan) -> str:
+    return json.dumps(plan.to_json(), indent=2, sort_keys=False) + "\n"
+
+
+RENDERERS: dict[str, Callable[[Plan], str]] = {"text": render_text, "markdown": render_markdown, "json": render_json}
