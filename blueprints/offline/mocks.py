@@ -94,6 +94,9 @@ _AWS_OUTPUTS: dict[str, tuple[Callable[[OfflineMocks, Any, dict], None], ...]] =
         lambda m, a, s: s.setdefault("dnsName", f"fs-{hashlib.sha1(a.name.encode()).hexdigest()[:17]}.fsx.{m.region}.amazonaws.com"),),
     "aws:eks/nodeGroup:NodeGroup": (lambda m, a, s: s.setdefault("nodeGroupName", a.name),),
     "aws:budgets/budget:Budget": (lambda m, a, s: s.setdefault("name", a.name),),
+    "alicloud:vpc/natGateway:NatGateway": (lambda m, a, s: s.setdefault("snatTableIds", _fake_id("stb", a.name)),),
+    "alicloud:ecs/eipAddress:EipAddress": (lambda m, a, s: s.setdefault("ipAddress", "47.96.0.10"),),
+    "alicloud:ram/role:Role": (lambda m, a, s: s.setdefault("arn", f"acs:ram::1234567890123456:role/{s.get('roleName', a.name)}"),),
 }
 
 
@@ -115,7 +118,14 @@ def _ssm_parameter(mocks: OfflineMocks, args: dict) -> dict:
             "arn": f"arn:{mocks.partition}:ssm:{mocks.region}::parameter{name}", "version": 1, "withDecryption": True}
 
 
+def _ali_zones(mocks: OfflineMocks, args: dict) -> dict:
+    zones = [f"{mocks.region}-{suffix}" for suffix in ("h", "i", "j")]
+    return {"id": mocks.region, "ids": zones, "zones": [{"id": z, "localName": z} for z in zones]}
+
+
 _INVOKES: dict[str, Callable[[OfflineMocks, dict], dict]] = {
+    "alicloud:index/getAccount:getAccount": lambda m, a: {"id": "1234567890123456"},
+    "alicloud:index/getZones:getZones": _ali_zones,
     "aws:index/getCallerIdentity:getCallerIdentity": lambda m, a: {
         "id": ACCOUNT_ID, "accountId": ACCOUNT_ID, "userId": "AIDAEXAMPLE",
         "arn": f"arn:{m.partition}:iam::{ACCOUNT_ID}:user/offline-plan"},

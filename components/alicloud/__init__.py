@@ -1,0 +1,1 @@
+"""Alibaba Cloud components of a GPU cluster (type tokens gpu-blueprints:alicloud:<Name>)."""

@@ -1,0 +1,44 @@
+"""VPC for GPU nodes: vSwitches in the zones that sell the shape, NAT with SNAT, closed security group, flow logs."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Sequence
+
+import pulumi
+import pulumi_alicloud as alicloud
+
+
+class GpuVpc(pulumi.ComponentResource):
+    def __init__(self, name: str, *, cidr: str, zone_ids: pulumi.Input[Sequence[str]], log_project: pulumi.Input[str],
+                 log_store: pulumi.Input[str], tags: dict[str, str], opts: pulumi.ResourceOptions | None = None):
+        super().__init__("gpu-blueprints:alicloud:GpuVpc", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        zones = pulumi.Output.from_input(zone_ids)
+        self.vpc = alicloud.vpc.Network(name, vpc_name=name, cidr_block=cidr, tags=tags, opts=child)
+        subnets = list(ipaddress.ip_network(cidr).subnets(prefixlen_diff=2))
+        self.vswitches = [
+            alicloud.vpc.Switch(f"{name}-{i}", vpc_id=self.vpc.id, cidr_block=str(subnets[i]), zone_id=zones[i],
+                                vswitch_name=f"{name}-{i}", tags=tags, opts=child)
+            for i in range(2)
+        ]
+        nat = alicloud.vpc.NatGateway(name, vpc_id=self.vpc.id, vswitch_id=self.vswitches[0].id, nat_type="Enhanced",
+                                      payment_type="PayAsYouGo", nat_gateway_name=name, tags=tags, opts=child)
+        eip = alicloud.ecs.EipAddress(f"{name}-nat", address_name=f"{name}-nat", internet_charge_type="PayByTraffic",
+                                      tags=tags, opts=child)
+        bind = alicloud.ecs.EipAssociation(f"{name}-nat", allocation_id=eip.id, instance_id=nat.id,
+                                           instance_type="Nat", opts=child)
+        for i, vswitch in enumerate(self.vswitches):
+            alicloud.vpc.SnatEntry(f"{name}-snat-{i}", snat_table_id=nat.snat_table_ids, source_vswitch_id=vswitch.id,
+                                   snat_ip=eip.ip_address, opts=pulumi.ResourceOptions(parent=self, depends_on=[bind]))
+        # Nodes talk to each other and out through NAT; nothing comes in from the internet.
+        self.security_group = alicloud.ecs.SecurityGroup(
+            name, vpc_id=self.vpc.id, security_group_name=name, security_group_type="enterprise",
+            description="GPU nodes: intra-VPC only", tags=tags, opts=child)
+        alicloud.ecs.SecurityGroupRule(f"{name}-intra-vpc", type="ingress", ip_protocol="all", port_range="-1/-1",
+                                       cidr_ip=cidr, policy="accept", priority=1, security_group_id=self.security_group.id,
+                                       description="all traffic from inside the VPC (eRDMA, NCCL, kubelet)", opts=child)
+        alicloud.vpc.FlowLog(name, resource_type="VPC", resource_id=self.vpc.id, traffic_type="All",
+                             project_name=log_project, log_store_name=log_store, flow_log_name=name,
+                             tags=tags, opts=child)
+        self.register_outputs({"vpc_id": self.vpc.id})

@@ -1,0 +1,42 @@
+"""RAM roles for workloads through ACK RRSA, each with only the statements it was granted."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import pulumi
+import pulumi_alicloud as alicloud
+
+from .ram_policy import RamStatement, ram_policy_json
+
+# What ack-erdma-controller does: create, attach and tag eRDMA (ERI) interfaces on the node's ECS instance.
+# https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/use-erdma-to-accelerate-container-networking
+ERDMA_CONTROLLER_ACTIONS = (
+    "ecs:CreateNetworkInterface", "ecs:AttachNetworkInterface", "ecs:DescribeNetworkInterfaces",
+    "ecs:DetachNetworkInterface", "ecs:DeleteNetworkInterface", "ecs:DescribeInstances",
+    "ecs:DescribeInstanceTypes", "ecs:TagResources", "ecs:ModifyNetworkInterfaceAttribute",
+)
+
+
+class RrsaRole(pulumi.ComponentResource):
+    def __init__(self, name: str, *, account_id: pulumi.Input[str], cluster_id: pulumi.Input[str], namespace: str,
+                 service_account: str, statements: Sequence[RamStatement], tags: dict[str, str],
+                 opts: pulumi.ResourceOptions | None = None):
+        super().__init__("gpu-blueprints:alicloud:RrsaRole", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        provider_arn = pulumi.Output.concat("acs:ram::", account_id, ":oidc-provider/ack-rrsa-", cluster_id)
+        trust = ram_policy_json([RamStatement(
+            actions=["sts:AssumeRole"], principals={"Federated": [provider_arn]},
+            conditions={"StringEquals": {
+                "oidc:aud": "sts.aliyuncs.com",
+                "oidc:sub": f"system:serviceaccount:{namespace}:{service_account}",
+            }})])
+        self.role = alicloud.ram.Role(name, role_name=name, assume_role_policy_document=trust,
+                                      description=f"RRSA role for {namespace}/{service_account}", tags=tags,
+                                      opts=child)
+        policy = alicloud.ram.Policy(name, policy_name=name, policy_document=ram_policy_json(statements),
+                                     description=f"grants of {namespace}/{service_account}", opts=child)
+        alicloud.ram.RolePolicyAttachment(name, role_name=self.role.role_name, policy_name=policy.policy_name,
+                                          policy_type="Custom", opts=child)
+        self.arn = self.role.arn
+        self.register_outputs({"arn": self.role.arn})

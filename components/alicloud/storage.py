@@ -1,0 +1,57 @@
+"""OSS bucket (KMS, versioned, private, lifecycle) and CPFS or NAS file systems encrypted with the stack key."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import pulumi
+import pulumi_alicloud as alicloud
+
+from .ram_policy import RamStatement
+
+
+class DataBucket(pulumi.ComponentResource):
+    def __init__(self, name: str, *, kms_key_id: pulumi.Input[str], protect: bool, noncurrent_version_days: int,
+                 infrequent_access_after_days: Optional[int], tags: dict[str, str],
+                 opts: pulumi.ResourceOptions | None = None):
+        super().__init__("gpu-blueprints:alicloud:DataBucket", name, None, opts)
+        rule = {"id": "versions-and-tiering", "enabled": True, "prefix": "",
+                "noncurrent_version_expirations": [{"days": noncurrent_version_days}],
+                "abort_multipart_uploads": [{"days": 7}]}
+        if infrequent_access_after_days:
+            rule["transitions"] = [{"days": infrequent_access_after_days, "storage_class": "IA"}]
+        self.bucket = alicloud.oss.Bucket(
+            name, bucket=name, acl="private", storage_class="Standard", redundancy_type="ZRS",
+            server_side_encryption_rule={"sse_algorithm": "KMS", "kms_master_key_id": kms_key_id},
+            versioning={"status": "Enabled"}, lifecycle_rules=[rule], force_destroy=not protect,
+            tags=tags, opts=pulumi.ResourceOptions(parent=self, protect=protect))
+        alicloud.oss.BucketPublicAccessBlock(name, bucket=self.bucket.bucket, block_public_access=True,
+                                             opts=pulumi.ResourceOptions(parent=self))
+        self.name = self.bucket.bucket
+        self.register_outputs({"bucket": self.bucket.bucket})
+
+    def grant_read_write(self, prefix: str) -> list[RamStatement]:
+        objects = pulumi.Output.concat("acs:oss:*:*:", self.bucket.bucket, "/", prefix.strip("/"), "/*")
+        return [
+            RamStatement(actions=["oss:GetObject", "oss:PutObject", "oss:AbortMultipartUpload"], resources=[objects]),
+            RamStatement(actions=["oss:ListObjects"],
+                         resources=[pulumi.Output.concat("acs:oss:*:*:", self.bucket.bucket)],
+                         conditions={"StringLike": {"oss:Prefix": [f"{prefix.strip('/')}/*"]}}),
+        ]
+
+
+class SharedFileSystem(pulumi.ComponentResource):
+    """CPFS (parallel) or NAS extreme (shared) in the nodes' zone, encrypted with the stack's key (BYOK)."""
+
+    def __init__(self, name: str, *, kind: str, size_gib: int, vpc_id: pulumi.Input[str],
+                 vswitch_id: pulumi.Input[str], zone_id: pulumi.Input[str], kms_key_id: pulumi.Input[str],
+                 protect: bool, tags: dict[str, str], opts: pulumi.ResourceOptions | None = None):
+        super().__init__("gpu-blueprints:alicloud:SharedFileSystem", name, None, opts)
+        flavour = ({"file_system_type": "cpfs", "protocol_type": "cpfs", "storage_type": "advance_100"}
+                   if kind == "cpfs" else
+                   {"file_system_type": "extreme", "protocol_type": "NFS", "storage_type": "standard"})
+        self.file_system = alicloud.nas.FileSystem(
+            name, capacity=size_gib, encrypt_type=2, kms_key_id=kms_key_id, vpc_id=vpc_id, vswitch_id=vswitch_id,
+            zone_id=zone_id, description=f"{name}: shared data for GPU nodes", tags=tags,
+            opts=pulumi.ResourceOptions(parent=self, protect=protect), **flavour)
+        self.register_outputs({"file_system_id": self.file_system.id})
