@@ -25,6 +25,7 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--stack", required=True, help="stack name, stacks/Pulumi.<stack>.yaml")
     plan.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     plan.add_argument("--output", type=Path, help="write here (atomically) instead of standard output")
+    plan.add_argument("--stacks-dir", type=Path, default=None, help="where the stack files are (default: stacks/)")
     schema = commands.add_parser("schema", help="print the JSON schema of the stack config")
     schema.add_argument("--output", type=Path, help="write here instead of standard output")
     return parser
@@ -58,7 +59,7 @@ def run(argv: Sequence[str]) -> int:
     from .offline.plan import make_plan
     from .offline.render import RENDERERS
 
-    plan = make_plan(args.stack)
+    plan = make_plan(args.stack, args.stacks_dir) if args.stacks_dir else make_plan(args.stack)
     _write(RENDERERS[args.format](plan), args.output)
     return plan.exit_code
 

@@ -84,13 +84,15 @@ def _why_none(catalog: Catalog, spec: ClusterSpec, name: str, group: NodeGroupSp
             f"{where}.gpusPerNode: no {spec.cloud} shape has {group.gpus_per_node} x {group.gpu_model}; "
             f"shapes have {', '.join(map(str, counts))}"
         )
-    if spec.networking.rdma and not any(s.rdma.kind != "none" for s in same):
-        with_rdma = sorted(s.instance_type for s in shapes if s.rdma.kind != "none")
+    if spec.networking.rdma:
         kind = "EFA" if spec.cloud == "aws" else "eRDMA"
-        return (
-            f"networking.rdma: no {group.gpu_model} shape on {spec.cloud} has {kind}; "
-            f"shapes with {kind}: {', '.join(with_rdma)} (or set networking.rdma: false)"
-        )
+        with_rdma = [s for s in same if s.rdma.kind != "none"]
+        if not any(spec.region in s.regions for s in with_rdma):
+            listed = "; ".join(f"{s.instance_type} ({', '.join(s.regions)})" for s in shapes if s.rdma.kind != "none")
+            return (
+                f"networking.rdma: no {group.gpu_model} shape with {kind} is sold in {spec.region}; "
+                f"shapes with {kind}: {listed} (or set networking.rdma: false)"
+            )
     sold = sorted({r for s in same for r in s.regions})
     if not any(spec.region in s.regions for s in same):
         return f"region: {group.gpu_model} shapes are not sold in {spec.region}; regions: {', '.join(sold)}"

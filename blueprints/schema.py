@@ -11,8 +11,10 @@ from .stackconfig import FULL_CONFIG_KEY
 def stack_config_schema() -> dict[str, Any]:
     cluster = ClusterSpec.model_json_schema(by_alias=True)
     defs = cluster.pop("$defs", {})
-    # A preset supplies the required fields, so a stack file itself may leave them out.
-    cluster.pop("required", None)
+    # A preset supplies required fields, so a stack file itself may leave any of them out;
+    # the loader still checks the merged result.
+    for model in (cluster, *defs.values()):
+        model.pop("required", None)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "gpu-cluster-blueprints stack file",

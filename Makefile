@@ -1,0 +1,31 @@
+# Two commands on a fresh machine: `make plan` (the offline plan of research-a100) and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STACK ?= research-a100
+FORMAT ?= text
+
+.PHONY: plan test install schema bench clean
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+plan: install
+	$(PY) -m blueprints plan --stack $(STACK) --format $(FORMAT)
+
+test: install
+	$(PY) -m pytest -q
+
+schema: install
+	$(PY) -m blueprints schema --output stack-config.schema.json
+
+bench: install
+	$(PY) benchmarks/plan_time.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

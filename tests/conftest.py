@@ -1,0 +1,55 @@
+"""Shared helpers: plan shipped stacks (cached) or variants written to a temporary stacks folder."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+import yaml
+
+from blueprints.offline.plan import Plan, make_plan
+from blueprints.stackconfig import FULL_CONFIG_KEY, STACKS_DIR, available_stacks
+
+SHIPPED = available_stacks()
+_CACHE: dict[str, Plan] = {}
+
+
+def shipped_plan(stack: str) -> Plan:
+    if stack not in _CACHE:
+        _CACHE[stack] = make_plan(stack)
+    return _CACHE[stack]
+
+
+def shipped_cluster(stack: str) -> dict[str, Any]:
+    config = yaml.safe_load((STACKS_DIR / f"Pulumi.{stack}.yaml").read_text())["config"]
+    return copy.deepcopy(config[FULL_CONFIG_KEY])
+
+
+def write_stack(folder: Path, stack: str, cluster: dict[str, Any]) -> Path:
+    path = folder / f"Pulumi.{stack}.yaml"
+    path.write_text(yaml.safe_dump({"config": {FULL_CONFIG_KEY: cluster}}))
+    return path
+
+
+@pytest.fixture
+def plan_variant(tmp_path: Path) -> Callable[..., Plan]:
+    """Plan a copy of a shipped stack with some fields changed."""
+
+    def run(base: str, change: Callable[[dict[str, Any]], None]) -> Plan:
+        cluster = shipped_cluster(base)
+        change(cluster)
+        write_stack(tmp_path, f"{base}-variant", cluster)
+        return make_plan(f"{base}-variant", tmp_path)
+
+    return run
+
+
+def resources(plan: Plan, type_: str) -> list[dict[str, Any]]:
+    return [r.inputs for r in plan.registrations if r.type == type_]
+
+
+def policy_documents(plan: Plan, types: tuple[str, ...], key: str = "policy") -> list[dict[str, Any]]:
+    return [json.loads(r.inputs[key]) for r in plan.registrations if r.type in types and key in r.inputs]

@@ -1,0 +1,59 @@
+"""The files the Pulumi CLI reads are in the shape it expects."""
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from blueprints.schema import stack_config_schema
+from blueprints.stackconfig import ROOT, STACKS_DIR
+from conftest import SHIPPED
+
+PROJECT_SCHEMA = Path(__file__).with_name("data") / "pulumi-project.schema.json"
+
+
+def test_pulumi_yaml_validates_against_the_published_project_schema():
+    schema = json.loads(PROJECT_SCHEMA.read_text())
+    project = yaml.safe_load((ROOT / "Pulumi.yaml").read_text())
+    jsonschema.validate(project, schema)
+    assert project["stackConfigDir"] == "stacks"
+    assert project["runtime"]["name"] == "python"
+    assert project["runtime"]["options"]["virtualenv"] == ".venv"
+
+
+def test_the_bundled_schema_is_the_published_one_when_shared_is_beside_the_checkout():
+    shared = ROOT.parent / "shared" / "schemas" / "pulumi-project.schema.json"
+    if not shared.exists():
+        pytest.skip("no ../shared beside this checkout")
+    assert json.loads(shared.read_text()) == json.loads(PROJECT_SCHEMA.read_text())
+
+
+def test_the_six_issue_stacks_ship():
+    for stack in ("startup-t4", "research-a100", "enterprise-h100",
+                  "startup-t4-aliyun", "research-a100-aliyun", "enterprise-aliyun"):
+        assert stack in SHIPPED
+
+
+@pytest.mark.parametrize("stack", SHIPPED)
+def test_stack_files_validate_against_the_exported_config_schema(stack):
+    document = yaml.safe_load((STACKS_DIR / f"Pulumi.{stack}.yaml").read_text())
+    jsonschema.Draft202012Validator(stack_config_schema()).validate(document)
+
+
+def test_the_exported_schema_rejects_an_unknown_field_and_describes_every_field():
+    schema = stack_config_schema()
+    bad = {"config": {"gpu-cluster-blueprints:cluster": {"cloud": "aws", "gpuz": 3}}}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft202012Validator(schema).validate(bad)
+    undocumented = [
+        f"{model}.{name}" for model, body in schema["$defs"].items()
+        for name, prop in body.get("properties", {}).items() if not prop.get("description")
+    ]
+    assert undocumented == []
+
+
+def test_main_program_stays_a_few_lines():
+    lines = [line for line in (ROOT / "__main__.py").read_text().splitlines() if line.strip()]
+    assert len(lines) <= 12

@@ -1,0 +1,99 @@
+"""The resolver picks the cheapest real shape and names every way it differs from the request."""
+
+import pytest
+
+from blueprints.errors import BlueprintError
+from blueprints.resolver import resolve
+from blueprints.stackconfig import parse_cluster
+from conftest import shipped_cluster
+
+
+def resolved(base: str, **changes):
+    cluster = shipped_cluster(base)
+    for path, value in changes.items():
+        node = cluster
+        keys = path.split("__")
+        for key in keys[:-1]:
+            node = node.setdefault(key, {})
+        node[keys[-1]] = value
+    return resolve(parse_cluster(cluster, "test"))
+
+
+def notes(plan) -> str:
+    return "\n".join(plan.notes)
+
+
+def test_more_gpus_than_asked_names_the_smallest_real_shape():
+    plan = resolved("research-a100")
+    assert plan.node_groups[0].shape.instance_type == "p4de.24xlarge"
+    assert "4 x A100-80GB requested per node; aws's smallest such shape in us-east-1 is p4de.24xlarge with 8" in notes(plan)
+
+
+def test_alibaba_has_the_exact_research_shape():
+    plan = resolved("research-a100-aliyun")
+    assert plan.node_groups[0].shape.instance_type == "ecs.gn7e-c16g1.16xlarge"
+    assert "requested per node" not in notes(plan)
+
+
+def test_network_and_nvme_shortfalls_are_notes():
+    plan = resolved("startup-t4-aliyun")
+    assert "10 Gbps requested; ecs.gn6i-c8g1.2xlarge offers 5 Gbps" in notes(plan)
+    assert "500 GB local NVMe requested; ecs.gn6i-c8g1.2xlarge has 0 GB" in notes(plan)
+
+
+def test_cheapest_shape_that_meets_every_hard_requirement():
+    plan = resolved("startup-t4")
+    assert plan.node_groups[0].shape.instance_type == "g4dn.2xlarge"  # g4dn.xlarge has 4 vCPUs / 16 GiB
+
+
+def test_rdma_capable_shape_with_rdma_off_is_noted():
+    plan = resolved("research-a100", networking__rdma=False)
+    assert plan.node_groups[0].rdma_interfaces == 0
+    assert "supports EFA but networking.rdma is off" in notes(plan)
+
+
+def test_capacity_block_skips_the_placement_group():
+    plan = resolved("enterprise-h100", nodeGroups__gpu__capacity="capacity-block",
+                    nodeGroups__gpu__capacityReservationId="cr-0123456789abcdef0")
+    group = plan.node_groups[0]
+    assert group.rdma_interfaces == 32 and not group.placement_group
+    assert "capacity blocks place instances themselves" in notes(plan)
+
+
+def test_spot_price_is_called_an_upper_bound():
+    assert "an upper bound" in notes(resolved("startup-t4", nodeGroups__gpu__capacity="spot"))
+
+
+def test_unpriced_shape_is_named_and_a_stack_price_fixes_it():
+    plan = resolved("enterprise-h100", region="us-east-2", nodeGroups__gpu__gpuModel="H200",
+                    nodeGroups__gpu__instanceType="p5e.48xlarge")
+    assert plan.node_groups[0].usd_per_hour is None
+    assert "p5e.48xlarge has no list price" in notes(plan)
+    priced = resolved("enterprise-h100", region="us-east-2", nodeGroups__gpu__gpuModel="H200",
+                      nodeGroups__gpu__instanceType="p5e.48xlarge", prices={"p5e.48xlarge": 60.0})
+    assert priced.node_groups[0].usd_per_hour == 60.0 and priced.node_groups[0].price_source.startswith("stack")
+
+
+def test_price_guidance_difference_is_noted():
+    assert "sizing guidance expects about $120.00/h" in notes(resolved("enterprise-h100"))
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"nodeGroups__gpu__gpuModel": "V100"}, "unknown GPU model 'V100' on aws; models:"),
+    ({"nodeGroups__gpu__gpusPerNode": 16}, "no aws shape has 16 x A100-80GB; shapes have 8"),
+    ({"region": "sa-east-1"}, "A100-80GB shapes are not sold in sa-east-1; regions:"),
+    ({"nodeGroups__gpu__instanceType": "p4de.24xlarge", "region": "eu-west-1"}, "p4de.24xlarge is not sold in eu-west-1"),
+    ({"nodeGroups__gpu__instanceType": "g5.xlarge"}, "g5.xlarge has 1 x A10G, not 4 x A100-80GB"),
+])
+def test_requests_no_shape_meets_are_one_clear_error(changes, message):
+    with pytest.raises(BlueprintError) as error:
+        resolved("research-a100", **changes)
+    assert message in str(error.value)
+
+
+def test_rdma_on_gn7e_names_the_shapes_that_have_it():
+    with pytest.raises(BlueprintError) as error:
+        resolved("research-a100-aliyun", networking__rdma=True)
+    text = str(error.value)
+    assert "no A100-80GB shape with eRDMA is sold in cn-hangzhou" in text
+    assert "ecs.ebmgn7ex.32xlarge" in text and "ecs.gn8v-8x.48xlarge" in text
