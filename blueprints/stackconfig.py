@@ -82,9 +82,11 @@ def with_preset(raw: Mapping[str, Any], source: str) -> dict[str, Any]:
         )
     base = yaml.safe_load((PRESETS_DIR / f"{preset}.yaml").read_text())
     merged = _deep_merge(base, raw)
-    fs = merged.get("storage", {}).get("parallelFs", {})
-    if fs.get("type") == "default":
-        fs["type"] = DEFAULT_PARALLEL_FS.get(merged.get("cloud"), "none")
+    storage = merged.get("storage")
+    fs = storage.get("parallelFs") if isinstance(storage, dict) else None
+    if isinstance(fs, dict) and fs.get("type") == "default":
+        cloud = merged.get("cloud")
+        fs["type"] = DEFAULT_PARALLEL_FS.get(cloud, "none") if isinstance(cloud, str) else "none"
     return merged
 
 

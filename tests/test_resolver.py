@@ -81,7 +81,7 @@ def test_price_guidance_difference_is_noted():
 @pytest.mark.parametrize("changes, message", [
     ({"nodeGroups__gpu__gpuModel": "V100"}, "unknown GPU model 'V100' on aws; models:"),
     ({"nodeGroups__gpu__gpusPerNode": 16}, "no aws shape has 16 x A100-80GB; shapes have 8"),
-    ({"region": "sa-east-1"}, "A100-80GB shapes are not sold in sa-east-1; regions:"),
+    ({"region": "sa-east-1"}, "no A100-80GB shape with EFA is sold in sa-east-1"),
     ({"nodeGroups__gpu__instanceType": "p4de.24xlarge", "region": "eu-west-1"}, "p4de.24xlarge is not sold in eu-west-1"),
     ({"nodeGroups__gpu__instanceType": "g5.xlarge"}, "g5.xlarge has 1 x A10G, not 4 x A100-80GB"),
 ])
