@@ -17,26 +17,23 @@ class AuditTrail(pulumi.ComponentResource):
                  tags: dict[str, str], opts: pulumi.ResourceOptions | None = None):
         super().__init__("gpu-blueprints:aws:AuditTrail", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        self.bucket = DataBucket(f"{name}-logs", BucketArgs(
-            kms_key_arn=kms_key_arn, protect=protect, noncurrent_version_days=retention_days,
-            infrequent_access_after_days=90, tags=tags), opts=child)
         trail_arn = pulumi.Output.concat("arn:", partition, ":cloudtrail:", region, ":", account_id, ":trail/", name)
-        bucket_policy = aws.s3.BucketPolicy(
-            f"{name}-cloudtrail-delivery", bucket=self.bucket.bucket.id,
-            policy=policy_json([
-                Statement(sid="CloudTrailAclCheck", actions=["s3:GetBucketAcl"], resources=[self.bucket.arn],
+
+        def delivery(bucket_arn: pulumi.Output[str]) -> list[Statement]:
+            return [
+                Statement(sid="CloudTrailAclCheck", actions=["s3:GetBucketAcl"], resources=[bucket_arn],
                           principals={"Service": "cloudtrail.amazonaws.com"},
                           conditions={"StringEquals": {"aws:SourceArn": trail_arn}}),
                 Statement(sid="CloudTrailWrite", actions=["s3:PutObject"],
-                          resources=[pulumi.Output.concat(self.bucket.arn, "/AWSLogs/", account_id, "/*")],
+                          resources=[pulumi.Output.concat(bucket_arn, "/AWSLogs/", account_id, "/*")],
                           principals={"Service": "cloudtrail.amazonaws.com"},
                           conditions={"StringEquals": {"aws:SourceArn": trail_arn,
                                                        "s3:x-amz-acl": "bucket-owner-full-control"}}),
-                Statement(sid="DenyInsecureTransport", effect="Deny", actions=["s3:*"], principals={"AWS": "*"},
-                          resources=[self.bucket.arn, pulumi.Output.concat(self.bucket.arn, "/*")],
-                          conditions={"Bool": {"aws:SecureTransport": "false"}}),
-            ]),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.bucket]))
+            ]
+
+        self.bucket = DataBucket(f"{name}-logs", BucketArgs(
+            kms_key_arn=kms_key_arn, protect=protect, noncurrent_version_days=retention_days,
+            infrequent_access_after_days=90, tags=tags, extra_statements=delivery), opts=child)
         self.log_group = aws.cloudwatch.LogGroup(f"{name}-trail", retention_in_days=retention_days,
                                                  kms_key_id=kms_key_arn, tags=tags, opts=child)
         role = aws.iam.Role(
@@ -58,7 +55,7 @@ class AuditTrail(pulumi.ComponentResource):
             cloud_watch_logs_group_arn=pulumi.Output.concat(self.log_group.arn, ":*"),
             cloud_watch_logs_role_arn=role.arn,
             event_selectors=[{"read_write_type": "All", "include_management_events": True}],
-            tags=tags, opts=pulumi.ResourceOptions(parent=self, depends_on=[bucket_policy]))
+            tags=tags, opts=pulumi.ResourceOptions(parent=self, depends_on=[self.bucket.policy]))
         self.register_outputs({"trail_arn": self.trail.arn})
 
 

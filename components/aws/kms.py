@@ -35,21 +35,28 @@ class DataKey(pulumi.ComponentResource):
                 resources=["*"],  # in a key policy "*" means this key
                 principals={"AWS": root},
             ),
+            # Encryption-context conditions only on the actions that carry one; DescribeKey does not.
             Statement(
                 sid="CloudWatchLogsEncrypt",
-                actions=ENCRYPT_ACTIONS,
+                actions=("kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*"),
                 resources=["*"],
                 principals={"Service": f"logs.{region}.amazonaws.com"},
-                conditions={"ArnLike": {"kms:EncryptionContext:aws:logs:arn": pulumi.Output.concat(
+                conditions={"StringLike": {"kms:EncryptionContext:aws:logs:arn": pulumi.Output.concat(
                     "arn:", partition, ":logs:", region, ":", account_id, ":log-group:*")}},
             ),
             Statement(
                 sid="CloudTrailEncrypt",
-                actions=["kms:GenerateDataKey*", "kms:DescribeKey"],
+                actions=["kms:GenerateDataKey*"],
                 resources=["*"],
                 principals={"Service": "cloudtrail.amazonaws.com"},
                 conditions={"StringLike": {"kms:EncryptionContext:aws:cloudtrail:arn": pulumi.Output.concat(
                     "arn:", partition, ":cloudtrail:*:", account_id, ":trail/*")}},
+            ),
+            Statement(
+                sid="ServicesDescribeKey",
+                actions=["kms:DescribeKey"],
+                resources=["*"],
+                principals={"Service": [f"logs.{region}.amazonaws.com", "cloudtrail.amazonaws.com"]},
             ),
         ])
         self.key = aws.kms.Key(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import pulumi
 import pulumi_aws as aws
@@ -25,6 +25,8 @@ class BucketArgs:
     noncurrent_version_days: int
     infrequent_access_after_days: Optional[int]
     tags: dict[str, str]
+    # More bucket-policy statements, given the bucket's ARN (a bucket has exactly one policy).
+    extra_statements: Optional[Callable[[pulumi.Output[str]], Sequence[Statement]]] = None
 
 
 class DataBucket(pulumi.ComponentResource):
@@ -37,7 +39,7 @@ class DataBucket(pulumi.ComponentResource):
                                     opts=pulumi.ResourceOptions(parent=self, protect=args.protect))
         aws.s3.BucketOwnershipControls(name, bucket=self.bucket.id,
                                        rule={"object_ownership": "BucketOwnerEnforced"}, opts=child)
-        aws.s3.BucketPublicAccessBlock(name, bucket=self.bucket.id, block_public_acls=True,
+        public_access_block = aws.s3.BucketPublicAccessBlock(name, bucket=self.bucket.id, block_public_acls=True,
                                        block_public_policy=True, ignore_public_acls=True,
                                        restrict_public_buckets=True, opts=child)
         aws.s3.BucketVersioning(name, bucket=self.bucket.id,
@@ -53,8 +55,10 @@ class DataBucket(pulumi.ComponentResource):
         if args.infrequent_access_after_days:
             rule["transitions"] = [{"days": args.infrequent_access_after_days, "storage_class": "STANDARD_IA"}]
         aws.s3.BucketLifecycleConfiguration(name, bucket=self.bucket.id, rules=[rule], opts=child)
-        aws.s3.BucketPolicy(name, bucket=self.bucket.id, policy=policy_json([deny_insecure_transport(self.bucket.arn)]),
-                            opts=child)
+        extra = list(args.extra_statements(self.bucket.arn)) if args.extra_statements else []
+        self.policy = aws.s3.BucketPolicy(
+            name, bucket=self.bucket.id, policy=policy_json([deny_insecure_transport(self.bucket.arn), *extra]),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[public_access_block]))
         self.arn = self.bucket.arn
         self.name = self.bucket.bucket
         self.register_outputs({"bucket": self.bucket.bucket})

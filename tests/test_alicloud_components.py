@@ -1,0 +1,62 @@
+"""Alibaba Cloud facts asserted on what the program sends to the engine."""
+
+import pytest
+
+from blueprints.catalog import load_catalog
+from conftest import resources, shipped_plan
+
+ALI_STACKS = ["startup-t4-aliyun", "research-a100-aliyun", "enterprise-aliyun"]
+
+
+@pytest.mark.parametrize("stack", ALI_STACKS)
+def test_node_pool_instance_types_come_from_the_catalog(stack):
+    plan = shipped_plan(stack)
+    for pool in resources(plan, "alicloud:cs/nodePool:NodePool"):
+        (instance_type,) = pool["instanceTypes"]
+        shape = load_catalog().get(instance_type)
+        assert shape is not None and shape.cloud == "alicloud"
+        assert plan.resolved.spec.region in shape.regions
+
+
+def test_erdma_only_where_the_shape_supports_it():
+    enterprise = shipped_plan("enterprise-aliyun")
+    assert enterprise.resolved.node_groups[0].shape.rdma.kind == "erdma"
+    assert any("erdma" in r.name for r in enterprise.registrations if r.type == "alicloud:ram/role:Role")
+    research = shipped_plan("research-a100-aliyun")
+    assert research.resolved.node_groups[0].rdma_interfaces == 0
+    assert not any("erdma" in r.name for r in research.registrations)
+
+
+@pytest.mark.parametrize("stack", ALI_STACKS)
+def test_disks_buckets_and_file_systems_use_the_stack_key(stack):
+    plan = shipped_plan(stack)
+    (key,) = [r for r in plan.registrations if r.type == "alicloud:kms/key:Key"]
+    assert key.inputs["automaticRotation"] == "Enabled"
+    key_id = key.id
+    for pool in resources(plan, "alicloud:cs/nodePool:NodePool"):
+        assert pool["systemDiskEncrypted"] is True and pool["systemDiskKmsKey"] == key_id
+        assert all(d["encrypted"] == "true" and d["kmsKeyId"] == key_id for d in pool["dataDisks"])
+    for bucket in resources(plan, "alicloud:oss/bucket:Bucket"):
+        assert bucket["serverSideEncryptionRule"] == {"sseAlgorithm": "KMS", "kmsMasterKeyId": key_id}
+        assert bucket["versioning"]["status"] == "Enabled" and bucket["acl"] == "private"
+    for fs in resources(plan, "alicloud:nas/fileSystem:FileSystem"):
+        assert fs["encryptType"] == 2 and fs["kmsKeyId"] == key_id
+    (cluster,) = resources(plan, "alicloud:cs/managedKubernetes:ManagedKubernetes")
+    assert cluster["encryptionProviderKey"] == key_id and cluster["slbInternetEnabled"] is False
+    assert cluster["enableRrsa"] is True
+
+
+@pytest.mark.parametrize("stack", ALI_STACKS)
+def test_actiontrail_covers_all_regions_and_events_kept_at_least_180_days(stack):
+    plan = shipped_plan(stack)
+    (trail,) = resources(plan, "alicloud:actiontrail/trail:Trail")
+    assert trail["trailRegion"] == "All" and trail["eventRw"] == "All"
+    stores = {s["logstoreName"]: s["retentionPeriod"] for s in resources(plan, "alicloud:log/store:Store")}
+    assert stores[f"actiontrail_{stack}-audit"] >= 180
+    assert resources(plan, "alicloud:threatdetection/instance:Instance")
+
+
+@pytest.mark.parametrize("stack", ALI_STACKS)
+def test_no_security_group_rule_opens_to_the_internet(stack):
+    for rule in resources(shipped_plan(stack), "alicloud:ecs/securityGroupRule:SecurityGroupRule"):
+        assert rule.get("cidrIp") != "0.0.0.0/0"

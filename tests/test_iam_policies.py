@@ -1,0 +1,109 @@
+"""Every IAM and RAM policy the stacks produce, judged by parliament and cloudsplaining."""
+
+import json
+
+import parliament
+import pytest
+from cloudsplaining.scan.policy_document import PolicyDocument
+
+from conftest import SHIPPED, resources, shipped_plan
+
+AWS_STACKS = [s for s in SHIPPED if shipped_plan(s).resolved.spec.cloud == "aws"]
+ALI_STACKS = [s for s in SHIPPED if s not in AWS_STACKS]
+SEVERE = {"MEDIUM", "HIGH", "CRITICAL"}
+
+
+def severe_findings(document: str) -> list[tuple[str, str]]:
+    """Parliament findings of MEDIUM or worse; severity is only set once a finding is enhanced."""
+    findings = [parliament.enhance_finding(f) for f in parliament.analyze_policy_string(document).findings]
+    return [(f.issue, f.severity) for f in findings if str(f.severity).upper() in SEVERE]
+
+
+def test_the_parliament_check_can_fail():
+    bad = json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": ["s3:GetObject"], "Resource": ["arn:aws:s3:::bucket-not-objects"]}]})
+    assert severe_findings(bad)
+
+
+def identity_policies(stack):
+    plan = shipped_plan(stack)
+    return [(r["policy"]) for r in resources(plan, "aws:iam/rolePolicy:RolePolicy")]
+
+
+@pytest.mark.parametrize("stack", AWS_STACKS)
+def test_trust_policies_name_one_service_or_federated_principal(stack):
+    # parliament reads identity policies; a trust policy has no Resource by design, so it is checked here.
+    for role in resources(shipped_plan(stack), "aws:iam/role:Role"):
+        for statement in json.loads(role["assumeRolePolicy"])["Statement"]:
+            assert set(statement["Action"]) <= {"sts:AssumeRole", "sts:TagSession", "sts:AssumeRoleWithWebIdentity"}
+            (kind, principal), = statement["Principal"].items()
+            assert kind in ("Service", "Federated") and principal != "*"
+            if kind == "Federated":
+                assert statement["Condition"]["StringEquals"]
+
+
+def all_aws_documents(stack):
+    plan = shipped_plan(stack)
+    docs = identity_policies(stack)
+    docs += [r["policy"] for r in resources(plan, "aws:s3/bucketPolicy:BucketPolicy")]
+    docs += [r["policy"] for r in resources(plan, "aws:kms/key:Key")]
+    return docs
+
+
+@pytest.mark.parametrize("stack", AWS_STACKS)
+def test_parliament_finds_nothing_medium_or_worse(stack):
+    documents = all_aws_documents(stack)
+    assert len(documents) >= 6  # role policies, one policy per bucket, the key policy
+    for document in documents:
+        assert severe_findings(document) == [], document
+
+
+@pytest.mark.parametrize("stack", AWS_STACKS)
+def test_cloudsplaining_sees_no_escalation_and_no_service_wildcard(stack):
+    for document in identity_policies(stack):
+        policy = PolicyDocument(json.loads(document))
+        assert policy.allows_privilege_escalation == []
+        assert policy.service_wildcard == []
+        assert policy.permissions_management_without_constraints == []
+
+
+@pytest.mark.parametrize("stack", AWS_STACKS)
+def test_identity_policies_have_no_star_action_or_star_resource(stack):
+    for document in identity_policies(stack):
+        for statement in json.loads(document)["Statement"]:
+            assert statement["Effect"] == "Allow"
+            assert not any(a == "*" or a.endswith(":*") for a in statement["Action"])
+            assert "*" not in statement["Resource"]
+
+
+@pytest.mark.parametrize("stack", AWS_STACKS)
+def test_each_bucket_has_exactly_one_policy(stack):
+    plan = shipped_plan(stack)
+    policies = [r["bucket"] for r in resources(plan, "aws:s3/bucketPolicy:BucketPolicy")]
+    assert len(policies) == len(set(policies)) == len(resources(plan, "aws:s3/bucket:Bucket"))
+
+
+def test_node_role_gets_only_the_three_worker_policies():
+    plan = shipped_plan("research-a100")
+    arns = sorted(r["policyArn"].rsplit("/", 1)[1] for r in resources(plan, "aws:iam/rolePolicyAttachment:RolePolicyAttachment"))
+    assert arns == sorted(["AmazonEKSClusterPolicy", "AmazonEKSWorkerNodePolicy",
+                           "AmazonEC2ContainerRegistryPullOnly", "AmazonEKS_CNI_Policy"])
+
+
+def test_workload_role_is_scoped_to_bucket_prefixes_and_the_key():
+    plan = shipped_plan("research-a100")
+    trainer = next(r for r in plan.registrations if r.type == "aws:iam/rolePolicy:RolePolicy" and "trainer" in r.name)
+    resources_ = [res for s in json.loads(trainer.inputs["policy"])["Statement"] for res in s["Resource"]]
+    assert any(res.endswith("/checkpoints/*") for res in resources_)
+    assert any(res.endswith("/datasets/*") for res in resources_)
+    assert any(":kms:" in res for res in resources_)
+
+
+@pytest.mark.parametrize("stack", ALI_STACKS)
+def test_no_ram_policy_allows_a_star_action(stack):
+    documents = [json.loads(r["policyDocument"]) for r in resources(shipped_plan(stack), "alicloud:ram/policy:Policy")]
+    assert documents
+    for document in documents:
+        for statement in document["Statement"]:
+            assert not any(a == "*" or a.endswith(":*") for a in statement["Action"])
+            assert "*" not in statement.get("Resource", [])

@@ -1,0 +1,60 @@
+"""The offline plan's JSON contract, for every shipped stack."""
+
+import json
+import re
+
+import pytest
+
+from blueprints.offline.render import render_json, render_markdown, render_text
+from conftest import SHIPPED, shipped_plan
+
+CAMEL = re.compile(r"^[a-z][A-Za-z0-9]*$")
+
+
+@pytest.mark.parametrize("stack", SHIPPED)
+def test_every_shipped_stack_plans_clean(stack):
+    plan = shipped_plan(stack)
+    assert plan.exit_code == 0
+    data = json.loads(render_json(plan))
+    assert data["stack"] == stack and data["exitCode"] == 0 and data["findings"] == []
+    assert data["counts"]["total"] == len(data["resources"]) > 25
+
+
+@pytest.mark.parametrize("stack", SHIPPED)
+def test_resources_carry_urn_parent_provider_and_camelcase_inputs(stack):
+    data = json.loads(render_json(shipped_plan(stack)))
+    urns = {r["urn"] for r in data["resources"]}
+    for r in data["resources"]:
+        assert set(r) == {"urn", "type", "name", "parent", "provider", "custom", "protect", "inputs"}
+        assert r["urn"].startswith(f"urn:pulumi:{stack}::gpu-cluster-blueprints::") and r["urn"].endswith("::" + r["name"])
+        if r["type"] != "pulumi:pulumi:Stack":
+            assert r["parent"] in urns
+        if r["custom"] and not r["type"].startswith("pulumi:providers:"):
+            # every cloud resource goes through the stack's explicit, region-pinned provider
+            assert r["provider"] and "pulumi:providers:" in r["provider"]
+        assert all(CAMEL.match(key) for key in r["inputs"]), r["inputs"].keys()
+
+
+@pytest.mark.parametrize("stack", SHIPPED)
+def test_cost_adds_up_and_is_split_by_component(stack):
+    cost = json.loads(render_json(shipped_plan(stack)))["cost"]
+    parts = cost["byComponent"]
+    assert set(parts) >= {"gpu-nodes", "storage", "networking", "logging"}
+    assert sum(p["hourlyUsd"] for p in parts.values()) == pytest.approx(cost["hourlyUsd"], abs=0.01)
+    assert cost["monthlyUsd"] == pytest.approx(cost["hourlyUsd"] * cost["hoursPerMonth"], abs=0.01)
+    assert parts["gpu-nodes"]["hourlyUsd"] > 0 and cost["budget"]["monthlyLimitUsd"] > 0
+
+
+def test_gpu_node_cost_is_the_resolved_price_times_desired_nodes():
+    plan = shipped_plan("startup-t4")
+    group = plan.resolved.node_groups[0]
+    assert plan.cost.by_component()["gpu-nodes"] == pytest.approx(group.usd_per_hour * group.spec.desired_nodes)
+
+
+def test_text_and_markdown_show_tree_notes_cost():
+    plan = shipped_plan("research-a100")
+    text = render_text(plan)
+    assert "aws:eks/nodeGroup:NodeGroup  research-a100-gpu" in text
+    assert "p4de.24xlarge with 8" in text and "Cost estimate" in text and "budget $30,000.00/month" in text
+    markdown = render_markdown(plan)
+    assert "| **total** |" in markdown and "`p4de.24xlarge`" in markdown
