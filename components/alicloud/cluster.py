@@ -12,7 +12,7 @@ from .audit import AuditLogs, SecurityCenter
 from .kms import DataKey
 from .network import GpuVpc
 from .ram import ERDMA_CONTROLLER_ACTIONS, RrsaRole
-from .ram_policy import RamStatement
+from ..policy_document import Statement
 from .storage import DataBucket, SharedFileSystem
 
 TRAINING_NAMESPACE, TRAINING_SERVICE_ACCOUNT = "training", "trainer"
@@ -57,7 +57,7 @@ class AlicloudGpuCluster(pulumi.ComponentResource):
                 mlps_hardening=mlps, spot_max_price_usd=g.spot_max_price_usd, tags=tags), opts=child)
 
         outputs: dict[str, pulumi.Input] = {"cluster_id": ack.id, "kms_key_id": key.id, "vpc_id": vpc.vpc.id}
-        grants = [RamStatement(actions=["kms:Decrypt", "kms:GenerateDataKey", "kms:DescribeKey"],
+        grants = [Statement(actions=["kms:Decrypt", "kms:GenerateDataKey", "kms:DescribeKey"],
                                resources=[pulumi.Output.concat("acs:kms:", spec.region, ":", account_id, ":key/",
                                                                key.id)])]
         storage = spec.storage
@@ -81,7 +81,7 @@ class AlicloudGpuCluster(pulumi.ComponentResource):
         if plan.rdma:
             RrsaRole(f"{name}-erdma", account_id=account_id, cluster_id=ack.id, namespace="kube-system",
                      service_account="ack-erdma-controller",
-                     statements=[RamStatement(actions=ERDMA_CONTROLLER_ACTIONS, resources=[pulumi.Output.concat(
+                     statements=[Statement(actions=ERDMA_CONTROLLER_ACTIONS, resources=[pulumi.Output.concat(
                          "acs:ecs:", spec.region, ":", account_id, ":*")])],
                      tags=tags, opts=child)
         SecurityCenter(f"{name}-security-center", opts=child)

@@ -7,7 +7,7 @@ from typing import Sequence
 import pulumi
 import pulumi_alicloud as alicloud
 
-from .ram_policy import RamStatement, ram_policy_json
+from ..policy_document import Statement, ram_policy_json
 
 # What ack-erdma-controller does: create, attach and tag eRDMA (ERI) interfaces on the node's ECS instance.
 # https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/use-erdma-to-accelerate-container-networking
@@ -20,12 +20,12 @@ ERDMA_CONTROLLER_ACTIONS = (
 
 class RrsaRole(pulumi.ComponentResource):
     def __init__(self, name: str, *, account_id: pulumi.Input[str], cluster_id: pulumi.Input[str], namespace: str,
-                 service_account: str, statements: Sequence[RamStatement], tags: dict[str, str],
+                 service_account: str, statements: Sequence[Statement], tags: dict[str, str],
                  opts: pulumi.ResourceOptions | None = None):
         super().__init__("gpu-blueprints:alicloud:RrsaRole", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         provider_arn = pulumi.Output.concat("acs:ram::", account_id, ":oidc-provider/ack-rrsa-", cluster_id)
-        trust = ram_policy_json([RamStatement(
+        trust = ram_policy_json([Statement(
             actions=["sts:AssumeRole"], principals={"Federated": [provider_arn]},
             conditions={"StringEquals": {
                 "oidc:aud": "sts.aliyuncs.com",

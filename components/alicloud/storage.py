@@ -7,7 +7,7 @@ from typing import Optional
 import pulumi
 import pulumi_alicloud as alicloud
 
-from .ram_policy import RamStatement
+from ..policy_document import Statement
 
 
 class DataBucket(pulumi.ComponentResource):
@@ -30,11 +30,11 @@ class DataBucket(pulumi.ComponentResource):
         self.name = self.bucket.bucket
         self.register_outputs({"bucket": self.bucket.bucket})
 
-    def grant_read_write(self, prefix: str) -> list[RamStatement]:
+    def grant_read_write(self, prefix: str) -> list[Statement]:
         objects = pulumi.Output.concat("acs:oss:*:*:", self.bucket.bucket, "/", prefix.strip("/"), "/*")
         return [
-            RamStatement(actions=["oss:GetObject", "oss:PutObject", "oss:AbortMultipartUpload"], resources=[objects]),
-            RamStatement(actions=["oss:ListObjects"],
+            Statement(actions=["oss:GetObject", "oss:PutObject", "oss:AbortMultipartUpload"], resources=[objects]),
+            Statement(actions=["oss:ListObjects"],
                          resources=[pulumi.Output.concat("acs:oss:*:*:", self.bucket.bucket)],
                          conditions={"StringLike": {"oss:Prefix": [f"{prefix.strip('/')}/*"]}}),
         ]

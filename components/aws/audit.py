@@ -5,7 +5,7 @@ from __future__ import annotations
 import pulumi
 import pulumi_aws as aws
 
-from .policy_document import Statement, policy_json
+from ..policy_document import Statement, policy_json
 from .storage import BucketArgs, DataBucket
 
 

@@ -8,7 +8,7 @@ from typing import Sequence
 import pulumi
 import pulumi_aws as aws
 
-from .policy_document import Statement, policy_json
+from ..policy_document import Statement, policy_json
 
 CONTROL_PLANE_LOGS = ("api", "audit", "authenticator", "controllerManager", "scheduler")
 

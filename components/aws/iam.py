@@ -7,7 +7,7 @@ from typing import Sequence
 import pulumi
 import pulumi_aws as aws
 
-from .policy_document import Statement, policy_json
+from ..policy_document import Statement, policy_json
 
 # What an EKS worker needs: join the cluster, pull images, run the VPC CNI.
 # https://docs.aws.amazon.com/eks/latest/userguide/create-node-role.html

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 
-from .policy_document import Statement, policy_json
+from ..policy_document import Statement, policy_json
 
 # Interface endpoints nodes need so image pulls, IRSA and logs stay inside the VPC.
 INTERFACE_ENDPOINTS = ("ecr.api", "ecr.dkr", "sts", "logs", "ec2")

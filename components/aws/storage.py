@@ -8,7 +8,7 @@ from typing import Callable, Optional, Sequence
 import pulumi
 import pulumi_aws as aws
 
-from .policy_document import Statement, policy_json
+from ..policy_document import Statement, policy_json
 
 # Lustre clients reach the file servers on TCP 988 and 1018-1023.
 # https://docs.aws.amazon.com/fsx/latest/LustreGuide/limit-access-security-groups.html

@@ -1,4 +1,4 @@
-"""A typed IAM policy document builder: statements in, JSON Output out.
+"""A typed policy document builder for AWS IAM and Alibaba Cloud RAM: statements in, JSON Output out.
 
 Used instead of hand-written JSON strings so every policy is built from the same few
 checked shapes, and resource ARNs that are still Outputs slot in without string splicing.
@@ -14,15 +14,16 @@ import pulumi
 
 @dataclass(frozen=True)
 class Statement:
-    sid: str
     actions: Sequence[str]
+    sid: Optional[str] = None
     resources: Sequence[pulumi.Input[str]] = ()
     effect: str = "Allow"
     principals: Optional[Mapping[str, Any]] = None
     conditions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"Sid": self.sid, "Effect": self.effect, "Action": sorted(self.actions)}
+        body: dict[str, Any] = {"Sid": self.sid} if self.sid else {}
+        body.update({"Effect": self.effect, "Action": sorted(self.actions)})
         if self.principals is not None:
             body["Principal"] = dict(self.principals)
         if self.resources:
@@ -32,8 +33,14 @@ class Statement:
         return body
 
 
-def policy_json(statements: Sequence[Statement]) -> pulumi.Output[str]:
+IAM_VERSION = "2012-10-17"
+RAM_VERSION = "1"
+
+
+def policy_json(statements: Sequence[Statement], version: str = IAM_VERSION) -> pulumi.Output[str]:
     """The policy document as a JSON string Output (ARNs resolved when known)."""
-    return pulumi.Output.json_dumps(
-        {"Version": "2012-10-17", "Statement": [s.to_json() for s in statements]}
-    )
+    return pulumi.Output.json_dumps({"Version": version, "Statement": [s.to_json() for s in statements]})
+
+
+def ram_policy_json(statements: Sequence[Statement]) -> pulumi.Output[str]:
+    return policy_json(statements, RAM_VERSION)
