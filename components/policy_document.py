@@ -44,3 +44,14 @@ def policy_json(statements: Sequence[Statement], version: str = IAM_VERSION) -> 
 
 def ram_policy_json(statements: Sequence[Statement]) -> pulumi.Output[str]:
     return policy_json(statements, RAM_VERSION)
+
+
+def service_role(name: str, service: str, statements: Sequence[Statement], tags: dict[str, str],
+                 opts: pulumi.ResourceOptions) -> "pulumi.Resource":
+    """An IAM role one AWS service assumes, with exactly the statements it needs (flow logs, CloudTrail)."""
+    import pulumi_aws as aws
+
+    role = aws.iam.Role(name, assume_role_policy=policy_json([Statement(
+        sid="ServiceAssume", actions=["sts:AssumeRole"], principals={"Service": service})]), tags=tags, opts=opts)
+    aws.iam.RolePolicy(name, role=role.id, policy=policy_json(statements), opts=opts)
+    return role

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pulumi
 import pulumi_aws as aws
 
-from ..policy_document import Statement, policy_json
+from ..policy_document import Statement, service_role
 from .storage import BucketArgs, DataBucket
 
 
@@ -36,18 +36,9 @@ class AuditTrail(pulumi.ComponentResource):
             infrequent_access_after_days=90, tags=tags, extra_statements=delivery), opts=child)
         self.log_group = aws.cloudwatch.LogGroup(f"{name}-trail", retention_in_days=retention_days,
                                                  kms_key_id=kms_key_arn, tags=tags, opts=child)
-        role = aws.iam.Role(
-            f"{name}-trail-to-logs",
-            assume_role_policy=policy_json([Statement(
-                sid="CloudTrailAssume", actions=["sts:AssumeRole"],
-                principals={"Service": "cloudtrail.amazonaws.com"})]),
-            tags=tags, opts=child)
-        aws.iam.RolePolicy(
-            f"{name}-trail-to-logs", role=role.id,
-            policy=policy_json([Statement(
-                sid="DeliverTrail", actions=["logs:CreateLogStream", "logs:PutLogEvents"],
-                resources=[pulumi.Output.concat(self.log_group.arn, ":log-stream:*")])]),
-            opts=child)
+        role = service_role(f"{name}-trail-to-logs", "cloudtrail.amazonaws.com", [Statement(
+            sid="DeliverTrail", actions=["logs:CreateLogStream", "logs:PutLogEvents"],
+            resources=[pulumi.Output.concat(self.log_group.arn, ":log-stream:*")])], tags, child)
         self.trail = aws.cloudtrail.Trail(
             name, name=name, s3_bucket_name=self.bucket.name, is_multi_region_trail=True,
             include_global_service_events=True, enable_log_file_validation=True, enable_logging=True,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 
-from ..policy_document import Statement, policy_json
+from ..policy_document import Statement, service_role
 
 # Interface endpoints nodes need so image pulls, IRSA and logs stay inside the VPC.
 INTERFACE_ENDPOINTS = ("ecr.api", "ecr.dkr", "sts", "logs", "ec2")
@@ -98,19 +98,9 @@ class GpuNetwork(pulumi.ComponentResource):
 
         flow_logs = aws.cloudwatch.LogGroup(f"{name}-flow-logs", retention_in_days=args.flow_log_retention_days,
                                             kms_key_id=args.kms_key_arn, tags=tags, opts=child)
-        flow_role = aws.iam.Role(
-            f"{name}-flow-logs",
-            assume_role_policy=policy_json([Statement(
-                sid="VpcFlowLogsAssume", actions=["sts:AssumeRole"],
-                principals={"Service": "vpc-flow-logs.amazonaws.com"})]),
-            tags=tags, opts=child)
-        aws.iam.RolePolicy(
-            f"{name}-flow-logs", role=flow_role.id,
-            policy=policy_json([Statement(
-                sid="WriteFlowLogs",
-                actions=["logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogStreams"],
-                resources=[flow_logs.arn, pulumi.Output.concat(flow_logs.arn, ":*")])]),
-            opts=child)
+        flow_role = service_role(f"{name}-flow-logs", "vpc-flow-logs.amazonaws.com", [Statement(
+            sid="WriteFlowLogs", actions=["logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogStreams"],
+            resources=[flow_logs.arn, pulumi.Output.concat(flow_logs.arn, ":*")])], tags, child)
         aws.ec2.FlowLog(name, vpc_id=self.vpc.id, traffic_type="ALL", log_destination_type="cloud-watch-logs",
                         log_destination=flow_logs.arn, iam_role_arn=flow_role.arn, tags=tags, opts=child)
 
