@@ -26,6 +26,9 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     plan.add_argument("--output", type=Path, help="write here (atomically) instead of standard output")
     plan.add_argument("--stacks-dir", type=Path, default=None, help="where the stack files are (default: stacks/)")
+    plan.add_argument("--policy-pack", action="append", dest="packs", metavar="PACK",
+                      help="judge with this pack from policies/ instead of the spec's compliance.frameworks "
+                           "(repeatable; 'none' runs no pack)")
     schema = commands.add_parser("schema", help="print the JSON schema of the stack config")
     schema.add_argument("--output", type=Path, help="write here instead of standard output")
     return parser
@@ -59,7 +62,9 @@ def run(argv: Sequence[str]) -> int:
     from .offline.plan import make_plan
     from .offline.render import RENDERERS
 
-    plan = make_plan(args.stack, args.stacks_dir) if args.stacks_dir else make_plan(args.stack)
+    packs = None if args.packs is None else [p for p in args.packs if p != "none"]
+    kwargs = {"stacks_dir": args.stacks_dir} if args.stacks_dir else {}
+    plan = make_plan(args.stack, packs=packs, **kwargs)
     _write(RENDERERS[args.format](plan), args.output)
     return plan.exit_code
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional, Sequence
 
 from ..errors import EXIT_FINDINGS, EXIT_OK
 from ..resolver import ResolvedPlan, resolve
+from ..spec import ClusterSpec
 from ..stackconfig import PROJECT, STACKS_DIR, cluster_config, parse_cluster, read_stack_config
 from .cost import CostEstimate, estimate
 from .engine import Registration, run_program
+from .policy import evaluate
 
 PLAN_FORMAT_VERSION = 1
 
@@ -22,6 +24,7 @@ class Plan:
     resolved: ResolvedPlan
     registrations: tuple[Registration, ...]
     cost: CostEstimate
+    packs: tuple[str, ...] = ()
     findings: tuple[dict[str, Any], ...] = ()
 
     @property
@@ -82,16 +85,35 @@ class Plan:
                 for r in self.registrations
             ],
             "cost": self.cost.to_json(),
+            "policyPacks": list(self.packs),
             "findings": list(self.findings),
             "exitCode": self.exit_code,
         }
 
 
-def make_plan(stack: str, stacks_dir: Path = STACKS_DIR) -> Plan:
-    """Validate, resolve and run one stack offline; BlueprintError on bad input."""
+def policy_config(spec: ClusterSpec, hours_per_month: int) -> dict[str, dict[str, Any]]:
+    """What the stack's spec says about rule settings, as --policy-pack-config would carry it."""
+    config: dict[str, dict[str, Any]] = {
+        "max-hourly-cost": {"maxUsdPerHour": round(spec.budget.monthly_limit_usd / hours_per_month, 2),
+                            "prices": dict(spec.prices)},
+    }
+    if spec.compliance.allowed_regions:
+        config["data-residency"] = {"allowedRegions": list(spec.compliance.allowed_regions)}
+    return config
+
+
+def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequence[str]] = None) -> Plan:
+    """Validate, resolve, run one stack offline and judge it with its packs; BlueprintError on bad input.
+
+    ``packs`` replaces the packs the spec declares (``compliance.frameworks``); an empty list runs none.
+    """
     config = read_stack_config(stack, stacks_dir)
     source = f"stacks/Pulumi.{stack}.yaml"
     spec = parse_cluster(cluster_config(config, source), source)
     resolved = resolve(spec)
     registrations = tuple(run_program(stack, config, spec.region))
-    return Plan(stack=stack, resolved=resolved, registrations=registrations, cost=estimate(spec, registrations))
+    cost = estimate(spec, registrations)
+    chosen = tuple(spec.compliance.frameworks if packs is None else packs)
+    findings = evaluate(stack, registrations, chosen, policy_config(spec, cost.hours_per_month)) if chosen else []
+    return Plan(stack=stack, resolved=resolved, registrations=registrations, cost=cost, packs=chosen,
+                findings=tuple(findings))

@@ -74,7 +74,7 @@ def render_text(plan: Plan) -> str:
     counts = data["counts"]
     out += ["", f"{counts['total']} registrations: {counts['custom']} cloud resources, {counts['components']} components"]
     out += _cost_lines(data["cost"], bullet="  ")
-    out += _finding_lines(data["findings"])
+    out += _finding_lines(data["findings"], data["policyPacks"])
     return "\n".join(out) + "\n"
 
 
@@ -90,13 +90,17 @@ def _cost_lines(cost: dict, bullet: str) -> list[str]:
     return lines
 
 
-def _finding_lines(findings: list) -> list[str]:
+def _finding_lines(findings: list, packs: list) -> list[str]:
+    judged = f" ({', '.join(packs)})" if packs else " (no policy packs run)"
     if not findings:
-        return ["", "Compliance findings: none"]
-    lines = ["", f"Compliance findings: {len(findings)}"]
+        return ["", f"Compliance findings{judged}: none"]
+    lines = ["", f"Compliance findings{judged}: {len(findings)}"]
     for f in findings:
-        lines.append(f"  [{f['enforcementLevel']}] {f['policyPack']}/{f['policyName']} on {f.get('urn') or 'stack'}")
+        where = f"{f['resourceType']} {f['resourceName']}" if f.get("resourceName") else "the stack"
+        lines.append(f"  [{f['enforcementLevel']}/{f['severity']}] {f['policy']} on {where}")
         lines.append(f"      {f['message']}")
+        lines.append(f"      controls: {f['framework']['name']} {f['framework']['reference']} (packs: {', '.join(f['packs'])})")
+        lines.append(f"      fix: {f['remediation']}")
     return lines
 
 
@@ -122,8 +126,25 @@ def render_markdown(plan: Plan) -> str:
             "| type | count |", "|---|---:|"]
     out += [f"| `{t}` | {n} |" for t, n in data["counts"]["byType"].items()]
     out += ["", "</details>"]
-    out += [line.replace("  [", "- [", 1) if line.startswith("  [") else line for line in _finding_lines(data["findings"])]
+    out += _finding_markdown(data["findings"], data["policyPacks"])
     return "\n".join(out) + "\n"
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _finding_markdown(findings: list, packs: list) -> list[str]:
+    judged = ", ".join(f"`{p}`" for p in packs) or "no policy packs run"
+    if not findings:
+        return ["", f"**Compliance** ({judged}): no findings."]
+    out = ["", f"**Compliance** ({judged}): {len(findings)} findings", "",
+           "| level | policy | resource | finding | controls | fix |", "|---|---|---|---|---|---|"]
+    for f in findings:
+        where = f"`{f['resourceName']}`" if f.get("resourceName") else "stack"
+        out.append(f"| {f['enforcementLevel']} ({f['severity']}) | `{f['policy']}` | {where} | {_cell(f['message'])} | "
+                   f"{_cell(f['framework']['reference'])} | {_cell(f['remediation'])} |")
+    return out
 
 
 def render_json(plan: Plan) -> str:

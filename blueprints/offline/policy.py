@@ -1,0 +1,214 @@
+"""Judge recorded registrations with the CrossGuard packs, the way the Pulumi CLI does.
+
+Each pack runs as the CLI starts it (``python -m pulumi.policy <engine> <pack dir>``): a separate
+process serving pulumi-policy's analyzer over gRPC. We send it the same calls the engine sends:
+GetAnalyzerInfo, Configure, ConfigureStack, Analyze per resource and AnalyzeStack once, with the
+property structs the program registered. Rules therefore see the SDK's proxies, not our dicts.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+import grpc
+from google.protobuf import empty_pb2, struct_pb2
+from pulumi.runtime.proto import analyzer_pb2 as proto
+from pulumi.runtime.proto import analyzer_pb2_grpc
+
+from ..errors import BlueprintError
+from ..stackconfig import PROJECT, ROOT
+from .engine import Registration
+
+PACKS_DIR = ROOT / "policies"
+LEVELS = {proto.ADVISORY: "advisory", proto.MANDATORY: "mandatory", proto.DISABLED: "disabled",
+          proto.REMEDIATE: "remediate"}
+SEVERITIES = {proto.POLICY_SEVERITY_UNSPECIFIED: "unspecified", proto.POLICY_SEVERITY_LOW: "low",
+              proto.POLICY_SEVERITY_MEDIUM: "medium", proto.POLICY_SEVERITY_HIGH: "high",
+              proto.POLICY_SEVERITY_CRITICAL: "critical"}
+START_TIMEOUT_S = 60
+
+
+def available_packs(packs_dir: Path = PACKS_DIR) -> list[str]:
+    return sorted(p.parent.name for p in packs_dir.glob("*/PulumiPolicy.yaml"))
+
+
+class PackProcess:
+    """One policy pack served by its own Python process, as the CLI runs it."""
+
+    def __init__(self, pack_dir: Path):
+        self.pack_dir = pack_dir
+        env = dict(os.environ, PYTHONUNBUFFERED="1")  # the pack announces its port on stdout
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "pulumi.policy", "127.0.0.1:0", str(pack_dir)], cwd=pack_dir, env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.channel: Optional[grpc.Channel] = None
+        self.stub: Optional[analyzer_pb2_grpc.AnalyzerStub] = None
+
+    def connect(self) -> "PackProcess":
+        line = self.process.stdout.readline().strip()
+        if not line.isdigit():
+            self.close()
+            error = (self.process.stderr.read() or "").strip().splitlines()
+            raise BlueprintError(f"policy pack {self.pack_dir.name}",
+                                 f"did not start: {error[-1] if error else 'no port announced'}")
+        self.channel = grpc.insecure_channel(f"127.0.0.1:{line}")
+        grpc.channel_ready_future(self.channel).result(timeout=START_TIMEOUT_S)
+        self.stub = analyzer_pb2_grpc.AnalyzerStub(self.channel)
+        return self
+
+    def close(self) -> None:
+        if self.channel is not None:
+            self.channel.close()
+        self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdout, self.process.stderr):
+            stream.close()
+
+
+@dataclass(frozen=True)
+class PolicyMeta:
+    pack: str
+    level: str
+    severity: str
+    framework: dict[str, str]
+    remediation: str
+    url: str
+
+
+def _struct(values: Mapping[str, Any]) -> struct_pb2.Struct:
+    out = struct_pb2.Struct()
+    out.update(dict(values))
+    return out
+
+
+def _provider_message(reg: Registration, by_urn: Mapping[str, Registration]) -> Optional[proto.AnalyzerProviderResource]:
+    urn = reg.provider.rsplit("::", 1)[0] if reg.provider else ""
+    provider = by_urn.get(urn)
+    if provider is None:
+        return None
+    return proto.AnalyzerProviderResource(type=provider.type, properties=provider.properties, urn=provider.urn,
+                                          name=provider.name)
+
+
+def _options(reg: Registration) -> proto.AnalyzerResourceOptions:
+    return proto.AnalyzerResourceOptions(protect=reg.protect, parent=reg.parent)
+
+
+class Analysis:
+    """Configure one running pack for a stack and collect its diagnostics."""
+
+    def __init__(self, name: str, pack: PackProcess):
+        self.name = name
+        self.stub = pack.stub
+        info = self.stub.GetAnalyzerInfo(empty_pb2.Empty())
+        self.info = info
+        self.policies = {
+            p.name: PolicyMeta(
+                pack=name, level=LEVELS[p.enforcementLevel], severity=SEVERITIES[p.severity],
+                framework={"name": p.framework.name, "version": p.framework.version,
+                           "reference": p.framework.reference},
+                remediation=p.remediation_steps, url=p.url)
+            for p in info.policies
+        }
+
+    def configure(self, stack: str, overrides: Mapping[str, Mapping[str, Any]]) -> None:
+        """Pack defaults (initialConfig), then the stack's own values, as --policy-pack-config would give."""
+        request = proto.ConfigureAnalyzerRequest()
+        for policy, meta in self.policies.items():
+            values: dict[str, Any] = {}
+            if policy in self.info.initialConfig:
+                values.update(dict(self.info.initialConfig[policy].properties))
+            values.update(overrides.get(policy, {}))
+            level = {v: k for k, v in LEVELS.items()}[meta.level]
+            request.policyConfig[policy].CopyFrom(proto.PolicyConfig(enforcementLevel=level, properties=_struct(values)))
+        self.stub.Configure(request)
+        self.stub.ConfigureStack(proto.AnalyzerStackConfigureRequest(stack=stack, project=PROJECT, dry_run=True))
+
+    def analyze(self, registrations: Sequence[Registration]) -> list[tuple[proto.AnalyzeDiagnostic, str]]:
+        by_urn = {r.urn: r for r in registrations}
+        found: list[tuple[proto.AnalyzeDiagnostic, str]] = []
+        for reg in registrations:
+            request = proto.AnalyzeRequest(type=reg.type, properties=reg.properties, urn=reg.urn, name=reg.name,
+                                           options=_options(reg))
+            provider = _provider_message(reg, by_urn)
+            if provider is not None:
+                request.provider.CopyFrom(provider)
+            found += [(d, d.urn or reg.urn) for d in self.stub.Analyze(request).diagnostics]
+        stack_request = proto.AnalyzeStackRequest()
+        for reg in registrations:
+            resource = proto.AnalyzerResource(
+                type=reg.type, properties=reg.properties, urn=reg.urn, name=reg.name, options=_options(reg),
+                parent=reg.parent, dependencies=reg.dependencies)
+            provider = _provider_message(reg, by_urn)
+            if provider is not None:
+                resource.provider.CopyFrom(provider)
+            for prop, urns in reg.property_dependencies.items():
+                resource.propertyDependencies[prop].urns.extend(urns)
+            stack_request.resources.append(resource)
+        found += [(d, d.urn) for d in self.stub.AnalyzeStack(stack_request).diagnostics]
+        return found
+
+
+def _finding(diagnostic: proto.AnalyzeDiagnostic, urn: str, meta: PolicyMeta,
+             by_urn: Mapping[str, Registration]) -> dict[str, Any]:
+    reg = by_urn.get(urn)
+    description, _, detail = diagnostic.message.partition("\n")
+    return {
+        "packs": [meta.pack],
+        "policy": diagnostic.policyName,
+        "enforcementLevel": LEVELS[diagnostic.enforcementLevel],
+        "severity": SEVERITIES[diagnostic.severity],
+        "urn": urn or None,
+        "resourceType": reg.type if reg else None,
+        "resourceName": reg.name if reg else None,
+        "description": diagnostic.description,
+        "message": detail or description,
+        "framework": meta.framework,
+        "remediation": meta.remediation,
+        "url": meta.url,
+    }
+
+
+def evaluate(stack: str, registrations: Sequence[Registration], packs: Iterable[str],
+             overrides: Optional[Mapping[str, Mapping[str, Any]]] = None,
+             packs_dir: Path = PACKS_DIR) -> list[dict[str, Any]]:
+    """Findings of ``packs`` on ``registrations``, one per (policy, resource, message), worst first."""
+    names = list(dict.fromkeys(packs))
+    missing = [n for n in names if not (packs_dir / n / "PulumiPolicy.yaml").is_file()]
+    if missing:
+        raise BlueprintError("policy packs", f"no pack named {', '.join(missing)}; "
+                                             f"available: {', '.join(available_packs(packs_dir))}")
+    by_urn = {r.urn: r for r in registrations}
+    findings: dict[tuple[str, str, str], dict[str, Any]] = {}
+    with ExitStack() as stack_ctx:
+        processes = [PackProcess(packs_dir / n) for n in names]  # start all first: they boot in parallel
+        for process in processes:
+            stack_ctx.callback(process.close)
+        with ThreadPoolExecutor(max_workers=len(processes) or 1) as pool:
+            results = list(pool.map(lambda pair: _run_pack(stack, registrations, overrides or {}, *pair),
+                                    zip(names, processes)))
+    for analysis, diagnostics in results:
+        for diagnostic, urn in diagnostics:
+            finding = _finding(diagnostic, urn, analysis.policies[diagnostic.policyName], by_urn)
+            key = (finding["policy"], urn, finding["message"])
+            if key in findings:
+                findings[key]["packs"].append(analysis.name)
+            else:
+                findings[key] = finding
+    order = {"mandatory": 0, "remediate": 1, "advisory": 2, "disabled": 3}
+    rank = {"critical": 0, "high": 1, "medium": 2, "low": 3, "unspecified": 4}
+    return sorted(findings.values(), key=lambda f: (order[f["enforcementLevel"]], rank[f["severity"]],
+                                                    f["policy"], f["urn"] or ""))
+
+
+def _run_pack(stack, registrations, overrides, name, process):
+    analysis = Analysis(name, process.connect())
+    analysis.configure(stack, overrides)
+    return analysis, analysis.analyze(registrations)

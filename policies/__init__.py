@@ -1,0 +1,1 @@
+"""CrossGuard policy packs (one folder each) and the rule library they share."""

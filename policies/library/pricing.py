@@ -1,0 +1,43 @@
+"""Hourly list prices the cost rules use: the project's GPU catalog, overridable by pack config."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Mapping, Optional
+
+from pulumi_policy import PolicyResource
+
+from .props import items
+
+NODE_GROUPS = ("aws:eks/nodeGroup:NodeGroup", "alicloud:cs/nodePool:NodePool")
+
+
+@lru_cache(maxsize=1)
+def catalog_prices() -> dict[str, Optional[float]]:
+    from blueprints.catalog import load_catalog  # facts with sources and an as-of date
+
+    return {shape.instance_type: shape.price.usd_per_hour for shape in load_catalog().shapes}
+
+
+def instance_type(group: PolicyResource) -> Optional[str]:
+    types = items(group.props.get("instanceTypes"))
+    return str(types[0]) if types else None
+
+
+def desired_nodes(group: PolicyResource) -> int:
+    scaling = group.props.get("scalingConfig") or {}
+    return int(scaling.get("desiredSize", group.props.get("desiredSize", 0)) or 0)
+
+
+def min_nodes(group: PolicyResource) -> int:
+    return int((group.props.get("scalingConfig") or {}).get("minSize", 0) or 0)
+
+
+def price(instance: str, overrides: Mapping[str, Any]) -> Optional[float]:
+    if instance in overrides:
+        return float(overrides[instance])
+    return catalog_prices().get(instance)
+
+
+def is_gpu(instance: Optional[str]) -> bool:
+    return bool(instance) and instance in catalog_prices()
