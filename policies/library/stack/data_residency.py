@@ -10,15 +10,25 @@ REPLICATION = "aws:s3/bucketReplicationConfig:BucketReplicationConfig"
 
 def check(resources, config):
     allowed = set(config["allowedRegions"])
+    providers = {r.urn for r in resources if r.resource_type.startswith("pulumi:providers:")}
+    judged_providers: set[str] = set()
     for resource in resources:
-        if resource.resource_type.startswith("pulumi:providers:"):
+        if resource.urn in providers:
             region = resource.props.get("region")
             if region is not None and region not in allowed:
                 yield f"provider {resource.name} deploys to {region}", resource.urn
             continue
-        region = resource.props.get("region") or provider_region(resource)
-        if region is not None and region not in allowed:
-            yield f"{resource.resource_type} {resource.name} is placed in {region}", resource.urn
+        own_region = resource.props.get("region")  # pulumi-aws v7 resources may override their provider
+        if own_region is not None:
+            if own_region not in allowed:
+                yield f"{resource.resource_type} {resource.name} is placed in {own_region}", resource.urn
+            continue
+        provider = resource.provider
+        if provider is not None and provider.urn not in providers and provider.urn not in judged_providers:
+            judged_providers.add(provider.urn)  # a provider the stack list does not hold: judge it once
+            region = provider_region(resource)
+            if region is not None and region not in allowed:
+                yield f"provider {provider.name} deploys to {region}", provider.urn
     buckets = of_type(resources, "aws:s3/bucket:Bucket")
     for replication in of_type(resources, REPLICATION):
         sources = {d.urn for d in replication.property_dependencies.get("rules", [])}
