@@ -176,39 +176,61 @@ def _finding(diagnostic: proto.AnalyzeDiagnostic, urn: str, meta: PolicyMeta,
     }
 
 
+class PackSession:
+    """A started pack that can judge any number of stacks (tests reuse one per pack)."""
+
+    def __init__(self, name: str, packs_dir: Path = PACKS_DIR):
+        if not (packs_dir / name / "PulumiPolicy.yaml").is_file():
+            raise BlueprintError("policy packs", f"no pack named {name}; "
+                                                 f"available: {', '.join(available_packs(packs_dir))}")
+        self.name = name
+        self.process = PackProcess(packs_dir / name)  # starts booting now
+        self._analysis: Optional[Analysis] = None
+
+    @property
+    def analysis(self) -> Analysis:
+        if self._analysis is None:
+            self._analysis = Analysis(self.name, self.process.connect())
+        return self._analysis
+
+    def judge(self, stack: str, registrations: Sequence[Registration],
+              overrides: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+        self.analysis.configure(stack, overrides)
+        by_urn = {r.urn: r for r in registrations}
+        return [_finding(d, urn, self.analysis.policies[d.policyName], by_urn)
+                for d, urn in self.analysis.analyze(registrations)]
+
+    def close(self) -> None:
+        self.process.close()
+
+
+LEVEL_ORDER = {"mandatory": 0, "remediate": 1, "advisory": 2, "disabled": 3}
+SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3, "unspecified": 4}
+
+
+def merge(findings: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One finding per (policy, resource, message), listing every pack that raised it; worst first."""
+    merged: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for finding in findings:
+        key = (finding["policy"], finding["urn"] or "", finding["message"])
+        if key in merged:
+            merged[key]["packs"] += [p for p in finding["packs"] if p not in merged[key]["packs"]]
+        else:
+            merged[key] = dict(finding, packs=list(finding["packs"]))
+    return sorted(merged.values(), key=lambda f: (LEVEL_ORDER[f["enforcementLevel"]], SEVERITY_ORDER[f["severity"]],
+                                                  f["policy"], f["urn"] or ""))
+
+
 def evaluate(stack: str, registrations: Sequence[Registration], packs: Iterable[str],
              overrides: Optional[Mapping[str, Mapping[str, Any]]] = None,
              packs_dir: Path = PACKS_DIR) -> list[dict[str, Any]]:
-    """Findings of ``packs`` on ``registrations``, one per (policy, resource, message), worst first."""
-    names = list(dict.fromkeys(packs))
-    missing = [n for n in names if not (packs_dir / n / "PulumiPolicy.yaml").is_file()]
-    if missing:
-        raise BlueprintError("policy packs", f"no pack named {', '.join(missing)}; "
-                                             f"available: {', '.join(available_packs(packs_dir))}")
-    by_urn = {r.urn: r for r in registrations}
-    findings: dict[tuple[str, str, str], dict[str, Any]] = {}
-    with ExitStack() as stack_ctx:
-        processes = [PackProcess(packs_dir / n) for n in names]  # start all first: they boot in parallel
-        for process in processes:
-            stack_ctx.callback(process.close)
-        with ThreadPoolExecutor(max_workers=len(processes) or 1) as pool:
-            results = list(pool.map(lambda pair: _run_pack(stack, registrations, overrides or {}, *pair),
-                                    zip(names, processes)))
-    for analysis, diagnostics in results:
-        for diagnostic, urn in diagnostics:
-            finding = _finding(diagnostic, urn, analysis.policies[diagnostic.policyName], by_urn)
-            key = (finding["policy"], urn, finding["message"])
-            if key in findings:
-                findings[key]["packs"].append(analysis.name)
-            else:
-                findings[key] = finding
-    order = {"mandatory": 0, "remediate": 1, "advisory": 2, "disabled": 3}
-    rank = {"critical": 0, "high": 1, "medium": 2, "low": 3, "unspecified": 4}
-    return sorted(findings.values(), key=lambda f: (order[f["enforcementLevel"]], rank[f["severity"]],
-                                                    f["policy"], f["urn"] or ""))
-
-
-def _run_pack(stack, registrations, overrides, name, process):
-    analysis = Analysis(name, process.connect())
-    analysis.configure(stack, overrides)
-    return analysis, analysis.analyze(registrations)
+    """Findings of ``packs`` on ``registrations``; the packs run side by side, each in its own process."""
+    with ExitStack() as cleanup:
+        sessions = []
+        for name in dict.fromkeys(packs):
+            session = PackSession(name, packs_dir)  # start all first: they boot in parallel
+            cleanup.callback(session.close)
+            sessions.append(session)
+        with ThreadPoolExecutor(max_workers=max(len(sessions), 1)) as pool:
+            results = pool.map(lambda s: s.judge(stack, registrations, overrides or {}), sessions)
+            return merge(f for found in results for f in found)
