@@ -14,4 +14,6 @@ class BlueprintError(Exception):
     def __init__(self, where: str, message: str):
         self.where = where
         self.message = message
-        super().__init__(f"{where}: {message}" if where else message)
+        text = f"{where}: {message}" if where else message
+        # One printable line whatever the input held (newlines, record separators in YAML keys...).
+        super().__init__("".join(c if c.isprintable() else repr(c)[1:-1] for c in text))

@@ -1,0 +1,146 @@
+"""The packs as the Pulumi CLI sees them, and the plan's verdict on shipped and non-compliant stacks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from google.protobuf import empty_pb2, json_format
+
+from blueprints.offline.policy import PACKS_DIR, PackProcess
+from blueprints.stackconfig import ROOT
+from conftest import SHIPPED, shipped_cluster, shipped_plan
+from policies.library.packs import PACKS
+from policies.library.registry import all_rules
+
+NONCOMPLIANT_DIR = Path(__file__).resolve().parent / "data" / "stacks"
+
+
+@pytest.mark.parametrize("pack", sorted(PACKS))
+def test_pack_starts_as_the_cli_starts_it_and_lists_its_policies(pack):
+    """`python -m pulumi.policy <engine> <pack dir>`: the port on stdout, then GetAnalyzerInfo over gRPC."""
+    process = PackProcess(PACKS_DIR / pack).connect()
+    try:
+        info = process.stub.GetAnalyzerInfo(empty_pb2.Empty())
+    finally:
+        process.close()
+    assert info.name == f"gpu-blueprints-{pack}" and info.supportsConfig
+    expected = {r.name: r for r in PACKS[pack].rules()}
+    assert {p.name for p in info.policies} == set(expected)
+    for policy in info.policies:
+        rule = expected[policy.name]
+        schema = json_format.MessageToDict(policy.configSchema).get("properties", {})
+        assert set(schema) == set(rule.config), policy.name
+        assert all("default" in prop for prop in schema.values())
+        assert policy.framework.reference and policy.remediation_steps and policy.url.startswith("https://")
+    for name, config in PACKS[pack].initial_config.items():
+        assert json_format.MessageToDict(info.initialConfig[name].properties) == dict(config)
+
+
+@pytest.mark.parametrize("pack", sorted(PACKS))
+def test_pack_folder_is_what_the_cli_expects(pack):
+    folder = PACKS_DIR / pack
+    project = yaml.safe_load((folder / "PulumiPolicy.yaml").read_text())
+    assert project["runtime"]["name"] == "python"
+    assert (folder / project["runtime"]["options"]["virtualenv"]).resolve() == ROOT / ".venv"
+    assert (folder / "__main__.py").is_file() and (folder / "requirements.txt").is_file()
+
+
+def test_framework_packs_hold_the_baseline_and_cost_stands_alone():
+    baseline = {r.name for r in PACKS["baseline"].rules()}
+    for framework in ("hipaa", "gdpr", "mlps"):
+        assert baseline < {r.name for r in PACKS[framework].rules()}
+    assert not baseline & {r.name for r in PACKS["cost"].rules()}
+    assert {r.name for r in all_rules()} == {r.name for p in PACKS.values() for r in p.rules()}
+
+
+def test_every_rule_cites_its_controls():
+    for rule in all_rules():
+        assert rule.url.startswith("https://") and rule.remediation and rule.description.endswith(".")
+        for framework, reference in rule.references.items():
+            assert reference.strip(), (rule.name, framework)
+        if "hipaa" in rule.references:
+            assert rule.references["hipaa"].startswith("45 CFR 164.")
+        if "mlps" in rule.references:
+            assert "GB/T 22239-2019" in rule.references["mlps"]
+        if "gdpr" in rule.references:
+            assert rule.references["gdpr"].startswith("GDPR Art.")
+
+
+@pytest.mark.parametrize("stack", SHIPPED)
+def test_shipped_stacks_declare_the_packs_the_issue_names(stack):
+    spec = shipped_cluster(stack)
+    frameworks = set(spec.get("compliance", {}).get("frameworks", ["baseline", "cost"]))
+    assert {"baseline", "cost"} <= frameworks
+    if stack == "enterprise-h100":
+        assert "hipaa" in frameworks
+    if spec["cloud"] == "alicloud" and spec["region"].startswith("cn-"):
+        assert "mlps" in frameworks
+    if stack == "research-a100-eu":
+        assert spec["region"] == "eu-central-1" and spec["preset"] == "research" and "gdpr" in frameworks
+
+
+@pytest.mark.parametrize("stack", SHIPPED)
+def test_shipped_stacks_pass_their_packs(stack):
+    plan = shipped_plan(stack)
+    assert set(plan.packs) == set(shipped_cluster(stack).get("compliance", {}).get("frameworks", ["baseline", "cost"]))
+    assert [f for f in plan.findings if f["enforcementLevel"] == "mandatory"] == []
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "blueprints", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_noncompliant_example_fails_the_plan_with_the_expected_findings():
+    run = _cli("plan", "--stack", "noncompliant-gdpr", "--stacks-dir", str(NONCOMPLIANT_DIR), "--format", "json")
+    assert run.returncode == 1, run.stderr
+    data = json.loads(run.stdout)
+    assert data["exitCode"] == 1
+    found = {(f["policy"], f["resourceName"]) for f in data["findings"]}
+    assert found == {
+        ("data-residency", "noncompliant-gdpr-aws"),
+        ("max-hourly-cost", None),
+        ("aws-log-group-retention", "noncompliant-gdpr-audit-trail"),
+        ("aws-log-group-retention", "noncompliant-gdpr-control-plane"),
+        ("aws-log-group-retention", "noncompliant-gdpr-flow-logs"),
+        ("data-store-processing-tags", "noncompliant-gdpr-audit-logs"),
+        ("data-store-processing-tags", "noncompliant-gdpr-data"),
+        ("data-store-processing-tags", "noncompliant-gdpr-lustre"),
+        ("gpu-scale-to-zero", "noncompliant-gdpr-gpu"),
+    }
+    residency = next(f for f in data["findings"] if f["policy"] == "data-residency")
+    assert residency["framework"]["reference"] == "GDPR Art. 44 (Chapter V transfers)" and residency["packs"] == ["gdpr"]
+    retention = next(f for f in data["findings"] if f["policy"] == "aws-log-group-retention")
+    assert retention["packs"] == ["baseline", "gdpr"] and "retentionInDays is 30; at least 365" in retention["message"]
+
+
+def test_findings_render_with_level_resource_controls_and_fix():
+    run = _cli("plan", "--stack", "noncompliant-gdpr", "--stacks-dir", str(NONCOMPLIANT_DIR), "--format", "markdown")
+    assert run.returncode == 1
+    assert "| mandatory (critical) | `data-residency` | `noncompliant-gdpr-aws` |" in run.stdout
+    assert "GDPR Art. 44" in run.stdout and "Deploy to an allowed region" in run.stdout
+    text = _cli("plan", "--stack", "noncompliant-gdpr", "--stacks-dir", str(NONCOMPLIANT_DIR)).stdout
+    assert "[mandatory/medium] gpu-scale-to-zero on aws:eks/nodeGroup:NodeGroup noncompliant-gdpr-gpu" in text
+    assert "controls: gpu-cluster-blueprints cost guardrails" in text and "fix: Set the minimum size to 0" in text
+
+
+def test_policy_pack_flag_replaces_the_declared_packs():
+    run = _cli("plan", "--stack", "noncompliant-gdpr", "--stacks-dir", str(NONCOMPLIANT_DIR), "--format", "json",
+               "--policy-pack", "cost")
+    data = json.loads(run.stdout)
+    assert run.returncode == 1 and data["policyPacks"] == ["cost"]
+    assert {f["policy"] for f in data["findings"]} == {"max-hourly-cost", "gpu-scale-to-zero"}
+    none = _cli("plan", "--stack", "noncompliant-gdpr", "--stacks-dir", str(NONCOMPLIANT_DIR), "--format", "json",
+                "--policy-pack", "none")
+    assert none.returncode == 0 and json.loads(none.stdout)["findings"] == []
+
+
+def test_unknown_pack_is_one_line_and_exit_2():
+    run = _cli("plan", "--stack", "research-a100", "--policy-pack", "sox")
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.strip().count("\n") == 0 and "no pack named sox" in run.stderr and "baseline" in run.stderr
