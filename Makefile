@@ -26,6 +26,7 @@ schema: install
 
 bench: install
 	$(PY) benchmarks/plan_time.py
+	$(PY) benchmarks/policy_rate.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache
