@@ -22,13 +22,20 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m blueprints", description="GPU cluster blueprints, offline.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     plan = commands.add_parser("plan", help="run a stack's program under mocks: resources, cost, findings")
-    plan.add_argument("--stack", required=True, help="stack name, stacks/Pulumi.<stack>.yaml")
+    which = plan.add_mutually_exclusive_group(required=True)
+    which.add_argument("--stack", help="stack name, stacks/Pulumi.<stack>.yaml")
+    which.add_argument("--all-stacks", action="store_true", help="every stack in the stacks folder (JSON: a bundle)")
     plan.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     plan.add_argument("--output", type=Path, help="write here (atomically) instead of standard output")
     plan.add_argument("--stacks-dir", type=Path, default=None, help="where the stack files are (default: stacks/)")
     plan.add_argument("--policy-pack", action="append", dest="packs", metavar="PACK",
                       help="judge with this pack from policies/ instead of the spec's compliance.frameworks "
                            "(repeatable; 'none' runs no pack)")
+    diff = commands.add_parser("diff", help="compare two plans (JSON from base and head): resources, cost, findings")
+    diff.add_argument("base", type=Path, help="plan JSON of the base (a plan or an --all-stacks bundle)")
+    diff.add_argument("head", type=Path, help="plan JSON of the head")
+    diff.add_argument("--format", choices=("text", "markdown"), default="text")
+    diff.add_argument("--output", type=Path, help="write here (atomically) instead of standard output")
     schema = commands.add_parser("schema", help="print the JSON schema of the stack config")
     schema.add_argument("--output", type=Path, help="write here instead of standard output")
     return parser
@@ -59,14 +66,30 @@ def run(argv: Sequence[str]) -> int:
 
         _write(json.dumps(stack_config_schema(), indent=2) + "\n", args.output)
         return 0
+    if args.command == "diff":
+        from .offline.diff import diff_plans, load_plans
+        from .offline.diff_render import render_diff_markdown, render_diff_text
+
+        diffs = diff_plans(load_plans(args.base), load_plans(args.head))
+        _write((render_diff_markdown if args.format == "markdown" else render_diff_text)(diffs), args.output)
+        return 0
+    return _plan(args)
+
+
+def _plan(args: argparse.Namespace) -> int:
     from .offline.plan import make_plan
-    from .offline.render import RENDERERS
+    from .offline.render import RENDERERS, render_bundle
+    from .stackconfig import STACKS_DIR, available_stacks
 
     packs = None if args.packs is None else [p for p in args.packs if p != "none"]
-    kwargs = {"stacks_dir": args.stacks_dir} if args.stacks_dir else {}
-    plan = make_plan(args.stack, packs=packs, **kwargs)
-    _write(RENDERERS[args.format](plan), args.output)
-    return plan.exit_code
+    stacks_dir = args.stacks_dir or STACKS_DIR
+    stacks = available_stacks(stacks_dir) if args.all_stacks else [args.stack]
+    plans = [make_plan(stack, stacks_dir, packs=packs) for stack in stacks]
+    if args.all_stacks and args.format == "json":
+        _write(render_bundle(plans), args.output)
+    else:
+        _write("\n".join(RENDERERS[args.format](plan) for plan in plans), args.output)
+    return max(plan.exit_code for plan in plans)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

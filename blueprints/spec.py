@@ -292,4 +292,5 @@ class ClusterSpec(SpecModel):
     @property
     def project_tags(self) -> dict[str, str]:
         """Tags every resource carries: the stack's own plus what identifies the blueprint."""
-        return {"managed-by": "gpu-cluster-blueprints", "environment": self.environment, **self.tags}
+        tags = {"managed-by": "gpu-cluster-blueprints", "environment": self.environment, **self.tags}
+        return dict(sorted(tags.items()))  # stable order: reordering the stack file is not a change

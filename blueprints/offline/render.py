@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
-from .plan import Plan
+from .plan import PLAN_FORMAT_VERSION, Plan
 
 # The inputs worth a glance in the tree, by resource type.
 KEY_INPUTS = {
@@ -149,6 +149,11 @@ def _finding_markdown(findings: list, packs: list) -> list[str]:
 
 def render_json(plan: Plan) -> str:
     return json.dumps(plan.to_json(), indent=2, sort_keys=False) + "\n"
+
+
+def render_bundle(plans: Sequence[Plan]) -> str:
+    """Several plans in one JSON document, for `diff` between two commits."""
+    return json.dumps({"formatVersion": PLAN_FORMAT_VERSION, "plans": [p.to_json() for p in plans]}, indent=2) + "\n"
 
 
 RENDERERS: dict[str, Callable[[Plan], str]] = {"text": render_text, "markdown": render_markdown, "json": render_json}
