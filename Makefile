@@ -13,7 +13,11 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
-install: $(VENV)/.installed
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+install: $(VENV)/.installed node_modules/.installed
 
 plan: install
 	$(PY) -m blueprints plan --stack $(STACK) --format $(FORMAT)
@@ -29,4 +33,4 @@ bench: install
 	$(PY) benchmarks/policy_rate.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) node_modules .pytest_cache

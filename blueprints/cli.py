@@ -36,6 +36,9 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("head", type=Path, help="plan JSON of the head")
     diff.add_argument("--format", choices=("text", "markdown"), default="text")
     diff.add_argument("--output", type=Path, help="write here (atomically) instead of standard output")
+    ci = commands.add_parser("ci-matrix", help="stacks a change touches and their packs, as a JSON matrix")
+    ci.add_argument("--changed-files", type=Path, help="file listing changed paths, one a line (default: all stacks)")
+    ci.add_argument("--stacks", nargs="+", help="these stacks instead of working them out from changes")
     schema = commands.add_parser("schema", help="print the JSON schema of the stack config")
     schema.add_argument("--output", type=Path, help="write here instead of standard output")
     return parser
@@ -65,6 +68,20 @@ def run(argv: Sequence[str]) -> int:
         from .schema import stack_config_schema
 
         _write(json.dumps(stack_config_schema(), indent=2) + "\n", args.output)
+        return 0
+    if args.command == "ci-matrix":
+        from .ci import matrix, touched_stacks
+
+        if args.stacks:
+            stacks = args.stacks
+        else:
+            changed = None
+            if args.changed_files:
+                if not args.changed_files.is_file():
+                    raise BlueprintError("--changed-files", f"{args.changed_files} does not exist")
+                changed = args.changed_files.read_text(encoding="utf-8").splitlines()
+            stacks = touched_stacks(changed)
+        _write(json.dumps(matrix(stacks)) + "\n", None)
         return 0
     if args.command == "diff":
         from .offline.diff import diff_plans, load_plans

@@ -1,0 +1,38 @@
+"""Which stacks a change touches, and the packs each declares: the matrix the workflows run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional, Sequence
+
+from .errors import BlueprintError
+from .stackconfig import STACKS_DIR, available_stacks, cluster_config, parse_cluster, read_stack_config
+
+# Paths whose changes cannot alter what any stack deploys.
+INERT = (".github/", "docs/", "tests/", "benchmarks/", ".ci/")
+
+
+def touched_stacks(changed_files: Optional[Sequence[str]], stacks_dir: Path = STACKS_DIR) -> list[str]:
+    """Every stack, unless the change only edits stack files (then those) or inert files (then none)."""
+    stacks = available_stacks(stacks_dir)
+    if changed_files is None:
+        return stacks
+    by_file = {f"stacks/Pulumi.{s}.yaml": s for s in stacks}
+    relevant = [f for f in changed_files if f and not f.startswith(INERT) and not f.endswith(".md")]
+    if any(f not in by_file for f in relevant):
+        return stacks  # program, components, presets, catalog or packs: every stack may change
+    return sorted({by_file[f] for f in relevant})
+
+
+def matrix(stacks: Sequence[str], stacks_dir: Path = STACKS_DIR) -> list[dict[str, str]]:
+    """[{stack, packs}] with packs as pulumi/actions' policyPacks input wants them (one path a line)."""
+    known = available_stacks(stacks_dir)
+    rows = []
+    for stack in stacks:
+        if stack not in known:
+            raise BlueprintError("--stacks", f"no stack named {stack}; stacks: {', '.join(known)}")
+        source = f"stacks/Pulumi.{stack}.yaml"
+        spec = parse_cluster(cluster_config(read_stack_config(stack, stacks_dir), source), source)
+        rows.append({"stack": stack, "cloud": spec.cloud,
+                     "packs": "\n".join(f"policies/{p}" for p in spec.compliance.frameworks)})
+    return rows

