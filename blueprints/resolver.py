@@ -162,6 +162,25 @@ def _notes(spec: ClusterSpec, group: NodeGroupSpec, shape: Shape, placement: boo
     return notes
 
 
+# GPUs with Multi-Instance GPU: NVIDIA MIG User Guide, "Supported GPUs"
+# (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/index.html#supported-gpus).
+MIG_CAPABLE = ("A100-40GB", "A100-80GB", "A30", "H100", "H200", "H20", "B200")
+
+
+def _check_mig(spec: ClusterSpec, name: str, group: NodeGroupSpec, shape: Shape) -> None:
+    profile = group.mig_profile
+    if profile is None:
+        return
+    where = f"cluster.nodeGroups.{name}.migProfile"
+    if shape.gpu.model not in MIG_CAPABLE:
+        raise BlueprintError(where, f"{shape.instance_type} has {shape.gpu.model} GPUs, which have no MIG; "
+                                    f"MIG needs one of {', '.join(MIG_CAPABLE)}")
+    slice_gb = profile.rsplit(".", 1)[-1]
+    if slice_gb.endswith("gb") and int(slice_gb[:-2]) > shape.gpu.memory_gib:
+        raise BlueprintError(where, f"{profile} slices more memory than a {shape.gpu.model} has "
+                                    f"({shape.gpu.memory_gib} GiB)")
+
+
 def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None) -> ResolvedPlan:
     catalog = catalog or load_catalog()
     groups: list[ResolvedNodeGroup] = []
@@ -176,6 +195,7 @@ def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None) -> ResolvedPla
                 where, _, message = _why_none(catalog, spec, name, group).partition(": ")
                 raise BlueprintError(where, message)
             shape = _cheapest(candidates, spec)
+        _check_mig(spec, name, group, shape)
         rdma_interfaces = shape.rdma.interfaces if spec.networking.rdma else 0
         placement = bool(
             rdma_interfaces and spec.networking.placement == "cluster" and group.capacity != "capacity-block"

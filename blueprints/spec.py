@@ -22,6 +22,7 @@ AWS_REGION = re.compile(r"^(us|eu|ap|sa|ca|me|af|il|mx)-(north|south|east|west|c
 ALICLOUD_REGION = re.compile(r"^(cn|ap|eu|us|me)-[a-z]+(-\d)?$")
 LABEL_KEY = re.compile(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
 NAME = re.compile(r"^[a-z][a-z0-9-]{0,30}$")
+MIG_PROFILE = re.compile(r"^all-(disabled|enabled|balanced|[1-7]g\.\d{1,3}gb)$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 # FSx for Lustre PERSISTENT_2 / SCRATCH_2: 1200 GiB or a multiple of 2400 GiB.
@@ -85,6 +86,10 @@ class NodeGroupSpec(SpecModel):
     )
     root_volume_gib: int = Field(200, ge=50, le=16_384, description="Encrypted root volume size, GiB.")
     labels: dict[str, str] = Field(default_factory=dict, description="Kubernetes node labels.")
+    mig_profile: Optional[str] = Field(
+        None, description="MIG layout the GPU Operator applies (all-1g.10gb, all-3g.40gb, all-balanced...); "
+                          "A100/H100-class GPUs only."
+    )
     taints: list[Taint] = Field(
         default_factory=lambda: [Taint(key="nvidia.com/gpu", value="present", effect="NoSchedule")],
         description="Kubernetes node taints; GPU nodes are tainted so only GPU pods land there.",
@@ -96,6 +101,14 @@ class NodeGroupSpec(SpecModel):
         for key in v:
             if not LABEL_KEY.match(key):
                 raise ValueError(f"label key {key!r} is not a Kubernetes label key")
+        return v
+
+    @field_validator("mig_profile")
+    @classmethod
+    def _mig(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and not MIG_PROFILE.match(v):
+            raise ValueError(f"MIG profile {v!r} is not a GPU Operator profile name such as all-1g.10gb, "
+                             "all-3g.40gb, all-balanced or all-disabled")
         return v
 
     @model_validator(mode="after")
@@ -227,6 +240,45 @@ class ComplianceSpec(SpecModel):
     )
 
 
+class TeamSpec(SpecModel):
+    gpus: int = Field(ge=0, le=100_000, description="GPUs the team's pods may request in total (ResourceQuota).")
+    max_gpus_per_pod: Optional[int] = Field(None, gt=0, le=64, description="Most GPUs one container may ask for.")
+    default_cpu: str = Field("2", pattern=r"^\d+(\.\d+)?m?$", description="Default CPU request and limit.")
+    default_memory: str = Field("8Gi", pattern=r"^\d+(Ki|Mi|Gi|Ti)$", description="Default memory request and limit.")
+
+
+class PrioritySpec(SpecModel):
+    critical: int = Field(1_000_000, ge=1, le=1_000_000_000, description="Value of gpu-critical.")
+    standard: int = Field(1_000, ge=0, le=1_000_000_000, description="Value of gpu-standard.")
+    preemptible: int = Field(0, ge=-2_147_483_648, le=1_000_000_000, description="Value of gpu-preemptible.")
+
+    @model_validator(mode="after")
+    def _order(self) -> "PrioritySpec":
+        if not self.critical > self.standard > self.preemptible:
+            raise ValueError("priorities must satisfy critical > standard > preemptible")
+        return self
+
+
+class KubernetesSpec(SpecModel):
+    enabled: bool = Field(
+        True, description="Install the GPU platform layer (needs network reach to the cluster's private API)."
+    )
+    gpu_stack: Literal["gpu-operator", "device-plugin"] = Field(
+        "gpu-operator", description="NVIDIA GPU Operator, or the lighter device plugin plus DCGM exporter."
+    )
+    teams: dict[str, TeamSpec] = Field(default_factory=dict, description="Team namespaces with GPU quotas.")
+    priorities: PrioritySpec = Field(default_factory=PrioritySpec, description="PriorityClass values.")
+
+    @field_validator("teams")
+    @classmethod
+    def _team_names(cls, v: dict[str, TeamSpec]) -> dict[str, TeamSpec]:
+        reserved = {"default", "kube-system", "kube-public", "kube-node-lease", "gpu-operator"}
+        for name in v:
+            if not NAME.match(name) or name in reserved:
+                raise ValueError(f"team name {name!r} must be a new namespace name: lowercase letters, digits, '-'")
+        return v
+
+
 class ClusterSpec(SpecModel):
     """One GPU cluster on one cloud."""
 
@@ -249,6 +301,7 @@ class ClusterSpec(SpecModel):
     compliance: ComplianceSpec = Field(default_factory=ComplianceSpec, description="Frameworks to meet.")
     budget: BudgetSpec = Field(description="Monthly budget and alerts.")
     logging: LoggingSpec = Field(default_factory=LoggingSpec, description="Audit log retention.")
+    kubernetes: KubernetesSpec = Field(default_factory=KubernetesSpec, description="The GPU platform layer.")
     tags: dict[str, str] = Field(default_factory=dict, description="Tags put on every resource.")
     prices: dict[str, float] = Field(
         default_factory=dict, description="Hourly USD price overrides by instance type (negotiated rates)."

@@ -126,6 +126,8 @@ def _ali_zones(mocks: OfflineMocks, args: dict) -> dict:
 _INVOKES: dict[str, Callable[[OfflineMocks, dict], dict]] = {
     "alicloud:index/getAccount:getAccount": lambda m, a: {"id": "1234567890123456"},
     "alicloud:index/getZones:getZones": _ali_zones,
+    "alicloud:cs/getClusterCredential:getClusterCredential": lambda m, a: {
+        "clusterId": a.get("clusterId"), "kubeConfig": "apiVersion: v1\nkind: Config\n# offline placeholder\n"},
     "aws:index/getCallerIdentity:getCallerIdentity": lambda m, a: {
         "id": ACCOUNT_ID, "accountId": ACCOUNT_ID, "userId": "AIDAEXAMPLE",
         "arn": f"arn:{m.partition}:iam::{ACCOUNT_ID}:user/offline-plan"},

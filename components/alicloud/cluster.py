@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pulumi
 import pulumi_alicloud as alicloud
+import pulumi_kubernetes as k8s
 
 from blueprints.resolver import ResolvedPlan
 
+from ..kubernetes.platform import MIG_CONFIG_LABEL, GpuPlatform, platform_args
 from .ack import AckCluster, GpuNodePool, NodePoolArgs
 from .audit import AuditLogs, SecurityCenter
 from .kms import DataKey
@@ -43,18 +45,20 @@ class AlicloudGpuCluster(pulumi.ComponentResource):
                          log_ttl_days=spec.logging.retention_days, public_api=spec.networking.public_api,
                          protect=production, tags=tags, opts=child)
         mlps = "mlps" in spec.compliance.frameworks
+        pools = []
         for group in plan.node_groups:
             g = group.spec
-            GpuNodePool(f"{name}-{group.name}", NodePoolArgs(
+            pools.append(GpuNodePool(f"{name}-{group.name}", NodePoolArgs(
                 cluster_id=ack.id, instance_type=group.shape.instance_type,
                 vswitch_ids=[vpc.vswitches[0].id] if group.rdma_interfaces else [v.id for v in vpc.vswitches],
                 security_group_id=vpc.security_group.id, kms_key_id=key.id, min_nodes=g.min_nodes,
                 desired_nodes=g.desired_nodes, max_nodes=g.max_nodes, capacity=g.capacity,
                 labels={**g.labels, "gpu-blueprints/node-group": group.name,
                         "gpu-blueprints/gpu-model": group.shape.gpu.model,
-                        **({"alibabacloud.com/erdma": "true"} if group.rdma_interfaces else {})},
+                        **({"alibabacloud.com/erdma": "true"} if group.rdma_interfaces else {}),
+                        **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {})},
                 taints=[t.model_dump() for t in g.taints], root_volume_gib=g.root_volume_gib,
-                mlps_hardening=mlps, spot_max_price_usd=g.spot_max_price_usd, tags=tags), opts=child)
+                mlps_hardening=mlps, spot_max_price_usd=g.spot_max_price_usd, tags=tags), opts=child))
 
         outputs: dict[str, pulumi.Input] = {"cluster_id": ack.id, "kms_key_id": key.id, "vpc_id": vpc.vpc.id}
         grants = [Statement(actions=["kms:Decrypt", "kms:GenerateDataKey", "kms:DescribeKey"],
@@ -79,11 +83,23 @@ class AlicloudGpuCluster(pulumi.ComponentResource):
                            service_account=TRAINING_SERVICE_ACCOUNT, statements=grants, tags=tags, opts=child)
         outputs["trainer_role_arn"] = trainer.arn
         if plan.rdma:
+            # The eRDMA controller ships as an ACK add-on; it exposes eRDMA devices on the eRDMA node pools.
+            alicloud.cs.KubernetesAddon(f"{name}-erdma-controller", cluster_id=ack.id, name="ack-erdma-controller",
+                                        opts=pulumi.ResourceOptions(parent=self, depends_on=pools))
             RrsaRole(f"{name}-erdma", account_id=account_id, cluster_id=ack.id, namespace="kube-system",
                      service_account="ack-erdma-controller",
                      statements=[Statement(actions=ERDMA_CONTROLLER_ACTIONS, resources=[pulumi.Output.concat(
                          "acs:ecs:", spec.region, ":", account_id, ":*")])],
                      tags=tags, opts=child)
         SecurityCenter(f"{name}-security-center", opts=child)
+
+        if spec.kubernetes.enabled:
+            # ACK GPU nodes come with the NVIDIA driver, container runtime and device plugin
+            # (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/gpu-overview).
+            credential = alicloud.cs.get_cluster_credential_output(cluster_id=ack.id, temporary_duration_minutes=60,
+                                                                   opts=invoke)
+            kube = k8s.Provider(f"{name}-k8s", kubeconfig=pulumi.Output.secret(credential.kube_config), opts=child)
+            GpuPlatform(name, platform_args(plan, driver_preinstalled=True, device_plugin_preinstalled=True),
+                        opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": kube}, depends_on=pools))
         self.outputs = outputs
         self.register_outputs(outputs)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import pulumi
 import pulumi_aws as aws
+import pulumi_kubernetes as k8s
 
 from blueprints.resolver import ResolvedPlan
 
+from ..kubernetes.kubeconfig import eks_kubeconfig
+from ..kubernetes.platform import MIG_CONFIG_LABEL, GpuPlatform, platform_args
 from .audit import AuditTrail, ThreatDetection
 from .budget import CostBudget
 from .eks import EksArgs, EksCluster
@@ -83,7 +86,8 @@ class AwsGpuCluster(pulumi.ComponentResource):
                 capacity=g.capacity, capacity_reservation_id=g.capacity_reservation_id,
                 labels={**g.labels, "gpu-blueprints/node-group": group.name,
                         "gpu-blueprints/gpu-model": group.shape.gpu.model,
-                        **({"vpc.amazonaws.com/efa.present": "true"} if efa else {})},
+                        **({"vpc.amazonaws.com/efa.present": "true"} if efa else {}),
+                        **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {})},
                 taints=[t.model_dump() for t in g.taints], root_volume_gib=g.root_volume_gib,
                 efa_interfaces=efa,
                 placement_group_name=(fabric.placement_group.name
@@ -125,6 +129,15 @@ class AwsGpuCluster(pulumi.ComponentResource):
         CostBudget(f"{name}-monthly", monthly_limit_usd=spec.budget.monthly_limit_usd,
                    thresholds_pct=spec.budget.alert_thresholds_pct, contacts=spec.budget.contacts,
                    cost_tag=("gpu-cluster", name), tags=tags, opts=child)
+
+        if spec.kubernetes.enabled:
+            # The EKS AL2023 NVIDIA AMI ships the driver and container toolkit, not the device plugin
+            # (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html).
+            kube = k8s.Provider(f"{name}-k8s", kubeconfig=eks_kubeconfig(
+                eks.name, eks.cluster.endpoint, eks.cluster.certificate_authority.data, spec.region), opts=child)
+            GpuPlatform(name, platform_args(plan, driver_preinstalled=True, device_plugin_preinstalled=False),
+                        opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": kube},
+                                                    depends_on=self.node_groups))
 
         self.outputs = outputs
         self.register_outputs(outputs)

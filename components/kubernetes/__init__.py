@@ -1,0 +1,1 @@
+"""The Kubernetes layer that makes GPUs and RDMA devices schedulable (pulumi-kubernetes)."""
