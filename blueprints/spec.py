@@ -259,6 +259,20 @@ class PrioritySpec(SpecModel):
         return self
 
 
+class AcceptanceSpec(SpecModel):
+    enabled: bool = Field(True, description="Run the GPU acceptance check on every new GPU node.")
+    thresholds: dict[Literal["matmul", "memory", "host_link", "allreduce"], float] = Field(
+        default_factory=dict, description="Fraction of the catalog spec a node must reach, per measurement."
+    )
+
+    @field_validator("thresholds")
+    @classmethod
+    def _fractions(cls, v: dict[str, float]) -> dict[str, float]:
+        if any(not 0 <= f <= 1 for f in v.values()):
+            raise ValueError("thresholds are fractions from 0 to 1")
+        return v
+
+
 class KubernetesSpec(SpecModel):
     enabled: bool = Field(
         True, description="Install the GPU platform layer (needs network reach to the cluster's private API)."
@@ -268,6 +282,7 @@ class KubernetesSpec(SpecModel):
     )
     teams: dict[str, TeamSpec] = Field(default_factory=dict, description="Team namespaces with GPU quotas.")
     priorities: PrioritySpec = Field(default_factory=PrioritySpec, description="PriorityClass values.")
+    acceptance: AcceptanceSpec = Field(default_factory=AcceptanceSpec, description="GPU node acceptance check.")
 
     @field_validator("teams")
     @classmethod

@@ -13,6 +13,7 @@ from typing import Literal, Mapping, Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
+from .acceptance import GpuAcceptance
 from .charts import charts
 
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -26,6 +27,7 @@ class GpuNodes:
     rdma: Literal["none", "efa", "erdma"]
     taints: Sequence[Mapping[str, str]]  # key, value, effect (Kubernetes spelling)
     mig_profile: Optional[str] = None
+    acceptance: Optional[dict] = None  # acceptance/gpu_check.py expectation; None runs no check
 
 
 @dataclass(frozen=True)
@@ -137,15 +139,25 @@ class GpuPlatform(pulumi.ComponentResource):
                 "name": "defaults", "namespace": team, "labels": labels}, spec={"limits": [limits]}, opts=scoped)
             self.team_namespaces[team] = ns
 
+        expectations = {g.name: g.acceptance for g in args.node_groups if g.acceptance is not None}
+        if expectations:
+            GpuAcceptance(f"{name}-acceptance", expectations=expectations, tolerations=tolerations,
+                          priority_class="gpu-standard", labels=labels,
+                          opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.priority_classes.values())))
+
         self.register_outputs({"releases": sorted(self.releases)})
 
 
 def platform_args(plan, *, driver_preinstalled: bool, device_plugin_preinstalled: bool) -> PlatformArgs:
     """PlatformArgs from a resolved plan (``blueprints.resolver.ResolvedPlan``) and what the cloud's nodes ship."""
+    from blueprints.catalog.gpu_models import acceptance_expectation
+
     spec = plan.spec.kubernetes
+    check = spec.acceptance
     return PlatformArgs(
         node_groups=[GpuNodes(name=g.name, rdma=g.shape.rdma.kind if g.rdma_interfaces else "none",
-                              taints=[t.model_dump() for t in g.spec.taints], mig_profile=g.spec.mig_profile)
+                              taints=[t.model_dump() for t in g.spec.taints], mig_profile=g.spec.mig_profile,
+                              acceptance=acceptance_expectation(g.shape, check.thresholds) if check.enabled else None)
                      for g in plan.node_groups],
         gpu_stack=spec.gpu_stack, driver_preinstalled=driver_preinstalled,
         device_plugin_preinstalled=device_plugin_preinstalled,

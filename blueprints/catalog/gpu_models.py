@@ -1,0 +1,42 @@
+"""Per-GPU performance figures (gpu_models.yaml) and the acceptance check's expectation for a shape."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping, Optional
+
+import yaml
+from pydantic import BaseModel, ConfigDict
+
+from . import Shape
+
+GPU_MODELS_FILE = Path(__file__).with_name("gpu_models.yaml")
+
+
+class GpuModel(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    bf16_tflops: Optional[float]
+    fp16_tflops: Optional[float]
+    memory_gbps: Optional[float]
+    host_link_gbps: Optional[float]
+    gpu_link_gbps: Optional[float]
+    source: str
+
+
+@lru_cache(maxsize=1)
+def gpu_models() -> tuple[dict[str, str], dict[str, GpuModel]]:
+    raw = yaml.safe_load(GPU_MODELS_FILE.read_text())
+    return raw["sources"], {name: GpuModel(**facts) for name, facts in raw["models"].items()}
+
+
+def acceptance_expectation(shape: Shape, thresholds: Optional[Mapping[str, float]] = None) -> dict[str, Any]:
+    """What acceptance/gpu_check.py must see on a node of ``shape`` (its --expect JSON)."""
+    model = gpu_models()[1][shape.gpu.model]
+    multi_gpu_link = model.gpu_link_gbps if shape.gpu.interconnect in ("nvlink", "nvswitch") else model.host_link_gbps
+    return {
+        "gpu_model": shape.gpu.model, "gpu_count": shape.gpu.count,
+        "bf16_tflops": model.bf16_tflops, "fp16_tflops": model.fp16_tflops, "memory_gbps": model.memory_gbps,
+        "host_link_gbps": model.host_link_gbps, "gpu_link_gbps": multi_gpu_link if shape.gpu.count > 1 else None,
+        "thresholds": dict(thresholds or {}),
+    }

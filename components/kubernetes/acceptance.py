@@ -1,0 +1,88 @@
+"""GpuAcceptance: run acceptance/gpu_check.py once on every new GPU node and label the node with the verdict.
+
+One DaemonSet per node group (each group has its own expectation). A pod runs only on nodes without
+the `gpu-blueprints/acceptance` label; once the check labels its node passed or failed, the DaemonSet
+controller removes the pod. Training jobs select `gpu-blueprints/acceptance: passed`.
+
+The pod sees the node's GPUs through the NVIDIA container runtime (NVIDIA_VISIBLE_DEVICES=all) instead of
+requesting `nvidia.com/gpu`, as node monitoring agents do, so it never holds GPUs away from workloads.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Mapping, Optional, Sequence
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+SCRIPT = Path(__file__).resolve().parents[2] / "acceptance" / "gpu_check.py"
+NAMESPACE = "gpu-acceptance"
+LABEL = "gpu-blueprints/acceptance"
+# PyTorch's CUDA runtime image, pinned (https://hub.docker.com/r/pytorch/pytorch/tags).
+IMAGE = "pytorch/pytorch:2.9.0-cuda12.8-cudnn9-runtime"
+
+
+class GpuAcceptance(pulumi.ComponentResource):
+    def __init__(self, name: str, *, expectations: Mapping[str, dict], tolerations: Sequence[dict],
+                 priority_class: str, labels: Mapping[str, str], opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("gpu-blueprints:kubernetes:GpuAcceptance", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        app = {"app.kubernetes.io/name": "gpu-acceptance"}
+        meta = {"namespace": NAMESPACE, "labels": {**labels, **app}}
+        namespace = k8s.core.v1.Namespace(f"{name}-namespace", metadata={
+            "name": NAMESPACE, "labels": {**labels, "pod-security.kubernetes.io/enforce": "baseline"}}, opts=child)
+        scoped = pulumi.ResourceOptions(parent=self, depends_on=[namespace])
+        account = k8s.core.v1.ServiceAccount(f"{name}-account", metadata={"name": "gpu-acceptance", **meta},
+                                             opts=scoped)
+        role = k8s.rbac.v1.ClusterRole(f"{name}-label-nodes", metadata={"name": "gpu-acceptance", "labels": labels},
+                                       rules=[{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}],
+                                       opts=child)
+        k8s.rbac.v1.ClusterRoleBinding(f"{name}-label-nodes", metadata={"name": "gpu-acceptance", "labels": labels},
+                                       role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                                                 "name": "gpu-acceptance"},
+                                       subjects=[{"kind": "ServiceAccount", "name": "gpu-acceptance",
+                                                  "namespace": NAMESPACE}],
+                                       opts=pulumi.ResourceOptions(parent=self, depends_on=[role, account]))
+        data = {"gpu_check.py": SCRIPT.read_text(encoding="utf-8")}
+        data.update({f"expect-{group}.json": json.dumps(e, indent=2, sort_keys=True)
+                     for group, e in sorted(expectations.items())})
+        config = k8s.core.v1.ConfigMap(f"{name}-script", metadata={"name": "gpu-acceptance", **meta}, data=data,
+                                       opts=scoped)
+        self.daemon_sets = {}
+        for group in sorted(expectations):
+            selector = {**app, "gpu-blueprints/node-group": group}
+            command = (f"python /opt/gpu-acceptance/gpu_check.py --expect /opt/gpu-acceptance/expect-{group}.json "
+                       "--report /tmp/report.json --label-node; sleep infinity")
+            self.daemon_sets[group] = k8s.apps.v1.DaemonSet(f"{name}-{group}", metadata={
+                "name": f"gpu-acceptance-{group}", **meta}, spec={
+                "selector": {"matchLabels": selector},
+                "template": {
+                    "metadata": {"labels": selector},
+                    "spec": {
+                        "serviceAccountName": "gpu-acceptance",
+                        "priorityClassName": priority_class,
+                        "nodeSelector": {"gpu-blueprints/node-group": group},
+                        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                            "nodeSelectorTerms": [{"matchExpressions": [
+                                {"key": LABEL, "operator": "DoesNotExist"}]}]}}},
+                        "tolerations": list(tolerations),
+                        "containers": [{
+                            "name": "check", "image": IMAGE, "command": ["/bin/sh", "-c", command],
+                            "env": [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
+                                    {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"},
+                                    {"name": "NVIDIA_DRIVER_CAPABILITIES", "value": "compute,utility"}],
+                            "resources": {"requests": {"cpu": "2", "memory": "8Gi"}, "limits": {"memory": "32Gi"}},
+                            "securityContext": {"allowPrivilegeEscalation": False,
+                                                "capabilities": {"drop": ["ALL"]},
+                                                "seccompProfile": {"type": "RuntimeDefault"}},
+                            "volumeMounts": [{"name": "script", "mountPath": "/opt/gpu-acceptance", "readOnly": True},
+                                             {"name": "shm", "mountPath": "/dev/shm"}],
+                        }],
+                        "volumes": [{"name": "script", "configMap": {"name": "gpu-acceptance"}},
+                                    {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}}],
+                    },
+                },
+            }, opts=pulumi.ResourceOptions(parent=self, depends_on=[config, account]))
+        self.register_outputs({"node_groups": sorted(expectations)})
