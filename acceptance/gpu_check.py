@@ -73,12 +73,17 @@ class Expectation:
         return cls(**{**data, "thresholds": thresholds})
 
 
+def _sig(x: float) -> float:
+    """Four significant figures: TFLOPS on a CPU and GB/s on an H100 both stay readable."""
+    return float(f"{x:.4g}")
+
+
 def judged(name: str, value: float, unit: str, spec: Optional[float], threshold: float, detail: str = "") -> Check:
     """Pass when value >= threshold x spec; without a spec the figure is reported, not judged."""
     if spec is None:
-        return Check(name, "info", round(value, 3), unit, detail=detail or "no published spec to judge against")
+        return Check(name, "info", _sig(value), unit, detail=detail or "no published spec to judge against")
     ratio = value / spec
-    return Check(name, "pass" if ratio >= threshold else "fail", round(value, 3), unit, spec, round(ratio, 4),
+    return Check(name, "pass" if ratio >= threshold else "fail", _sig(value), unit, spec, _sig(ratio),
                  threshold, detail)
 
 
