@@ -353,6 +353,8 @@ class ClusterSpec(SpecModel):
             raise ValueError(f"parallel file system {fs!r} is not offered on {self.cloud}; use one of {sorted(allowed_fs)}")
         if self.storage.object_storage.cache and fs == "none":
             raise ValueError("objectStorage.cache needs a parallel file system to act as the cache")
+        if self.storage.object_storage.cache and fs == "nas":
+            raise ValueError("objectStorage.cache needs parallelFs type cpfs on alicloud (NAS has no OSS data flow)")
         if "mlps" in self.compliance.frameworks and self.logging.retention_days < 180:
             raise ValueError("MLPS 2.0 level 3 keeps audit logs at least 180 days; set logging.retentionDays >= 180")
         return self

@@ -18,14 +18,15 @@ class Statement:
     sid: Optional[str] = None
     resources: Sequence[pulumi.Input[str]] = ()
     effect: str = "Allow"
-    principals: Optional[Mapping[str, Any]] = None
+    principals: Optional[Mapping[str, Any] | Sequence[str]] = None  # IAM: {"Service": ...}; OSS: ["*"]
     conditions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {"Sid": self.sid} if self.sid else {}
         body.update({"Effect": self.effect, "Action": sorted(self.actions)})
         if self.principals is not None:
-            body["Principal"] = dict(self.principals)
+            body["Principal"] = (dict(self.principals) if isinstance(self.principals, Mapping)
+                                 else list(self.principals))
         if self.resources:
             body["Resource"] = list(self.resources)
         if self.conditions:

@@ -1,8 +1,11 @@
 """Alibaba Cloud facts asserted on what the program sends to the engine."""
 
+import json
+
 import pytest
 
 from blueprints.catalog import load_catalog
+from blueprints.errors import BlueprintError
 from conftest import resources, shipped_plan
 
 ALI_STACKS = ["startup-t4-aliyun", "research-a100-aliyun", "enterprise-aliyun"]
@@ -60,3 +63,33 @@ def test_actiontrail_covers_all_regions_and_events_kept_at_least_180_days(stack)
 def test_no_security_group_rule_opens_to_the_internet(stack):
     for rule in resources(shipped_plan(stack), "alicloud:ecs/securityGroupRule:SecurityGroupRule"):
         assert rule.get("cidrIp") != "0.0.0.0/0"
+
+
+@pytest.mark.parametrize("stack", ALI_STACKS)
+def test_every_oss_bucket_refuses_plain_http(stack):
+    plan = shipped_plan(stack)
+    buckets = {b["bucket"] for b in resources(plan, "alicloud:oss/bucket:Bucket")}
+    policies = {p["bucket"]: json.loads(p["policy"]) for p in resources(plan, "alicloud:oss/bucketPolicy:BucketPolicy")}
+    assert buckets and set(policies) == buckets
+    for bucket, policy in policies.items():
+        [deny] = policy["Statement"]
+        assert deny["Effect"] == "Deny" and deny["Action"] == ["oss:*"] and deny["Principal"] == ["*"]
+        assert deny["Condition"] == {"Bool": {"acs:SecureTransport": ["false"]}}
+        assert deny["Resource"] == [f"acs:oss:*:*:{bucket}", f"acs:oss:*:*:{bucket}/*"]
+
+
+def test_enterprise_cache_is_a_cpfs_data_flow_from_the_bucket_over_tls():
+    plan = shipped_plan("enterprise-aliyun")
+    [bucket] = resources(plan, "alicloud:oss/bucket:Bucket")
+    [fs] = [r for r in plan.registrations if r.type == "alicloud:nas/fileSystem:FileSystem"]
+    [flow] = resources(plan, "alicloud:nas/dataFlow:DataFlow")
+    [fileset] = resources(plan, "alicloud:nas/fileset:Fileset")
+    assert flow["sourceStorage"] == f"oss://{bucket['bucket']}" and flow["sourceSecurityType"] == "SSL"
+    assert flow["fileSystemId"] == fileset["fileSystemId"] == fs.id
+    assert not resources(shipped_plan("research-a100-aliyun"), "alicloud:nas/dataFlow:DataFlow")
+
+
+def test_cache_on_nas_is_refused_with_one_line(plan_variant):
+    with pytest.raises(BlueprintError, match="objectStorage.cache needs parallelFs type cpfs"):
+        plan_variant("research-a100-aliyun", lambda c: c.setdefault("storage", {}).update(
+            parallelFs={"type": "nas", "sizeGib": 10000}, objectStorage={"cache": True}))

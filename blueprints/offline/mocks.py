@@ -95,6 +95,7 @@ _AWS_OUTPUTS: dict[str, tuple[Callable[[OfflineMocks, Any, dict], None], ...]] =
     "aws:eks/nodeGroup:NodeGroup": (lambda m, a, s: s.setdefault("nodeGroupName", a.name),),
     "aws:budgets/budget:Budget": (lambda m, a, s: s.setdefault("name", a.name),),
     "alicloud:vpc/natGateway:NatGateway": (lambda m, a, s: s.setdefault("snatTableIds", _fake_id("stb", a.name)),),
+    "alicloud:nas/fileset:Fileset": (lambda m, a, s: s.setdefault("filesetId", _fake_id("fset", a.name)),),
     "alicloud:ecs/eipAddress:EipAddress": (lambda m, a, s: s.setdefault("ipAddress", "47.96.0.10"),),
     "alicloud:ram/role:Role": (lambda m, a, s: s.setdefault("arn", f"acs:ram::1234567890123456:role/{s.get('roleName', a.name)}"),),
 }

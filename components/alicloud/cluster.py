@@ -65,6 +65,7 @@ class AlicloudGpuCluster(pulumi.ComponentResource):
                                resources=[pulumi.Output.concat("acs:kms:", spec.region, ":", account_id, ":key/",
                                                                key.id)])]
         storage = spec.storage
+        bucket = None
         if storage.object_storage.enabled:
             bucket = DataBucket(f"{name}-data", kms_key_id=key.id, protect=production,
                                 noncurrent_version_days=storage.object_storage.noncurrent_version_days,
@@ -78,6 +79,8 @@ class AlicloudGpuCluster(pulumi.ComponentResource):
                                   vswitch_id=vpc.vswitches[0].id, zone_id=vpc.vswitches[0].zone_id,
                                   kms_key_id=key.id, protect=production, tags=tags, opts=child)
             outputs["file_system_id"] = fs.file_system.id
+            if storage.object_storage.cache and bucket is not None:
+                fs.cache(bucket.name)
 
         trainer = RrsaRole(f"{name}-trainer", account_id=account_id, cluster_id=ack.id, namespace=TRAINING_NAMESPACE,
                            service_account=TRAINING_SERVICE_ACCOUNT, statements=grants, tags=tags, opts=child)

@@ -7,7 +7,9 @@ from typing import Optional
 import pulumi
 import pulumi_alicloud as alicloud
 
-from ..policy_document import Statement
+from ..policy_document import Statement, ram_policy_json
+
+CPFS_DATA_FLOW_MBPS = 600  # the smallest CPFS data-flow throughput (600, 1200 or 1500 MB/s)
 
 
 class DataBucket(pulumi.ComponentResource):
@@ -27,6 +29,11 @@ class DataBucket(pulumi.ComponentResource):
             tags=tags, opts=pulumi.ResourceOptions(parent=self, protect=protect))
         alicloud.oss.BucketPublicAccessBlock(name, bucket=self.bucket.bucket, block_public_access=True,
                                              opts=pulumi.ResourceOptions(parent=self))
+        bucket_arn = pulumi.Output.concat("acs:oss:*:*:", self.bucket.bucket)
+        alicloud.oss.BucketPolicy(name, bucket=self.bucket.bucket, policy=ram_policy_json([Statement(
+            effect="Deny", actions=["oss:*"], principals=["*"],
+            resources=[bucket_arn, pulumi.Output.concat(bucket_arn, "/*")],
+            conditions={"Bool": {"acs:SecureTransport": ["false"]}})]), opts=pulumi.ResourceOptions(parent=self))
         self.name = self.bucket.bucket
         self.register_outputs({"bucket": self.bucket.bucket})
 
@@ -54,4 +61,17 @@ class SharedFileSystem(pulumi.ComponentResource):
             name, capacity=size_gib, encrypt_type=2, kms_key_id=kms_key_id, vpc_id=vpc_id, vswitch_id=vswitch_id,
             zone_id=zone_id, description=f"{name}: shared data for GPU nodes", tags=tags,
             opts=pulumi.ResourceOptions(parent=self, protect=protect), **flavour)
+        self.kind, self._base = kind, name
         self.register_outputs({"file_system_id": self.file_system.id})
+
+    def cache(self, bucket_name: pulumi.Input[str], path: str = "/data/") -> "alicloud.nas.DataFlow":
+        """Make a CPFS fileset a cache of the OSS bucket: a data flow imports and exports over TLS."""
+        if self.kind != "cpfs":
+            raise ValueError("only CPFS file systems have data flows to OSS")
+        fileset = alicloud.nas.Fileset(f"{self._base}-cache", file_system_id=self.file_system.id,
+                                       file_system_path=path, description="OSS-backed cache",
+                                       opts=pulumi.ResourceOptions(parent=self))
+        return alicloud.nas.DataFlow(f"{self._base}-cache", file_system_id=self.file_system.id,
+                                     fset_id=fileset.fileset_id, source_storage=pulumi.Output.concat("oss://", bucket_name),
+                                     source_security_type="SSL", throughput=CPFS_DATA_FLOW_MBPS,
+                                     description="OSS bucket <-> CPFS cache", opts=pulumi.ResourceOptions(parent=self))
