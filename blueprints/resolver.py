@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from typing import Optional
 
 from .catalog import Catalog, Shape, load_catalog
+from .catalog.kubernetes_versions import VersionSupport, support, supported_versions
 from .errors import BlueprintError
 from .spec import ClusterSpec, NodeGroupSpec
 
@@ -34,6 +36,7 @@ class ResolvedPlan:
     spec: ClusterSpec
     node_groups: tuple[ResolvedNodeGroup, ...]
     notes: tuple[str, ...] = field(default=())
+    kubernetes: Optional[VersionSupport] = None
 
     @property
     def rdma(self) -> bool:
@@ -181,8 +184,28 @@ def _check_mig(spec: ClusterSpec, name: str, group: NodeGroupSpec, shape: Shape)
                                     f"({shape.gpu.memory_gib} GiB)")
 
 
-def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None) -> ResolvedPlan:
+def _kubernetes_support(spec: ClusterSpec, today: Optional[dt.date]) -> tuple[VersionSupport, list[str]]:
+    """The version's support on the cloud today: an error once the cloud no longer creates it, a note in
+    EKS extended support (it costs more)."""
+    state = support(spec.cloud, spec.kubernetes_version, today)
+    service = "EKS" if spec.cloud == "aws" else "ACK"
+    now = [v for v in supported_versions(spec.cloud) if support(spec.cloud, v, today).support == "standard"]
+    where = "cluster.kubernetesVersion"
+    if state.support == "unknown":
+        raise BlueprintError(where, f"{service} does not offer Kubernetes {spec.kubernetes_version}; "
+                                    f"offered: {', '.join(now)}")
+    if state.support == "ended":
+        raise BlueprintError(where, f"{service} support for Kubernetes {spec.kubernetes_version} ended on "
+                                    f"{state.ends.isoformat()}; use one of {', '.join(now)}")
+    if state.support == "extended":
+        return state, [f"Kubernetes {spec.kubernetes_version} is in EKS extended support until "
+                       f"{state.ends.isoformat()}: the control plane costs more; upgrade to one of {', '.join(now)}"]
+    return state, []
+
+
+def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None, today: Optional[dt.date] = None) -> ResolvedPlan:
     catalog = catalog or load_catalog()
+    kubernetes, version_notes = _kubernetes_support(spec, today)
     groups: list[ResolvedNodeGroup] = []
     for name, group in spec.node_groups.items():
         if group.instance_type:
@@ -205,7 +228,7 @@ def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None) -> ResolvedPla
         groups.append(ResolvedNodeGroup(name, group, shape, price, source, rdma_interfaces, placement, notes))
 
     plan = ResolvedPlan(spec=spec, node_groups=tuple(groups))
-    plan_notes = [n for g in groups for n in g.notes]
+    plan_notes = version_notes + [n for g in groups for n in g.notes]
     hourly = plan.gpu_hourly_usd()
     guide = spec.price_guidance_usd_per_hour
     if guide and hourly is not None and abs(hourly - guide) > GUIDANCE_TOLERANCE * guide:
@@ -213,4 +236,4 @@ def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None) -> ResolvedPla
             f"the {spec.preset or 'stack'} sizing guidance expects about ${guide:,.2f}/h of GPU nodes; "
             f"this plan's list price is ${hourly:,.2f}/h"
         )
-    return ResolvedPlan(spec=spec, node_groups=tuple(groups), notes=tuple(plan_notes))
+    return ResolvedPlan(spec=spec, node_groups=tuple(groups), notes=tuple(plan_notes), kubernetes=kubernetes)

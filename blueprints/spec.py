@@ -305,8 +305,8 @@ class ClusterSpec(SpecModel):
     environment: Literal["production", "staging", "development"] = Field(
         "production", description="production protects data stores from deletion."
     )
-    kubernetes_version: Literal["1.31", "1.32", "1.33", "1.34"] = Field(
-        "1.33", description="Kubernetes minor version of the cluster."
+    kubernetes_version: Literal["1.32", "1.33", "1.34", "1.35"] = Field(
+        "1.35", description="Kubernetes minor version of the cluster (see blueprints/catalog/kubernetes_versions.yaml)."
     )
     node_groups: dict[str, NodeGroupSpec] = Field(
         min_length=1, description="GPU node groups by name."

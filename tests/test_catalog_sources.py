@@ -47,3 +47,18 @@ def test_no_aws_shape_has_four_a100_80gb_and_gn7e_has_no_erdma():
     gn7e = [s for s in CATALOG.shapes if s.instance_type.startswith("ecs.gn7e")]
     assert sorted(s.gpu.count for s in gn7e) == [1, 2, 4, 8]
     assert all(s.rdma.kind == "none" for s in gn7e)
+
+
+def test_kubernetes_versions_cite_their_lifecycle_pages():
+    import yaml
+
+    from blueprints.catalog.kubernetes_versions import VERSIONS_FILE
+    from blueprints.spec import ClusterSpec
+
+    table = yaml.safe_load(VERSIONS_FILE.read_text())
+    offered = set(ClusterSpec.model_fields["kubernetes_version"].annotation.__args__)
+    assert set(table["aws"]) == offered  # every version the spec offers has EKS dates
+    for cloud in ("aws", "alicloud"):
+        for version, entry in table[cloud].items():
+            assert entry["source"] in table["sources"], (cloud, version)
+            assert entry["extended_ends"] is None or entry["extended_ends"] > entry["standard_ends"]

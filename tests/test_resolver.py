@@ -5,7 +5,8 @@ import pytest
 from blueprints.errors import BlueprintError
 from blueprints.resolver import resolve
 from blueprints.stackconfig import parse_cluster
-from conftest import shipped_cluster
+from blueprints.offline.cost import estimate
+from conftest import shipped_cluster, shipped_plan
 
 
 def resolved(base: str, **changes):
@@ -97,3 +98,40 @@ def test_rdma_on_gn7e_names_the_shapes_that_have_it():
     text = str(error.value)
     assert "no A100-80GB shape with eRDMA is sold in cn-hangzhou" in text
     assert "ecs.ebmgn7ex.32xlarge" in text and "ecs.gn8v-8x.48xlarge" in text
+
+
+NOV_2026 = __import__("datetime").date(2026, 11, 22)
+
+
+def _with_version(stack: str, version: str):
+    cluster = shipped_cluster(stack)
+    cluster["kubernetesVersion"] = version
+    return parse_cluster(cluster, "test")
+
+
+def test_kubernetes_in_standard_support_is_quiet():
+    plan = resolve(_with_version("research-a100", "1.35"), today=NOV_2026)
+    assert plan.kubernetes.support == "standard" and plan.kubernetes.ends.isoformat() == "2027-03-27"
+    assert not any("Kubernetes" in n for n in plan.notes)
+
+
+def test_eks_extended_support_is_a_note_and_costs_more():
+    plan = resolve(_with_version("research-a100", "1.33"), today=NOV_2026)
+    assert plan.kubernetes.support == "extended"
+    assert any("EKS extended support until 2027-07-29" in n and "1.35" in n for n in plan.notes)
+    # The cost estimate prices the control plane from the resolver's verdict.
+    registrations = shipped_plan("research-a100").registrations
+    spec = plan.spec
+    [standard] = [i for i in estimate(spec, registrations).items if i.component == "control-plane"]
+    [extended] = [i for i in estimate(spec, registrations, "extended").items if i.component == "control-plane"]
+    assert (standard.usd_per_hour, extended.usd_per_hour) == (0.10, 0.60)
+    assert extended.description == "EKS control plane, extended support"
+
+
+def test_a_version_the_cloud_no_longer_creates_is_an_error():
+    with pytest.raises(BlueprintError, match=r"ACK support for Kubernetes 1.33 ended on 2026-05-31; use one of 1.35"):
+        resolve(_with_version("enterprise-aliyun", "1.33"), today=NOV_2026)
+    with pytest.raises(BlueprintError, match=r"EKS support for Kubernetes 1.32 ended on 2027-03-23"):
+        resolve(_with_version("research-a100", "1.32"), today=__import__("datetime").date(2027, 4, 1))
+    with pytest.raises(BlueprintError, match="ACK does not offer Kubernetes 1.32"):
+        resolve(_with_version("enterprise-aliyun", "1.32"), today=NOV_2026)

@@ -79,7 +79,8 @@ def _instance_price(instance_type: str, spec: ClusterSpec) -> Optional[float]:
     return shape.price.usd_per_hour if shape else None
 
 
-def estimate(spec: ClusterSpec, registrations: Iterable[Registration]) -> CostEstimate:
+def estimate(spec: ClusterSpec, registrations: Iterable[Registration], kubernetes_support: str = "standard") -> CostEstimate:
+    """``kubernetes_support`` is the resolver's verdict on the version (EKS extended support costs more)."""
     table = service_prices()
     hours = table["hours_per_month"]
     cloud = table[spec.cloud]
@@ -125,7 +126,10 @@ def estimate(spec: ClusterSpec, registrations: Iterable[Registration]) -> CostEs
             add("storage", reg, f"{tb:g} TB expected data (spec storage.objectStorage.expectedSizeTb)",
                 tb * 1000 * rate * per_month)
         elif reg.type == "aws:eks/cluster:Cluster":
-            add("control-plane", reg, "EKS control plane", cloud["eks_cluster"]["usd"])
+            if kubernetes_support == "extended":
+                add("control-plane", reg, "EKS control plane, extended support", cloud["eks_cluster_extended"]["usd"])
+            else:
+                add("control-plane", reg, "EKS control plane", cloud["eks_cluster"]["usd"])
         elif reg.type == "alicloud:cs/managedKubernetes:ManagedKubernetes":
             add("control-plane", reg, "ACK Pro control plane", cloud["ack_pro_cluster"]["usd"])
         elif reg.type in ("aws:ec2/natGateway:NatGateway", "alicloud:vpc/natGateway:NatGateway"):

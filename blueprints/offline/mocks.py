@@ -114,7 +114,7 @@ def _offerings(mocks: OfflineMocks, args: dict) -> dict:
 
 def _ssm_parameter(mocks: OfflineMocks, args: dict) -> dict:
     name = args["name"]
-    value = "1.33.5-20251103" if name.endswith("release_version") else "ami-0abcdef1234567890"
+    value = "1.35.0-20261110" if name.endswith("release_version") else "ami-0abcdef1234567890"
     return {"id": name, "name": name, "type": "String", "value": value, "insecureValue": value,
             "arn": f"arn:{mocks.partition}:ssm:{mocks.region}::parameter{name}", "version": 1, "withDecryption": True}
 

@@ -69,6 +69,13 @@ class Plan:
                     for g in self.resolved.node_groups
                 ],
                 "notes": list(self.resolved.notes),
+                "kubernetes": {
+                    "version": spec.kubernetes_version,
+                    "support": self.resolved.kubernetes.support if self.resolved.kubernetes else None,
+                    "supportEnds": (self.resolved.kubernetes.ends.isoformat()
+                                    if self.resolved.kubernetes and self.resolved.kubernetes.ends else None),
+                    "source": self.resolved.kubernetes.source if self.resolved.kubernetes else None,
+                },
             },
             "counts": self.counts(),
             "resources": [
@@ -112,7 +119,7 @@ def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequenc
     spec = parse_cluster(cluster_config(config, source), source)
     resolved = resolve(spec)
     registrations = tuple(run_program(stack, config, spec.region))
-    cost = estimate(spec, registrations)
+    cost = estimate(spec, registrations, resolved.kubernetes.support if resolved.kubernetes else "standard")
     chosen = tuple(spec.compliance.frameworks if packs is None else packs)
     findings = evaluate(stack, registrations, chosen, policy_config(spec, cost.hours_per_month)) if chosen else []
     return Plan(stack=stack, resolved=resolved, registrations=registrations, cost=cost, packs=chosen,

@@ -58,9 +58,15 @@ def _money(v: float) -> str:
     return f"${v:,.2f}"
 
 
+def _kubernetes_line(k8s: dict[str, Any]) -> str:
+    until = f" until {k8s['supportEnds']}" if k8s.get("supportEnds") else ""
+    return f"Kubernetes {k8s['version']}: {k8s['support']} support{until}"
+
+
 def render_text(plan: Plan) -> str:
     data = plan.to_json()
-    out = [f"Offline plan: {plan.stack} ({data['cloud']}, {data['region']}, preset {data['preset'] or '-'})", ""]
+    out = [f"Offline plan: {plan.stack} ({data['cloud']}, {data['region']}, preset {data['preset'] or '-'})",
+           _kubernetes_line(data["resolved"]["kubernetes"]), ""]
     out.append("Node groups:")
     for g in data["resolved"]["nodeGroups"]:
         price = _money(g["usdPerHour"]) + "/h" if g["usdPerHour"] is not None else "unpriced"
@@ -106,7 +112,8 @@ def _finding_lines(findings: list, packs: list) -> list[str]:
 
 def render_markdown(plan: Plan) -> str:
     data = plan.to_json()
-    out = [f"### Offline plan: `{plan.stack}` ({data['cloud']}, {data['region']})", ""]
+    out = [f"### Offline plan: `{plan.stack}` ({data['cloud']}, {data['region']})", "",
+           _kubernetes_line(data["resolved"]["kubernetes"]) + ".", ""]
     out += ["| node group | nodes | instance | GPUs | RDMA | $/h each |", "|---|---|---|---|---|---|"]
     for g in data["resolved"]["nodeGroups"]:
         price = f"{g['usdPerHour']:,.2f}" if g["usdPerHour"] is not None else "unpriced"
