@@ -184,6 +184,19 @@ def _check_mig(spec: ClusterSpec, name: str, group: NodeGroupSpec, shape: Shape)
                                     f"({shape.gpu.memory_gib} GiB)")
 
 
+PRICE_MAX_AGE_DAYS = 180
+
+
+def _stale_prices(groups: list[ResolvedNodeGroup], spec: ClusterSpec, today: Optional[dt.date]) -> list[str]:
+    """List prices change: say when the catalog's are older than half a year."""
+    today = today or dt.date.today()
+    old = sorted({(g.shape.price.as_of, g.shape.instance_type) for g in groups
+                  if g.usd_per_hour is not None and g.shape.instance_type not in spec.prices
+                  and (today - dt.date.fromisoformat(g.shape.price.as_of)).days > PRICE_MAX_AGE_DAYS})
+    return [f"{instance} list price is from {as_of} ({(today - dt.date.fromisoformat(as_of)).days} days ago); "
+            f"check it on the price page or set prices.{instance}" for as_of, instance in old]
+
+
 def _kubernetes_support(spec: ClusterSpec, today: Optional[dt.date]) -> tuple[VersionSupport, list[str]]:
     """The version's support on the cloud today: an error once the cloud no longer creates it, a note in
     EKS extended support (it costs more)."""
@@ -228,7 +241,7 @@ def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None, today: Optiona
         groups.append(ResolvedNodeGroup(name, group, shape, price, source, rdma_interfaces, placement, notes))
 
     plan = ResolvedPlan(spec=spec, node_groups=tuple(groups))
-    plan_notes = version_notes + [n for g in groups for n in g.notes]
+    plan_notes = version_notes + [n for g in groups for n in g.notes] + _stale_prices(groups, spec, today)
     hourly = plan.gpu_hourly_usd()
     guide = spec.price_guidance_usd_per_hour
     if guide and hourly is not None and abs(hourly - guide) > GUIDANCE_TOLERANCE * guide:
