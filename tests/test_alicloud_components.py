@@ -93,3 +93,20 @@ def test_cache_on_nas_is_refused_with_one_line(plan_variant):
     with pytest.raises(BlueprintError, match="objectStorage.cache needs parallelFs type cpfs"):
         plan_variant("research-a100-aliyun", lambda c: c.setdefault("storage", {}).update(
             parallelFs={"type": "nas", "sizeGib": 10000}, objectStorage={"cache": True}))
+
+
+@pytest.mark.parametrize("stack", ALI_STACKS)
+def test_ack_version_is_pinned_to_the_specs_minor(stack):
+    plan = shipped_plan(stack)
+    [cluster] = resources(plan, "alicloud:cs/managedKubernetes:ManagedKubernetes")
+    assert cluster["version"].startswith(plan.resolved.spec.kubernetes_version + ".")
+    assert "-aliyun." in cluster["version"]
+
+
+def test_newest_patch_of_the_minor():
+    from components.alicloud.ack import newest_patch
+
+    offered = ["1.34.9-aliyun.1", "1.35.1-aliyun.1", "1.35.10-aliyun.1", "1.35.10-aliyun.2", "1.3.5-aliyun.9"]
+    assert newest_patch("1.35", offered) == "1.35.10-aliyun.2"
+    with pytest.raises(ValueError, match="ACK offers no Kubernetes 1.36 here"):
+        newest_patch("1.36", offered)

@@ -127,6 +127,10 @@ def _ali_zones(mocks: OfflineMocks, args: dict) -> dict:
 _INVOKES: dict[str, Callable[[OfflineMocks, dict], dict]] = {
     "alicloud:index/getAccount:getAccount": lambda m, a: {"id": "1234567890123456"},
     "alicloud:index/getZones:getZones": _ali_zones,
+    # Offline placeholders in ACK's version format; the real data source lists what the region offers.
+    "alicloud:cs/getKubernetesVersion:getKubernetesVersion": lambda m, a: {"metadatas": [
+        {"version": v, "runtimes": [{"name": "containerd", "version": "1.6.38"}]}
+        for v in ("1.33.3-aliyun.1", "1.34.1-aliyun.1", "1.35.1-aliyun.1", "1.35.2-aliyun.1")]},
     "alicloud:cs/getClusterCredential:getClusterCredential": lambda m, a: {
         "clusterId": a.get("clusterId"), "kubeConfig": "apiVersion: v1\nkind: Config\n# offline placeholder\n"},
     "aws:index/getCallerIdentity:getCallerIdentity": lambda m, a: {

@@ -11,13 +11,30 @@ import pulumi_alicloud as alicloud
 CONTROL_PLANE_LOGS = ("apiserver", "kcm", "scheduler", "ccm")
 
 
+def newest_patch(minor: str, offered: Sequence[str]) -> str:
+    """The newest ACK version (x.y.z-aliyun.n) of a minor version, from what ACK offers in the region."""
+    def key(version: str) -> tuple[int, ...]:
+        base, _, patch = version.partition("-aliyun.")
+        return tuple(int(p) for p in base.split(".")) + (int(patch or 0),)
+
+    matching = [v for v in offered if v.startswith(f"{minor}.") and "-aliyun." in v]
+    if not matching:
+        raise ValueError(f"ACK offers no Kubernetes {minor} here; offered: {', '.join(sorted(offered)) or 'none'}")
+    return max(matching, key=key)
+
+
 class AckCluster(pulumi.ComponentResource):
     def __init__(self, name: str, *, vswitch_ids: Sequence[pulumi.Input[str]], security_group_id: pulumi.Input[str],
                  kms_key_id: pulumi.Input[str], log_project: pulumi.Input[str], log_ttl_days: int, public_api: bool,
-                 protect: bool, tags: dict[str, str], opts: pulumi.ResourceOptions | None = None):
+                 kubernetes_version: str, protect: bool, tags: dict[str, str],
+                 opts: pulumi.ResourceOptions | None = None):
         super().__init__("gpu-blueprints:alicloud:AckCluster", name, None, opts)
+        # Pin the minor version the stack asks for, at the newest patch ACK offers for it.
+        offered = alicloud.cs.get_kubernetes_version_output(
+            cluster_type="ManagedKubernetes", profile="Default", opts=pulumi.InvokeOutputOptions(parent=self))
+        version = offered.metadatas.apply(lambda ms: newest_patch(kubernetes_version, [m.version for m in ms]))
         self.cluster = alicloud.cs.ManagedKubernetes(
-            name, name=name, cluster_spec="ack.pro.small", vswitch_ids=list(vswitch_ids),
+            name, name=name, cluster_spec="ack.pro.small", version=version, vswitch_ids=list(vswitch_ids),
             pod_cidr="172.20.0.0/16", service_cidr="172.21.0.0/20", security_group_id=security_group_id,
             new_nat_gateway=False, slb_internet_enabled=public_api,
             encryption_provider_key=kms_key_id, enable_rrsa=True,

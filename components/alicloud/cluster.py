@@ -43,7 +43,7 @@ class AlicloudGpuCluster(pulumi.ComponentResource):
         ack = AckCluster(name, vswitch_ids=[v.id for v in vpc.vswitches], security_group_id=vpc.security_group.id,
                          kms_key_id=key.id, log_project=logs.project.project_name,
                          log_ttl_days=spec.logging.retention_days, public_api=spec.networking.public_api,
-                         protect=production, tags=tags, opts=child)
+                         kubernetes_version=spec.kubernetes_version, protect=production, tags=tags, opts=child)
         mlps = "mlps" in spec.compliance.frameworks
         pools = []
         for group in plan.node_groups:
