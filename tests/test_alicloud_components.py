@@ -24,7 +24,10 @@ def test_node_pool_instance_types_come_from_the_catalog(stack):
 def test_erdma_only_where_the_shape_supports_it():
     enterprise = shipped_plan("enterprise-aliyun")
     assert enterprise.resolved.node_groups[0].shape.rdma.kind == "erdma"
-    assert any("erdma" in r.name for r in enterprise.registrations if r.type == "alicloud:ram/role:Role")
+    [addon] = resources(enterprise, "alicloud:cs/kubernetesAddon:KubernetesAddon")
+    assert addon["name"] == "ack-erdma-controller" and json.loads(addon["config"]) == {"preferDriver": "ofed"}
+    # ACK installs and authorizes its add-on: the stack adds no RAM role with ENI permissions for it.
+    assert not [r for r in resources(enterprise, "alicloud:ram/policy:Policy") if "ecs:" in r["policyDocument"]]
     research = shipped_plan("research-a100-aliyun")
     assert research.resolved.node_groups[0].rdma_interfaces == 0
     assert not any("erdma" in r.name for r in research.registrations)

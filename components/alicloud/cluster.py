@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pulumi
 import pulumi_alicloud as alicloud
 import pulumi_kubernetes as k8s
@@ -13,7 +15,7 @@ from .ack import AckCluster, GpuNodePool, NodePoolArgs
 from .audit import AuditLogs, SecurityCenter
 from .kms import DataKey
 from .network import GpuVpc
-from .ram import ERDMA_CONTROLLER_ACTIONS, RrsaRole
+from .ram import RrsaRole
 from ..policy_document import Statement
 from .storage import DataBucket, SharedFileSystem
 
@@ -86,14 +88,12 @@ class AlicloudGpuCluster(pulumi.ComponentResource):
                            service_account=TRAINING_SERVICE_ACCOUNT, statements=grants, tags=tags, opts=child)
         outputs["trainer_role_arn"] = trainer.arn
         if plan.rdma:
-            # The eRDMA controller ships as an ACK add-on; it exposes eRDMA devices on the eRDMA node pools.
+            # The eRDMA controller is an ACK add-on: ACK installs and authorizes it, so the stack grants it no
+            # RAM role of its own. "ofed" is the driver mode for GPU instances running NCCL
+            # (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/use-erdma-in-ack-clusters).
             alicloud.cs.KubernetesAddon(f"{name}-erdma-controller", cluster_id=ack.id, name="ack-erdma-controller",
+                                        config=json.dumps({"preferDriver": "ofed"}),
                                         opts=pulumi.ResourceOptions(parent=self, depends_on=pools))
-            RrsaRole(f"{name}-erdma", account_id=account_id, cluster_id=ack.id, namespace="kube-system",
-                     service_account="ack-erdma-controller",
-                     statements=[Statement(actions=ERDMA_CONTROLLER_ACTIONS, resources=[pulumi.Output.concat(
-                         "acs:ecs:", spec.region, ":", account_id, ":*")])],
-                     tags=tags, opts=child)
         SecurityCenter(f"{name}-security-center", opts=child)
 
         if spec.kubernetes.enabled:

@@ -9,15 +9,6 @@ import pulumi_alicloud as alicloud
 
 from ..policy_document import Statement, ram_policy_json
 
-# What ack-erdma-controller does: create, attach and tag eRDMA (ERI) interfaces on the node's ECS instance.
-# https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/use-erdma-to-accelerate-container-networking
-ERDMA_CONTROLLER_ACTIONS = (
-    "ecs:CreateNetworkInterface", "ecs:AttachNetworkInterface", "ecs:DescribeNetworkInterfaces",
-    "ecs:DetachNetworkInterface", "ecs:DeleteNetworkInterface", "ecs:DescribeInstances",
-    "ecs:DescribeInstanceTypes", "ecs:TagResources", "ecs:ModifyNetworkInterfaceAttribute",
-)
-
-
 class RrsaRole(pulumi.ComponentResource):
     def __init__(self, name: str, *, account_id: pulumi.Input[str], cluster_id: pulumi.Input[str], namespace: str,
                  service_account: str, statements: Sequence[Statement], tags: dict[str, str],
