@@ -15,7 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from blueprints.offline.plan import make_plan, policy_config  # noqa: E402
+from blueprints.offline.plan import make_plan  # noqa: E402
+from blueprints.policy_config import stack_policy_config  # noqa: E402
 from blueprints.offline.policy import PackSession, proto  # noqa: E402
 
 
@@ -24,7 +25,7 @@ def main() -> None:
     stack = sys.argv[2] if len(sys.argv) > 2 else "enterprise-h100"
     plan = make_plan(stack, packs=[])
     packs = list(plan.resolved.spec.compliance.frameworks)
-    overrides = policy_config(plan.resolved.spec, plan.cost.hours_per_month)
+    overrides = stack_policy_config(plan.resolved.spec)
     registrations = plan.registrations
 
     start = time.perf_counter()

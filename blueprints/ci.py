@@ -8,6 +8,8 @@ from typing import Optional, Sequence
 from .errors import BlueprintError
 from .stackconfig import STACKS_DIR, available_stacks, cluster_config, parse_cluster, read_stack_config
 
+# Where `python -m blueprints policy-config` writes a stack's --policy-pack-config files in CI.
+PACK_CONFIG_DIR = "policy-config"
 # Paths whose changes cannot alter what any stack deploys.
 INERT = (".github/", "docs/", "tests/", "benchmarks/", ".ci/")
 
@@ -25,7 +27,8 @@ def touched_stacks(changed_files: Optional[Sequence[str]], stacks_dir: Path = ST
 
 
 def matrix(stacks: Sequence[str], stacks_dir: Path = STACKS_DIR) -> list[dict[str, str]]:
-    """[{stack, packs}] with packs as pulumi/actions' policyPacks input wants them (one path a line)."""
+    """[{stack, cloud, packs, packConfigs}]: packs and their config files as pulumi/actions' policyPacks and
+    policyPackConfigs inputs want them (one path a line, in the same order)."""
     known = available_stacks(stacks_dir)
     rows = []
     for stack in stacks:
@@ -34,5 +37,6 @@ def matrix(stacks: Sequence[str], stacks_dir: Path = STACKS_DIR) -> list[dict[st
         source = f"stacks/Pulumi.{stack}.yaml"
         spec = parse_cluster(cluster_config(read_stack_config(stack, stacks_dir), source), source)
         rows.append({"stack": stack, "cloud": spec.cloud,
-                     "packs": "\n".join(f"policies/{p}" for p in spec.compliance.frameworks)})
+                     "packs": "\n".join(f"policies/{p}" for p in spec.compliance.frameworks),
+                     "packConfigs": "\n".join(f"{PACK_CONFIG_DIR}/{stack}/{p}.json" for p in spec.compliance.frameworks)})
     return rows

@@ -39,6 +39,9 @@ def _parser() -> argparse.ArgumentParser:
     ci = commands.add_parser("ci-matrix", help="stacks a change touches and their packs, as a JSON matrix")
     ci.add_argument("--changed-files", type=Path, help="file listing changed paths, one a line (default: all stacks)")
     ci.add_argument("--stacks", nargs="+", help="these stacks instead of working them out from changes")
+    pconf = commands.add_parser("policy-config", help="write a stack's --policy-pack-config files, one per pack")
+    pconf.add_argument("--stack", required=True, help="stack name, stacks/Pulumi.<stack>.yaml")
+    pconf.add_argument("--output-dir", type=Path, required=True, help="folder for <pack>.json files")
     schema = commands.add_parser("schema", help="print the JSON schema of the stack config")
     schema.add_argument("--output", type=Path, help="write here instead of standard output")
     return parser
@@ -82,6 +85,13 @@ def run(argv: Sequence[str]) -> int:
                 changed = args.changed_files.read_text(encoding="utf-8").splitlines()
             stacks = touched_stacks(changed)
         _write(json.dumps(matrix(stacks)) + "\n", None)
+        return 0
+    if args.command == "policy-config":
+        from .policy_config import write_pack_configs
+        from .stackconfig import load_stack_spec
+
+        for path in write_pack_configs(load_stack_spec(args.stack), args.output_dir):
+            print(path)
         return 0
     if args.command == "diff":
         from .offline.diff import diff_plans, load_plans

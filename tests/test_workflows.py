@@ -55,6 +55,7 @@ def test_pr_preview_edits_one_comment_and_fails_on_mandatory_findings():
     assert steps["Fail on mandatory findings"]["if"] == "steps.head.outputs.exit != '0'"
     preview = flow["jobs"]["pulumi-preview"]["steps"][-1]
     assert preview["uses"].startswith("pulumi/actions@") and preview["with"]["policyPacks"] == "${{ matrix.packs }}"
+    assert preview["with"]["policyPackConfigs"] == "${{ matrix.packConfigs }}"
 
 
 def test_deploy_runs_behind_an_environment_with_the_same_packs():
@@ -79,4 +80,22 @@ def test_matrix_carries_each_stacks_declared_packs():
     assert all((ROOT / p / "PulumiPolicy.yaml").is_file() for r in rows.values() for p in r["packs"].splitlines())
     out = subprocess.run([sys.executable, "-m", "blueprints", "ci-matrix", "--stacks", "startup-t4"], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
-    assert json.loads(out.stdout) == [{"stack": "startup-t4", "cloud": "aws", "packs": "policies/baseline\npolicies/cost"}]
+    assert json.loads(out.stdout) == [{"stack": "startup-t4", "cloud": "aws", "packs": "policies/baseline\npolicies/cost",
+                                       "packConfigs": "policy-config/startup-t4/baseline.json\n"
+                                                      "policy-config/startup-t4/cost.json"}]
+
+
+def test_policy_config_files_carry_what_the_offline_plan_uses(tmp_path):
+    from blueprints.policy_config import pack_config_files, stack_policy_config
+    from blueprints.stackconfig import load_stack_spec
+
+    spec = load_stack_spec("enterprise-aliyun")
+    files = pack_config_files(spec)
+    assert set(files) == {"baseline", "cost", "mlps"}
+    assert files["cost"]["max-hourly-cost"] == stack_policy_config(spec)["max-hourly-cost"]
+    assert files["cost"]["max-hourly-cost"]["maxUsdPerHour"] == round(spec.budget.monthly_limit_usd / 730, 2)
+    assert files["mlps"]["alicloud-logstore-retention"] == {"minimumDays": 180}  # the pack's own defaults kept
+    run = subprocess.run([sys.executable, "-m", "blueprints", "policy-config", "--stack", "enterprise-aliyun",
+                          "--output-dir", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0
+    assert json.loads((tmp_path / "cost.json").read_text()) == files["cost"]

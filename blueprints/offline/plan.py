@@ -9,7 +9,7 @@ from typing import Any, Optional, Sequence
 
 from ..errors import EXIT_FINDINGS, EXIT_OK
 from ..resolver import ResolvedPlan, resolve
-from ..spec import ClusterSpec
+from ..policy_config import stack_policy_config
 from ..stackconfig import PROJECT, STACKS_DIR, cluster_config, parse_cluster, read_stack_config
 from .cost import CostEstimate, estimate
 from .engine import Registration, run_program
@@ -98,17 +98,6 @@ class Plan:
         }
 
 
-def policy_config(spec: ClusterSpec, hours_per_month: int) -> dict[str, dict[str, Any]]:
-    """What the stack's spec says about rule settings, as --policy-pack-config would carry it."""
-    config: dict[str, dict[str, Any]] = {
-        "max-hourly-cost": {"maxUsdPerHour": round(spec.budget.monthly_limit_usd / hours_per_month, 2),
-                            "prices": dict(spec.prices)},
-    }
-    if spec.compliance.allowed_regions:
-        config["data-residency"] = {"allowedRegions": list(spec.compliance.allowed_regions)}
-    return config
-
-
 def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequence[str]] = None) -> Plan:
     """Validate, resolve, run one stack offline and judge it with its packs; BlueprintError on bad input.
 
@@ -121,6 +110,6 @@ def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequenc
     registrations = tuple(run_program(stack, config, spec.region))
     cost = estimate(spec, registrations, resolved.kubernetes.support if resolved.kubernetes else "standard")
     chosen = tuple(spec.compliance.frameworks if packs is None else packs)
-    findings = evaluate(stack, registrations, chosen, policy_config(spec, cost.hours_per_month)) if chosen else []
+    findings = evaluate(stack, registrations, chosen, stack_policy_config(spec)) if chosen else []
     return Plan(stack=stack, resolved=resolved, registrations=registrations, cost=cost, packs=chosen,
                 findings=tuple(findings))
