@@ -103,3 +103,9 @@ AWS_INGRESS_TYPES = (
 
 # Ports that administer a machine or a cluster; never open to the internet.
 ADMIN_PORTS = {"22": "SSH", "3389": "RDP", "6443": "Kubernetes API", "10250": "kubelet", "2379": "etcd"}
+
+
+def without(resources: Sequence[PolicyResource], owner_type: str, attached_type: str, prop: str) -> list[PolicyResource]:
+    """Resources of ``owner_type`` that no ``attached_type`` resource points at through ``prop``."""
+    candidates = of_type(resources, attached_type)
+    return [r for r in of_type(resources, owner_type) if not attached(r, candidates, prop)]

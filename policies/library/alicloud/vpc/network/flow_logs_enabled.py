@@ -1,15 +1,13 @@
 """Every Alibaba Cloud VPC records its traffic in a flow log."""
 
-from ....props import attached, of_type
+from ....props import without
 from ....refs import HIPAA, MLPS
 from ....rule import StackRule
 
 
 def check(resources, config):
-    flow_logs = of_type(resources, "alicloud:vpc/flowLog:FlowLog")
-    for vpc in of_type(resources, "alicloud:vpc/network:Network"):
-        if not attached(vpc, flow_logs, "resourceId"):
-            yield f"VPC {vpc.name} has no flow log", vpc.urn
+    for vpc in without(resources, "alicloud:vpc/network:Network", "alicloud:vpc/flowLog:FlowLog", "resourceId"):
+        yield f"VPC {vpc.name} has no flow log", vpc.urn
 
 
 RULE = StackRule(

@@ -1,15 +1,13 @@
 """Every VPC records its traffic in a flow log."""
 
-from ....props import attached, of_type
+from ....props import without
 from ....refs import HIPAA, MLPS, SECURITY_HUB
 from ....rule import StackRule
 
 
 def check(resources, config):
-    flow_logs = of_type(resources, "aws:ec2/flowLog:FlowLog")
-    for vpc in of_type(resources, "aws:ec2/vpc:Vpc"):
-        if not attached(vpc, flow_logs, "vpcId"):
-            yield f"VPC {vpc.name} has no flow log", vpc.urn
+    for vpc in without(resources, "aws:ec2/vpc:Vpc", "aws:ec2/flowLog:FlowLog", "vpcId"):
+        yield f"VPC {vpc.name} has no flow log", vpc.urn
 
 
 RULE = StackRule(
