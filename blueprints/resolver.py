@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from .catalog import Catalog, Shape, load_catalog
+from .catalog.addons import AddonVersions, addon_versions
 from .catalog.kubernetes_versions import VersionSupport, support, supported_versions
+from .catalog.system_shapes import load_system_shapes
 from .errors import BlueprintError
-from .spec import ClusterSpec, NodeGroupSpec
+from .spec import ClusterSpec, NodeGroupSpec, SystemNodesSpec
 
 # A preset's hourly guidance is only a guide; a difference beyond this fraction earns a note.
 GUIDANCE_TOLERANCE = 0.25
@@ -32,15 +34,34 @@ class ResolvedNodeGroup:
 
 
 @dataclass(frozen=True)
+class ResolvedSystemGroup:
+    """The untainted CPU group for cluster services."""
+
+    spec: SystemNodesSpec
+    instance_type: str
+    usd_per_hour: Optional[float]
+    price_source: str
+
+
+@dataclass(frozen=True)
 class ResolvedPlan:
     spec: ClusterSpec
     node_groups: tuple[ResolvedNodeGroup, ...]
     notes: tuple[str, ...] = field(default=())
     kubernetes: Optional[VersionSupport] = None
+    system: Optional[ResolvedSystemGroup] = None
+    addons: Optional[AddonVersions] = None
 
     @property
     def rdma(self) -> bool:
         return any(g.rdma_interfaces for g in self.node_groups)
+
+    def instance_prices(self) -> dict[str, Optional[float]]:
+        """USD/hour by instance type, as resolved (stack overrides, then the catalog for the region)."""
+        prices = {g.shape.instance_type: g.usd_per_hour for g in self.node_groups}
+        if self.system:
+            prices[self.system.instance_type] = self.system.usd_per_hour
+        return prices
 
     def gpu_hourly_usd(self) -> Optional[float]:
         """Hourly cost of the desired GPU nodes, or None when a shape has no known price."""
@@ -216,6 +237,24 @@ def _kubernetes_support(spec: ClusterSpec, today: Optional[dt.date]) -> tuple[Ve
     return state, []
 
 
+def _system_group(spec: ClusterSpec) -> tuple[ResolvedSystemGroup, list[str]]:
+    """The system group's shape and its price in the stack's region; no price is a note, never another region's."""
+    shapes = load_system_shapes()
+    instance_type = spec.system_nodes.instance_type or shapes.defaults[spec.cloud]
+    if instance_type in spec.prices:
+        return ResolvedSystemGroup(spec.system_nodes, instance_type, spec.prices[instance_type],
+                                   "stack override (prices)"), []
+    shape = shapes.get(instance_type)
+    found = shape.price_in(spec.region) if shape else None
+    if found is None:
+        why = "is not in blueprints/catalog/system_shapes.yaml" if shape is None else f"has no list price for {spec.region}"
+        return (ResolvedSystemGroup(spec.system_nodes, instance_type, None, "no list price"),
+                [f"system: {instance_type} {why}; its nodes are left out of the cost estimate "
+                 f"(set prices.{instance_type})"])
+    source = f"{shapes.sources[shape.sources.price]} as of {found.as_of} ({found.region})"
+    return ResolvedSystemGroup(spec.system_nodes, instance_type, found.usd_per_hour, source), []
+
+
 def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None, today: Optional[dt.date] = None) -> ResolvedPlan:
     catalog = catalog or load_catalog()
     kubernetes, version_notes = _kubernetes_support(spec, today)
@@ -241,7 +280,9 @@ def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None, today: Optiona
         groups.append(ResolvedNodeGroup(name, group, shape, price, source, rdma_interfaces, placement, notes))
 
     plan = ResolvedPlan(spec=spec, node_groups=tuple(groups))
-    plan_notes = version_notes + [n for g in groups for n in g.notes] + _stale_prices(groups, spec, today)
+    system, system_notes = _system_group(spec)
+    plan_notes = (version_notes + [n for g in groups for n in g.notes] + system_notes
+                  + _stale_prices(groups, spec, today))
     hourly = plan.gpu_hourly_usd()
     guide = spec.price_guidance_usd_per_hour
     if guide and hourly is not None and abs(hourly - guide) > GUIDANCE_TOLERANCE * guide:
@@ -249,4 +290,5 @@ def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None, today: Optiona
             f"the {spec.preset or 'stack'} sizing guidance expects about ${guide:,.2f}/h of GPU nodes; "
             f"this plan's list price is ${hourly:,.2f}/h"
         )
-    return ResolvedPlan(spec=spec, node_groups=tuple(groups), notes=tuple(plan_notes), kubernetes=kubernetes)
+    return ResolvedPlan(spec=spec, node_groups=tuple(groups), notes=tuple(plan_notes), kubernetes=kubernetes,
+                        system=system, addons=addon_versions(spec.cloud, spec.kubernetes_version))

@@ -24,6 +24,11 @@ LABEL_KEY = re.compile(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z
 NAME = re.compile(r"^[a-z][a-z0-9-]{0,30}$")
 MIG_PROFILE = re.compile(r"^all-(disabled|enabled|balanced|[1-7]g\.\d{1,3}gb)$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+INSTANCE_TYPE = {"aws": re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9]+$"),
+                 "alicloud": re.compile(r"^ecs\.[a-z0-9-]+\.[a-z0-9]+$")}
+# Who may administer the cluster: IAM roles or users (EKS access entries), RAM user or role ids (ACK).
+AWS_PRINCIPAL = re.compile(r"^arn:aws(-cn|-us-gov)?:iam::\d{12}:(role|user)/[\w+=,.@/-]{1,512}$")
+RAM_PRINCIPAL = re.compile(r"^(role:)?\d{10,24}$")
 
 # FSx for Lustre PERSISTENT_2 / SCRATCH_2: 1200 GiB or a multiple of 2400 GiB.
 # https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystem.html (StorageCapacity)
@@ -123,6 +128,59 @@ class NodeGroupSpec(SpecModel):
         return self
 
 
+class SystemNodesSpec(SpecModel):
+    """The untainted CPU nodes that run CoreDNS, operators, controllers and the autoscaler.
+
+    A cluster whose only nodes are GPU-tainted cannot run them, so every cluster gets this group.
+    """
+
+    instance_type: Optional[str] = Field(
+        None, description="Instance type; default: the cloud's entry in blueprints/catalog/system_shapes.yaml "
+                          "(4 vCPU / 16 GiB)."
+    )
+    min_nodes: int = Field(2, ge=2, le=100, description="Minimum nodes; at least 2 so controllers survive a node loss.")
+    desired_nodes: int = Field(2, ge=2, le=100, description="Nodes to start with.")
+    max_nodes: int = Field(4, ge=2, le=100, description="Maximum nodes the autoscaler may add.")
+    root_volume_gib: int = Field(100, ge=50, le=16_384, description="Encrypted root volume size, GiB.")
+
+    @model_validator(mode="after")
+    def _counts(self) -> "SystemNodesSpec":
+        if not self.min_nodes <= self.desired_nodes <= self.max_nodes:
+            raise ValueError(
+                f"node counts must satisfy minNodes <= desiredNodes <= maxNodes "
+                f"(got {self.min_nodes} <= {self.desired_nodes} <= {self.max_nodes})"
+            )
+        return self
+
+
+class AutoscalingSpec(SpecModel):
+    """Scale GPU groups from zero when GPU pods are pending, and give idle nodes back.
+
+    EKS: the Kubernetes Cluster Autoscaler (upstream chart). ACK: node pool auto scaling with the
+    cluster's autoscaling configuration. Defaults follow the seed guidance: scale in below 30% use.
+    """
+
+    enabled: bool = Field(True, description="Run the autoscaler; off leaves node counts as declared.")
+    scale_down_unneeded_minutes: int = Field(
+        10, ge=1, le=1_440, description="Minutes a node must be unneeded before it is removed (idle GPUs go back)."
+    )
+    scale_down_utilization_threshold: float = Field(
+        0.3, gt=0, lt=1, description="CPU/memory requested share below which a node may be removed."
+    )
+    gpu_scale_down_utilization_threshold: float = Field(
+        0.3, gt=0, lt=1, description="GPU requested share below which a GPU node may be removed."
+    )
+
+
+class AccessSpec(SpecModel):
+    cluster_admins: list[str] = Field(
+        default_factory=list,
+        description="Cluster administrators: IAM role/user ARNs on AWS (EKS access entries), RAM user or role "
+                    "ids on Alibaba Cloud (role:<id> for a RAM role). The identity that runs `pulumi up` is "
+                    "an admin as well.",
+    )
+
+
 class NetworkingSpec(SpecModel):
     rdma: bool = Field(False, description="Give GPU nodes RDMA (AWS EFA, Alibaba Cloud eRDMA).")
     placement: Literal["cluster", "none"] = Field(
@@ -169,6 +227,11 @@ class ParallelFsSpec(SpecModel):
     throughput_mbps_per_tib: Literal[125, 250, 500, 1000] = Field(
         125, description="FSx for Lustre PERSISTENT_2 throughput per TiB."
     )
+    export_domain: Optional[str] = Field(
+        None, pattern=r"^cpfs-[a-z0-9-]+\.[a-z0-9-]+\.cpfs\.aliyuncs\.com$",
+        description="CPFS: the NFS export's domain, which only DescribeProtocolMountTarget returns; set it after "
+                    "the first `pulumi up` (output cpfs_export_id) so pods get a claim on the file system.",
+    )
 
     @model_validator(mode="after")
     def _size(self) -> "ParallelFsSpec":
@@ -201,7 +264,10 @@ class ObjectStorageSpec(SpecModel):
 class StorageSpec(SpecModel):
     parallel_fs: ParallelFsSpec = Field(default_factory=ParallelFsSpec, description="Shared parallel file system.")
     object_storage: ObjectStorageSpec = Field(default_factory=ObjectStorageSpec, description="Object storage.")
-    local_nvme_scratch: bool = Field(True, description="Use the nodes' local NVMe as scratch space.")
+    local_nvme_scratch: bool = Field(
+        True, description="AWS: stripe the GPU nodes' instance-store NVMe as RAID0 for kubelet and containerd, so "
+                          "pods' emptyDir and images live on it (AL2023 nodeadm localStorage). Shapes without "
+                          "NVMe and Alibaba Cloud GPU shapes (none has local NVMe) are unaffected.")
 
 
 class BudgetSpec(SpecModel):
@@ -280,6 +346,10 @@ class KubernetesSpec(SpecModel):
     gpu_stack: Literal["gpu-operator", "device-plugin"] = Field(
         "gpu-operator", description="NVIDIA GPU Operator, or the lighter device plugin plus DCGM exporter."
     )
+    training_namespace: str = Field(
+        "training", pattern=r"^[a-z][a-z0-9-]{0,30}$",
+        description="Namespace of the `trainer` ServiceAccount (workload identity) and the file-system claim.",
+    )
     teams: dict[str, TeamSpec] = Field(default_factory=dict, description="Team namespaces with GPU quotas.")
     priorities: PrioritySpec = Field(default_factory=PrioritySpec, description="PriorityClass values.")
     acceptance: AcceptanceSpec = Field(default_factory=AcceptanceSpec, description="GPU node acceptance check.")
@@ -311,6 +381,11 @@ class ClusterSpec(SpecModel):
     node_groups: dict[str, NodeGroupSpec] = Field(
         min_length=1, description="GPU node groups by name."
     )
+    system_nodes: SystemNodesSpec = Field(
+        default_factory=SystemNodesSpec, description="Untainted CPU nodes for cluster services."
+    )
+    autoscaling: AutoscalingSpec = Field(default_factory=AutoscalingSpec, description="Node autoscaling.")
+    access: AccessSpec = Field(default_factory=AccessSpec, description="Who administers the cluster.")
     networking: NetworkingSpec = Field(default_factory=NetworkingSpec, description="Network and RDMA.")
     storage: StorageSpec = Field(default_factory=StorageSpec, description="Block, file and object storage.")
     compliance: ComplianceSpec = Field(default_factory=ComplianceSpec, description="Frameworks to meet.")
@@ -331,6 +406,8 @@ class ClusterSpec(SpecModel):
         for name in v:
             if not NAME.match(name):
                 raise ValueError(f"node group name {name!r} must be lowercase letters, digits and '-', at most 31")
+            if name == "system":
+                raise ValueError("node group name 'system' is the system node group's (systemNodes)")
         return v
 
     @field_validator("prices")
@@ -355,6 +432,17 @@ class ClusterSpec(SpecModel):
             raise ValueError("objectStorage.cache needs a parallel file system to act as the cache")
         if self.storage.object_storage.cache and fs == "nas":
             raise ValueError("objectStorage.cache needs parallelFs type cpfs on alicloud (NAS has no OSS data flow)")
+        system_type = self.system_nodes.instance_type
+        if system_type and not INSTANCE_TYPE[self.cloud].match(system_type):
+            example = "m6i.xlarge" if self.cloud == "aws" else "ecs.g7.xlarge"
+            raise ValueError(f"systemNodes.instanceType {system_type!r} is not an {self.cloud} instance type "
+                             f"(for example {example})")
+        principal = AWS_PRINCIPAL if self.cloud == "aws" else RAM_PRINCIPAL
+        for admin in self.access.cluster_admins:
+            if not principal.match(admin):
+                allowed = ("an IAM role or user ARN (arn:aws:iam::123456789012:role/name)" if self.cloud == "aws"
+                           else "a RAM user id, or role:<RAM role id> (digits)")
+                raise ValueError(f"access.clusterAdmins: {admin!r} is not {allowed}")
         if "mlps" in self.compliance.frameworks and self.logging.retention_days < 180:
             raise ValueError("MLPS 2.0 level 3 keeps audit logs at least 180 days; set logging.retentionDays >= 180")
         return self

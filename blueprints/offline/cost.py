@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Mapping, Optional
 
 import yaml
 
@@ -14,7 +14,7 @@ from ..spec import ClusterSpec
 from .engine import Registration
 
 PRICES_FILE = Path(__file__).resolve().parent.parent / "catalog" / "service_prices.yaml"
-COMPONENTS = ("gpu-nodes", "storage", "networking", "logging", "control-plane")
+COMPONENTS = ("gpu-nodes", "system-nodes", "storage", "networking", "logging", "control-plane")
 
 
 @dataclass(frozen=True)
@@ -72,15 +72,19 @@ def service_prices() -> dict[str, Any]:
     return yaml.safe_load(PRICES_FILE.read_text())
 
 
-def _instance_price(instance_type: str, spec: ClusterSpec) -> Optional[float]:
+def _instance_price(instance_type: str, spec: ClusterSpec, resolved: Mapping[str, Optional[float]]) -> Optional[float]:
+    if instance_type in resolved:
+        return resolved[instance_type]
     if instance_type in spec.prices:
         return spec.prices[instance_type]
     shape = load_catalog().get(instance_type)
     return shape.price.usd_per_hour if shape else None
 
 
-def estimate(spec: ClusterSpec, registrations: Iterable[Registration], kubernetes_support: str = "standard") -> CostEstimate:
-    """``kubernetes_support`` is the resolver's verdict on the version (EKS extended support costs more)."""
+def estimate(spec: ClusterSpec, registrations: Iterable[Registration], kubernetes_support: str = "standard",
+             instance_prices: Optional[Mapping[str, Optional[float]]] = None) -> CostEstimate:
+    """``kubernetes_support`` is the resolver's verdict on the version (EKS extended support costs more);
+    ``instance_prices`` the resolver's USD/hour by instance type (it knows the region and the overrides)."""
     table = service_prices()
     hours = table["hours_per_month"]
     cloud = table[spec.cloud]
@@ -98,10 +102,11 @@ def estimate(spec: ClusterSpec, registrations: Iterable[Registration], kubernete
         if reg.type in ("aws:eks/nodeGroup:NodeGroup", "alicloud:cs/nodePool:NodePool"):
             instance_type = (props.get("instanceTypes") or ["?"])[0]
             nodes = (props.get("scalingConfig") or {}).get("desiredSize", props.get("desiredSize", 0)) or 0
-            price = _instance_price(instance_type, spec)
+            price = _instance_price(instance_type, spec, instance_prices or {})
             if price is None:
                 unpriced.append(f"{reg.name}: {instance_type} has no list price; set prices.{instance_type}")
-            add("gpu-nodes", reg, f"{nodes} x {instance_type}", None if price is None else price * nodes)
+            component = "gpu-nodes" if load_catalog().get(instance_type) else "system-nodes"
+            add(component, reg, f"{nodes} x {instance_type}", None if price is None else price * nodes)
             if reg.type == "aws:eks/nodeGroup:NodeGroup":
                 template = templates.get((props.get("launchTemplate") or {}).get("id"), {})
                 gib = sum(b.get("ebs", {}).get("volumeSize", 0) for b in template.get("blockDeviceMappings", []))

@@ -82,6 +82,14 @@ def _iam_role(mocks: OfflineMocks, args, state: dict) -> None:
     state["arn"] = f"arn:{mocks.partition}:iam::{ACCOUNT_ID}:role/{name}"
 
 
+def _node_group(mocks: OfflineMocks, args, state: dict) -> None:
+    """EKS names the group's Auto Scaling group eks-<node group>-<uuid>."""
+    name = state.setdefault("nodeGroupName", args.name)
+    uuid = hashlib.sha1(args.name.encode()).hexdigest()
+    state["resources"] = [{"autoscalingGroups": [{"name": f"eks-{name}-{uuid[:8]}-{uuid[8:12]}-{uuid[12:16]}"}],
+                           "remoteAccessSecurityGroupId": ""}]
+
+
 _AWS_OUTPUTS: dict[str, tuple[Callable[[OfflineMocks, Any, dict], None], ...]] = {
     "aws:s3/bucket:Bucket": (_named_bucket,),
     "aws:eks/cluster:Cluster": (_eks_cluster,),
@@ -91,8 +99,9 @@ _AWS_OUTPUTS: dict[str, tuple[Callable[[OfflineMocks, Any, dict], None], ...]] =
     "aws:ec2/launchTemplate:LaunchTemplate": (lambda m, a, s: s.setdefault("latestVersion", 1),),
     "aws:ec2/placementGroup:PlacementGroup": (lambda m, a, s: s.setdefault("name", a.name),),
     "aws:fsx/lustreFileSystem:LustreFileSystem": (
-        lambda m, a, s: s.setdefault("dnsName", f"fs-{hashlib.sha1(a.name.encode()).hexdigest()[:17]}.fsx.{m.region}.amazonaws.com"),),
-    "aws:eks/nodeGroup:NodeGroup": (lambda m, a, s: s.setdefault("nodeGroupName", a.name),),
+        lambda m, a, s: s.setdefault("dnsName", f"fs-{hashlib.sha1(a.name.encode()).hexdigest()[:17]}.fsx.{m.region}.amazonaws.com"),
+        lambda m, a, s: s.setdefault("mountName", hashlib.sha1(a.name.encode()).hexdigest()[:8])),
+    "aws:eks/nodeGroup:NodeGroup": (_node_group,),
     "aws:budgets/budget:Budget": (lambda m, a, s: s.setdefault("name", a.name),),
     "alicloud:vpc/natGateway:NatGateway": (lambda m, a, s: s.setdefault("snatTableIds", _fake_id("stb", a.name)),),
     "alicloud:nas/fileset:Fileset": (lambda m, a, s: s.setdefault("filesetId", _fake_id("fset", a.name)),),

@@ -14,6 +14,7 @@ from ..stackconfig import PROJECT, STACKS_DIR, cluster_config, parse_cluster, re
 from .cost import CostEstimate, estimate
 from .engine import Registration, run_program
 from .policy import evaluate
+from .readiness import BLOCKING, Finding as ReadinessFinding, check as readiness_check
 
 PLAN_FORMAT_VERSION = 1
 
@@ -26,10 +27,13 @@ class Plan:
     cost: CostEstimate
     packs: tuple[str, ...] = ()
     findings: tuple[dict[str, Any], ...] = ()
+    readiness: tuple[ReadinessFinding, ...] = ()
 
     @property
     def exit_code(self) -> int:
-        return EXIT_FINDINGS if any(f.get("enforcementLevel") == "mandatory" for f in self.findings) else EXIT_OK
+        mandatory = any(f.get("enforcementLevel") == "mandatory" for f in self.findings)
+        blocking = any(f.level == BLOCKING for f in self.readiness)
+        return EXIT_FINDINGS if mandatory or blocking else EXIT_OK
 
     def counts(self) -> dict[str, Any]:
         by_type = Counter(r.type for r in self.registrations)
@@ -68,6 +72,14 @@ class Plan:
                     }
                     for g in self.resolved.node_groups
                 ],
+                "systemNodes": ({
+                    "instanceType": self.resolved.system.instance_type,
+                    "nodes": {"min": self.resolved.system.spec.min_nodes,
+                              "desired": self.resolved.system.spec.desired_nodes,
+                              "max": self.resolved.system.spec.max_nodes},
+                    "usdPerHour": self.resolved.system.usd_per_hour,
+                    "priceSource": self.resolved.system.price_source,
+                } if self.resolved.system else None),
                 "notes": list(self.resolved.notes),
                 "kubernetes": {
                     "version": spec.kubernetes_version,
@@ -94,6 +106,7 @@ class Plan:
             "cost": self.cost.to_json(),
             "policyPacks": list(self.packs),
             "findings": list(self.findings),
+            "readiness": [f.to_json() for f in self.readiness],
             "exitCode": self.exit_code,
         }
 
@@ -108,8 +121,9 @@ def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequenc
     spec = parse_cluster(cluster_config(config, source), source)
     resolved = resolve(spec)
     registrations = tuple(run_program(stack, config, spec.region))
-    cost = estimate(spec, registrations, resolved.kubernetes.support if resolved.kubernetes else "standard")
+    cost = estimate(spec, registrations, resolved.kubernetes.support if resolved.kubernetes else "standard",
+                    resolved.instance_prices())
     chosen = tuple(spec.compliance.frameworks if packs is None else packs)
     findings = evaluate(stack, registrations, chosen, stack_policy_config(spec)) if chosen else []
     return Plan(stack=stack, resolved=resolved, registrations=registrations, cost=cost, packs=chosen,
-                findings=tuple(findings))
+                findings=tuple(findings), readiness=tuple(readiness_check(registrations)))

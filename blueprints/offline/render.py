@@ -72,6 +72,11 @@ def render_text(plan: Plan) -> str:
         price = _money(g["usdPerHour"]) + "/h" if g["usdPerHour"] is not None else "unpriced"
         out.append(f"  {g['name']}: {g['nodes']['desired']} x {g['instanceType']} ({g['gpusPerNode']} x {g['gpuModel']}, "
                    f"{g['interconnect']}, RDMA {g['rdma']['kind']} x{g['rdma']['interfaces']}) {price} each, {g['capacity']}")
+    if data["resolved"].get("systemNodes"):
+        s = data["resolved"]["systemNodes"]
+        price = _money(s["usdPerHour"]) + "/h" if s["usdPerHour"] is not None else "unpriced"
+        out.append(f"  system: {s['nodes']['desired']} x {s['instanceType']} (CPU, untainted, "
+                   f"{s['nodes']['min']}-{s['nodes']['max']} nodes) {price} each, on-demand")
     if data["resolved"]["notes"]:
         out += ["", "Resolver notes:"] + [f"  - {n}" for n in data["resolved"]["notes"]]
     out += ["", "Resources:"]
@@ -80,8 +85,19 @@ def render_text(plan: Plan) -> str:
     counts = data["counts"]
     out += ["", f"{counts['total']} registrations: {counts['custom']} cloud resources, {counts['components']} components"]
     out += _cost_lines(data["cost"], bullet="  ")
+    out += _readiness_lines(data["readiness"])
     out += _finding_lines(data["findings"], data["policyPacks"])
     return "\n".join(out) + "\n"
+
+
+def _readiness_lines(findings: list) -> list[str]:
+    if not findings:
+        return ["", "Readiness (day one): no gaps found"]
+    blocking = sum(1 for f in findings if f["level"] == "blocking")
+    lines = ["", f"Readiness (day one): {blocking} blocking, {len(findings) - blocking} warnings"]
+    for f in findings:
+        lines += [f"  [{f['level']}] {f['check']} on {f['resource']}", f"      {f['message']}", f"      fix: {f['fix']}"]
+    return lines
 
 
 def _cost_lines(cost: dict, bullet: str) -> list[str]:
@@ -133,8 +149,19 @@ def render_markdown(plan: Plan) -> str:
             "| type | count |", "|---|---:|"]
     out += [f"| `{t}` | {n} |" for t, n in data["counts"]["byType"].items()]
     out += ["", "</details>"]
+    out += _readiness_markdown(data["readiness"])
     out += _finding_markdown(data["findings"], data["policyPacks"])
     return "\n".join(out) + "\n"
+
+
+def _readiness_markdown(findings: list) -> list[str]:
+    if not findings:
+        return ["", "**Readiness** (day one): no gaps found."]
+    out = ["", f"**Readiness** (day one): {len(findings)} findings", "",
+           "| level | check | resource | finding | fix |", "|---|---|---|---|---|"]
+    out += [f"| {f['level']} | `{f['check']}` | `{f['resource']}` | {_cell(f['message'])} | {_cell(f['fix'])} |"
+            for f in findings]
+    return out
 
 
 def _cell(text: str) -> str:

@@ -10,8 +10,9 @@ import pulumi_kubernetes as k8s
 
 from blueprints.resolver import ResolvedPlan
 
-from ..kubernetes.platform import MIG_CONFIG_LABEL, GpuPlatform, platform_args
-from .ack import AckCluster, GpuNodePool, NodePoolArgs
+from ..kubernetes.platform import MIG_CONFIG_LABEL, GpuPlatform, WorkloadServiceAccount, platform_args
+from ..kubernetes.storage import SharedVolumeSpec, StorageClassSpec
+from .ack import AckAutoscaling, AckCluster, AutoscalingArgs, GpuNodePool, NodePoolArgs, SystemNodePool
 from .audit import AuditLogs, SecurityCenter
 from .kms import DataKey
 from .network import GpuVpc
@@ -19,7 +20,25 @@ from .ram import RrsaRole
 from ..policy_document import Statement
 from .storage import DataBucket, SharedFileSystem
 
-TRAINING_NAMESPACE, TRAINING_SERVICE_ACCOUNT = "training", "trainer"
+TRAINING_SERVICE_ACCOUNT = "trainer"
+NODE_GROUP_LABEL = "gpu-blueprints/node-group"
+SYSTEM_GROUP = "system"
+SHARED_CLAIM = "shared-data"
+GPU_PRESENT_LABEL = "nvidia.com/gpu.present"  # what NVIDIA's device plugin and exporter charts select on
+# Add-ons installed with the cluster. Listing add-ons replaces ACK's default set, so the network plugin the
+# cluster uses with pod_cidr (Flannel) is named too; ACK Pro runs the managed CSI provisioner in its control
+# plane. https://www.alibabacloud.com/help/en/ack/product-overview/csi-provisioner
+CREATE_ADDONS = ("flannel", "csi-plugin", "managed-csiprovisioner")
+# CPFS over NFS needs the CPFS-NFS client on the nodes, which the cnfs-nas-daemon add-on installs.
+# https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/cpfs-volume-overview
+CPFS_ADDONS = ("cnfs-nas-daemon",)
+# RRSA through the ack-pod-identity-webhook add-on: a labelled namespace and an annotated ServiceAccount get
+# the OIDC token and STS variables injected. https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/ack-pod-identity-webhook
+RRSA_INJECTION_LABEL = "pod-identity.alibabacloud.com/injection"
+RRSA_ROLE_ANNOTATION = "pod-identity.alibabacloud.com/role-name"
+# Alibaba Cloud CSI drivers (disk, NAS/CPFS over NFS). https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/mount-a-statically-provisioned-nas-volume
+DISK_CSI_DRIVER = "diskplugin.csi.alibabacloud.com"
+NAS_CSI_DRIVER = "nasplugin.csi.alibabacloud.com"
 
 
 class AlicloudGpuCluster(pulumi.ComponentResource):
@@ -42,11 +61,22 @@ class AlicloudGpuCluster(pulumi.ComponentResource):
                          retention_days=spec.logging.retention_days, kms_key_id=key.id, tags=tags, opts=child)
         vpc = GpuVpc(name, cidr=spec.networking.vpc_cidr, zone_ids=zone_ids, log_project=logs.project.project_name,
                      log_store=logs.stores["flowlog"].logstore_name, tags=tags, opts=child)
+        versions = dict(plan.addons.managed) if plan.addons else {}
         ack = AckCluster(name, vswitch_ids=[v.id for v in vpc.vswitches], security_group_id=vpc.security_group.id,
                          kms_key_id=key.id, log_project=logs.project.project_name,
                          log_ttl_days=spec.logging.retention_days, public_api=spec.networking.public_api,
-                         kubernetes_version=spec.kubernetes_version, protect=production, tags=tags, opts=child)
+                         kubernetes_version=spec.kubernetes_version, protect=production, tags=tags,
+                         addons={a: versions.get(a) for a in CREATE_ADDONS
+                                 + (CPFS_ADDONS if spec.storage.parallel_fs.type == "cpfs" else ())}, opts=child)
         mlps = "mlps" in spec.compliance.frameworks
+        scaling = spec.autoscaling
+        system = plan.system
+        self.system_pool = SystemNodePool(f"{name}-{SYSTEM_GROUP}", NodePoolArgs(
+            cluster_id=ack.id, instance_type=system.instance_type, vswitch_ids=[v.id for v in vpc.vswitches],
+            security_group_id=vpc.security_group.id, kms_key_id=key.id, min_nodes=system.spec.min_nodes,
+            desired_nodes=system.spec.desired_nodes, max_nodes=system.spec.max_nodes,
+            labels={NODE_GROUP_LABEL: SYSTEM_GROUP}, root_volume_gib=system.spec.root_volume_gib,
+            mlps_hardening=mlps, autoscaling=scaling.enabled, data_disk_gib=100, tags=tags), opts=child)
         pools = []
         for group in plan.node_groups:
             g = group.spec
@@ -55,18 +85,31 @@ class AlicloudGpuCluster(pulumi.ComponentResource):
                 vswitch_ids=[vpc.vswitches[0].id] if group.rdma_interfaces else [v.id for v in vpc.vswitches],
                 security_group_id=vpc.security_group.id, kms_key_id=key.id, min_nodes=g.min_nodes,
                 desired_nodes=g.desired_nodes, max_nodes=g.max_nodes, capacity=g.capacity,
-                labels={**g.labels, "gpu-blueprints/node-group": group.name,
-                        "gpu-blueprints/gpu-model": group.shape.gpu.model,
+                autoscaling=scaling.enabled,
+                labels={**g.labels, NODE_GROUP_LABEL: group.name,
+                        "gpu-blueprints/gpu-model": group.shape.gpu.model, GPU_PRESENT_LABEL: "true",
                         **({"alibabacloud.com/erdma": "true"} if group.rdma_interfaces else {}),
                         **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {})},
                 taints=[t.model_dump() for t in g.taints], root_volume_gib=g.root_volume_gib,
                 mlps_hardening=mlps, spot_max_price_usd=g.spot_max_price_usd, tags=tags), opts=child))
+        if scaling.enabled:
+            AckAutoscaling(f"{name}-autoscaling", AutoscalingArgs(
+                cluster_id=ack.id, unneeded_minutes=scaling.scale_down_unneeded_minutes,
+                utilization_threshold=scaling.scale_down_utilization_threshold,
+                gpu_utilization_threshold=scaling.gpu_scale_down_utilization_threshold), opts=child)
+        for i, admin in enumerate(spec.access.cluster_admins):
+            role, _, uid = admin.rpartition(":")
+            alicloud.cs.KubernetesPermission(f"{name}-admin-{i}", uid=uid, permissions=[{
+                "cluster": ack.id, "role_type": "cluster", "role_name": "admin", "is_ram_role": bool(role)}],
+                opts=child)
 
         outputs: dict[str, pulumi.Input] = {"cluster_id": ack.id, "kms_key_id": key.id, "vpc_id": vpc.vpc.id}
         grants = [Statement(actions=["kms:Decrypt", "kms:GenerateDataKey", "kms:DescribeKey"],
                                resources=[pulumi.Output.concat("acs:kms:", spec.region, ":", account_id, ":key/",
                                                                key.id)])]
         storage = spec.storage
+        training_ns = spec.kubernetes.training_namespace
+        shared_volumes: list[SharedVolumeSpec] = []
         bucket = None
         if storage.object_storage.enabled:
             bucket = DataBucket(f"{name}-data", kms_key_id=key.id, protect=production,
@@ -75,6 +118,7 @@ class AlicloudGpuCluster(pulumi.ComponentResource):
                                 tags=tags, opts=child)
             grants += bucket.grant_read_write("checkpoints") + bucket.grant_read_write("datasets")
             outputs["data_bucket"] = bucket.name
+            outputs["checkpoints_uri"] = pulumi.Output.concat("oss://", bucket.name, "/checkpoints/")
         if storage.parallel_fs.type in ("cpfs", "nas"):
             fs = SharedFileSystem(f"{name}-{storage.parallel_fs.type}", kind=storage.parallel_fs.type,
                                   size_gib=storage.parallel_fs.size_gib or 0, vpc_id=vpc.vpc.id,
@@ -83,8 +127,20 @@ class AlicloudGpuCluster(pulumi.ComponentResource):
             outputs["file_system_id"] = fs.file_system.id
             if storage.object_storage.cache and bucket is not None:
                 fs.cache(bucket.name)
+            cpfs = storage.parallel_fs.type == "cpfs"
+            server, path = fs.nfs_export(vpc.vpc.id, vpc.vswitches[0].id, storage.parallel_fs.export_domain)
+            if cpfs:
+                outputs["cpfs_export_id"] = fs.export.export_id
+            if server is not None:
+                # CPFS goes through the CPFS-NFS client (cnfs-nas-daemon); NAS extreme is plain NFSv3.
+                shared_volumes.append(SharedVolumeSpec(
+                    claim=SHARED_CLAIM, namespace=training_ns, driver=NAS_CSI_DRIVER,
+                    volume_handle=f"{training_ns}-{SHARED_CLAIM}",
+                    attributes={"server": server, "path": path, **({"mountProtocol": "cpfs-nfs"} if cpfs else {})},
+                    capacity_gib=storage.parallel_fs.size_gib or 0,
+                    mount_options=("nolock,tcp,noresvport", "vers=3")))
 
-        trainer = RrsaRole(f"{name}-trainer", account_id=account_id, cluster_id=ack.id, namespace=TRAINING_NAMESPACE,
+        trainer = RrsaRole(f"{name}-trainer", account_id=account_id, cluster_id=ack.id, namespace=training_ns,
                            service_account=TRAINING_SERVICE_ACCOUNT, statements=grants, tags=tags, opts=child)
         outputs["trainer_role_arn"] = trainer.arn
         if plan.rdma:
@@ -94,15 +150,33 @@ class AlicloudGpuCluster(pulumi.ComponentResource):
             alicloud.cs.KubernetesAddon(f"{name}-erdma-controller", cluster_id=ack.id, name="ack-erdma-controller",
                                         config=json.dumps({"preferDriver": "ofed"}),
                                         opts=pulumi.ResourceOptions(parent=self, depends_on=pools))
+        # Injects the RRSA token and STS variables into pods whose ServiceAccount names a role.
+        identity = alicloud.cs.KubernetesAddon(f"{name}-pod-identity-webhook", cluster_id=ack.id,
+                                               name="ack-pod-identity-webhook",
+                                               **({"version": versions["ack-pod-identity-webhook"]}
+                                                  if versions.get("ack-pod-identity-webhook") else {}),
+                                               opts=pulumi.ResourceOptions(parent=self, depends_on=[self.system_pool]))
         SecurityCenter(f"{name}-security-center", opts=child)
 
+        # A one-hour credential of the identity running `pulumi up`, kept secret.
+        credential = alicloud.cs.get_cluster_credential_output(cluster_id=ack.id, temporary_duration_minutes=60,
+                                                               opts=invoke)
+        kubeconfig = pulumi.Output.secret(credential.kube_config)
+        outputs["kubeconfig"] = kubeconfig
         if spec.kubernetes.enabled:
             # ACK GPU nodes come with the NVIDIA driver, container runtime and device plugin
             # (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/gpu-overview).
-            credential = alicloud.cs.get_cluster_credential_output(cluster_id=ack.id, temporary_duration_minutes=60,
-                                                                   opts=invoke)
-            kube = k8s.Provider(f"{name}-k8s", kubeconfig=pulumi.Output.secret(credential.kube_config), opts=child)
-            GpuPlatform(name, platform_args(plan, driver_preinstalled=True, device_plugin_preinstalled=True),
-                        opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": kube}, depends_on=pools))
+            kube = k8s.Provider(f"{name}-k8s", kubeconfig=kubeconfig, opts=child)
+            classes = [StorageClassSpec("essd-encrypted", DISK_CSI_DRIVER, default=True, parameters={
+                "type": "cloud_essd", "encrypted": "true", "kmsKeyId": key.id})]
+            GpuPlatform(name, platform_args(
+                plan, driver_preinstalled=True, device_plugin_preinstalled=True,
+                system_node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP},
+                namespaces={training_ns: {RRSA_INJECTION_LABEL: "on"}},
+                service_accounts=[WorkloadServiceAccount(training_ns, TRAINING_SERVICE_ACCOUNT,
+                                                         {RRSA_ROLE_ANNOTATION: trainer.role_name})],
+                storage_classes=classes, shared_volumes=shared_volumes),
+                opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": kube},
+                                            depends_on=[self.system_pool, identity, *pools]))
         self.outputs = outputs
         self.register_outputs(outputs)

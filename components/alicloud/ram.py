@@ -30,4 +30,5 @@ class RrsaRole(pulumi.ComponentResource):
         alicloud.ram.RolePolicyAttachment(name, role_name=self.role.role_name, policy_name=policy.policy_name,
                                           policy_type="Custom", opts=child)
         self.arn = self.role.arn
+        self.role_name = self.role.role_name
         self.register_outputs({"arn": self.role.arn})

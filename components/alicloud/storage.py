@@ -64,6 +64,33 @@ class SharedFileSystem(pulumi.ComponentResource):
         self.kind, self._base = kind, name
         self.register_outputs({"file_system_id": self.file_system.id})
 
+    def nfs_export(self, vpc_id: pulumi.Input[str], vswitch_id: pulumi.Input[str],
+                   export_domain: Optional[str] = None) -> tuple[Optional[pulumi.Input[str]], str]:
+        """Where nodes mount the file system over NFS: (server, path); server None while it is unknown.
+
+        NAS extreme: a VPC mount target, path /share.
+        https://www.alibabacloud.com/help/en/nas/user-guide/mount-an-extreme-nas-file-system-on-a-linux-ecs-instance
+        CPFS general-purpose: an NFS protocol service and an export (NFSv3, path /share). The export's domain
+        is returned only by DescribeProtocolMountTarget, not by the provider, so the stack passes it in
+        (``export_domain``) once the export exists.
+        https://www.alibabacloud.com/help/en/cpfs/cpfsonecs/user-guide/protocol-service-faq
+        """
+        if self.kind == "nas":
+            target = alicloud.nas.MountTarget(
+                self._base, file_system_id=self.file_system.id, vpc_id=vpc_id, vswitch_id=vswitch_id,
+                network_type="Vpc", access_group_name="DEFAULT_VPC_GROUP_NAME",
+                opts=pulumi.ResourceOptions(parent=self))
+            return target.mount_target_domain, "/share"
+        service = alicloud.nas.ProtocolService(
+            self._base, file_system_id=self.file_system.id, protocol_type="NFS", protocol_spec="General",
+            vpc_id=vpc_id, vswitch_id=vswitch_id, description="NFS access for ACK nodes",
+            opts=pulumi.ResourceOptions(parent=self))
+        self.export = alicloud.nas.ProtocolMountTarget(
+            self._base, file_system_id=self.file_system.id, protocol_service_id=service.protocol_service_id,
+            access_group_name="DEFAULT_VPC_GROUP_NAME", vpc_id=vpc_id, vswitch_id=vswitch_id, path="/",
+            description="NFS export for ACK nodes", opts=pulumi.ResourceOptions(parent=self))
+        return export_domain, "/share"
+
     def cache(self, bucket_name: pulumi.Input[str], path: str = "/data/") -> "alicloud.nas.DataFlow":
         """Make a CPFS fileset a cache of the OSS bucket: a data flow imports and exports over TLS."""
         if self.kind != "cpfs":

@@ -8,18 +8,52 @@ import pulumi_kubernetes as k8s
 
 from blueprints.resolver import ResolvedPlan
 
+from ..kubernetes.autoscaler import SERVICE_ACCOUNT as AUTOSCALER_SA, AutoscalerArgs
 from ..kubernetes.kubeconfig import eks_kubeconfig
-from ..kubernetes.platform import MIG_CONFIG_LABEL, GpuPlatform, platform_args
+from ..kubernetes.platform import MIG_CONFIG_LABEL, GpuPlatform, WorkloadServiceAccount, platform_args
+from ..kubernetes.storage import SharedVolumeSpec, StorageClassSpec
+from .addons import AFTER_NODES, BEFORE_NODES, AddonRole, EksAddons, EksAddonsArgs, ebs_csi_key_statements
 from .audit import AuditTrail, ThreatDetection
 from .budget import CostBudget
 from .eks import EksArgs, EksCluster
-from .iam import NodeRole, WorkloadRole
+from .iam import NodeRole, WorkloadRole, cluster_autoscaler_statements
 from .kms import DataKey
 from .network import SUBNET_COUNT, EfaFabric, GpuNetwork, NetworkArgs
-from .node_group import GpuNodeGroup, GpuNodeGroupArgs
+from .node_group import GpuNodeGroup, NodeGroupArgs, SystemNodeGroup
 from .storage import BucketArgs, DataBucket, LustreArgs, LustreFileSystem
 
-TRAINING_NAMESPACE, TRAINING_SERVICE_ACCOUNT = "training", "trainer"
+TRAINING_SERVICE_ACCOUNT = "trainer"
+NODE_GROUP_LABEL = "gpu-blueprints/node-group"
+SYSTEM_GROUP = "system"
+SHARED_CLAIM = "shared-data"
+# The label the Cluster Autoscaler's AWS provider reads to tell GPU nodes apart (GPULabel), so it waits for
+# the device plugin instead of treating a fresh GPU node as unready. cloudprovider/aws/aws_cloud_provider.go
+GPU_LABEL = "k8s.amazonaws.com/accelerator"
+# The label NVIDIA's device plugin chart requires (node affinity) when NFD is not installed, set from the start so
+# the plugin, the exporter and scale-from-zero templates all match GPU nodes (chart_workloads.yaml).
+GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
+# The FSx for Lustre CSI driver's static volumes: volumeHandle is the file system id.
+# https://github.com/kubernetes-sigs/aws-fsx-csi-driver/blob/master/examples/kubernetes/static_provisioning/README.md
+FSX_CSI_DRIVER = "fsx.csi.aws.com"
+EBS_CSI_DRIVER = "ebs.csi.aws.com"
+
+
+def mig_slices(profile: str | None) -> int:
+    """GPU instances per GPU for an `all-<N>g.<mem>gb` layout (7 compute slices on A100/H100-class GPUs)."""
+    if not profile or not profile.startswith("all-") or "g." not in profile:
+        return 1
+    return max(1, 7 // int(profile[4:profile.index("g.")]))
+
+
+def addon_roles(key_arn: pulumi.Input[str]) -> dict[str, AddonRole]:
+    """Each add-on's own role. The FSx CSI driver gets none: it only mounts statically provisioned file
+    systems here, which needs no AWS API; dynamic provisioning would need fsx:CreateFileSystem and more."""
+    return {
+        "vpc-cni": AddonRole("aws-node", managed_policies=("AmazonEKS_CNI_Policy",)),
+        "aws-ebs-csi-driver": AddonRole("ebs-csi-controller-sa",
+                                        managed_policies=("service-role/AmazonEBSCSIDriverPolicy",),
+                                        statements=ebs_csi_key_statements(key_arn)),
+    }
 
 
 class AwsGpuCluster(pulumi.ComponentResource):
@@ -60,7 +94,7 @@ class AwsGpuCluster(pulumi.ComponentResource):
             kms_key_arn=key.arn, public_api=spec.networking.public_api,
             public_api_cidrs=spec.networking.public_api_cidrs,
             log_retention_days=spec.logging.retention_days, partition=partition, tags=tags,
-            deletion_protection=production), opts=child)
+            deletion_protection=production, admin_principal_arns=spec.access.cluster_admins), opts=child)
         node_role = NodeRole(f"{name}-nodes", partition=partition, tags=tags, opts=child)
 
         # The private subnet in the RDMA AZ carries every EFA node group (and the file system beside them).
@@ -73,32 +107,62 @@ class AwsGpuCluster(pulumi.ComponentResource):
                                placement=any(g.placement_group for g in plan.node_groups), tags=tags, opts=child)
         client_sgs = [eks.security_group_id] + ([fabric.security_group.id] if fabric else [])
 
+        versions = dict(plan.addons.managed) if plan.addons else {}
+        if spec.storage.parallel_fs.type != "lustre":
+            versions.pop("aws-fsx-csi-driver", None)
+        addon_args = dict(cluster_name=eks.name, oidc_provider_arn=eks.oidc_provider.arn,
+                          oidc_issuer=eks.oidc_issuer, roles=addon_roles(key.arn), partition=partition, tags=tags)
+        # The CNI, kube-proxy and the Pod Identity agent before any node, so nodes come up with networking.
+        network_addons = EksAddons(f"{name}-network", EksAddonsArgs(
+            versions={k: v for k, v in versions.items() if k in BEFORE_NODES}, **addon_args), opts=child)
+        node_opts = pulumi.ResourceOptions(parent=self, depends_on=[*node_role.attachments, network_addons])
+
+        system = plan.system
+        self.system_group = SystemNodeGroup(f"{name}-{SYSTEM_GROUP}", NodeGroupArgs(
+            cluster_name=eks.name, kubernetes_version=spec.kubernetes_version, node_role_arn=node_role.arn,
+            instance_type=system.instance_type, subnet_ids=[s.id for s in network.private_subnets],
+            security_group_ids=[eks.security_group_id], kms_key_arn=key.arn,
+            min_nodes=system.spec.min_nodes, desired_nodes=system.spec.desired_nodes,
+            max_nodes=system.spec.max_nodes, labels={NODE_GROUP_LABEL: SYSTEM_GROUP},
+            root_volume_gib=system.spec.root_volume_gib, tags=tags), opts=node_opts)
+
         self.node_groups = []
         for group in plan.node_groups:
             g = group.spec
             efa = group.rdma_interfaces
-            self.node_groups.append(GpuNodeGroup(f"{name}-{group.name}", GpuNodeGroupArgs(
+            labels = {**g.labels, NODE_GROUP_LABEL: group.name,
+                      "gpu-blueprints/gpu-model": group.shape.gpu.model,
+                      GPU_LABEL: f"nvidia-{group.shape.gpu.model.lower()}", GPU_PRESENT_LABEL: "true",
+                      **({"vpc.amazonaws.com/efa.present": "true"} if efa else {}),
+                      **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {})}
+            self.node_groups.append(GpuNodeGroup(f"{name}-{group.name}", NodeGroupArgs(
                 cluster_name=eks.name, kubernetes_version=spec.kubernetes_version, node_role_arn=node_role.arn,
                 instance_type=group.shape.instance_type,
                 subnet_ids=[rdma_subnet_id] if efa else [s.id for s in network.private_subnets],
                 security_group_ids=client_sgs if efa else [eks.security_group_id],
                 kms_key_arn=key.arn, min_nodes=g.min_nodes, desired_nodes=g.desired_nodes, max_nodes=g.max_nodes,
-                capacity=g.capacity, capacity_reservation_id=g.capacity_reservation_id,
-                labels={**g.labels, "gpu-blueprints/node-group": group.name,
-                        "gpu-blueprints/gpu-model": group.shape.gpu.model,
-                        **({"vpc.amazonaws.com/efa.present": "true"} if efa else {}),
-                        **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {})},
+                capacity=g.capacity, capacity_reservation_id=g.capacity_reservation_id, labels=labels,
                 taints=[t.model_dump() for t in g.taints], root_volume_gib=g.root_volume_gib,
                 efa_interfaces=efa,
                 placement_group_name=(fabric.placement_group.name
                                       if fabric and fabric.placement_group and group.placement_group else None),
-                tags=tags), opts=pulumi.ResourceOptions(parent=self, depends_on=node_role.attachments)))
+                local_nvme_raid0=spec.storage.local_nvme_scratch and group.shape.local_nvme_gb > 0,
+                extended_resources={"nvidia.com/gpu": group.shape.gpu.count * mig_slices(g.mig_profile),
+                                    "vpc.amazonaws.com/efa": efa},
+                tags=tags), opts=node_opts))
+
+        # CoreDNS and the CSI controllers are Deployments: they need the system nodes to become healthy.
+        service_addons = EksAddons(f"{name}-services", EksAddonsArgs(
+            versions={k: v for k, v in versions.items() if k in AFTER_NODES}, **addon_args),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.system_group]))
 
         grants = [key.grant_encrypt_decrypt()]
         outputs: dict[str, pulumi.Input] = {"cluster_name": eks.name, "kms_key_arn": key.arn,
                                             "vpc_id": network.vpc.id}
         bucket = None
         storage = spec.storage
+        training_ns = spec.kubernetes.training_namespace
+        shared_volumes: list[SharedVolumeSpec] = []
         if storage.object_storage.enabled:
             bucket = DataBucket(f"{name}-data", BucketArgs(
                 kms_key_arn=key.arn, protect=production,
@@ -108,6 +172,7 @@ class AwsGpuCluster(pulumi.ComponentResource):
             grants += bucket.grant_read("datasets", "ReadDatasets")
             grants += bucket.grant_read_write("checkpoints", "Checkpoints")
             outputs["data_bucket"] = bucket.name
+            outputs["checkpoints_uri"] = pulumi.Output.concat("s3://", bucket.name, "/checkpoints/")
         if storage.parallel_fs.type == "lustre":
             lustre = LustreFileSystem(f"{name}-lustre", LustreArgs(
                 vpc_id=network.vpc.id, subnet_id=rdma_subnet_id, client_security_group_ids=[eks.security_group_id],
@@ -116,9 +181,14 @@ class AwsGpuCluster(pulumi.ComponentResource):
                 protect=production, tags=tags,
                 cache_bucket=bucket if storage.object_storage.cache else None), opts=child)
             outputs["lustre_dns_name"] = lustre.file_system.dns_name
+            shared_volumes.append(SharedVolumeSpec(
+                claim=SHARED_CLAIM, namespace=training_ns, driver=FSX_CSI_DRIVER,
+                volume_handle=lustre.file_system.id,
+                attributes={"dnsname": lustre.file_system.dns_name, "mountname": lustre.file_system.mount_name},
+                capacity_gib=storage.parallel_fs.size_gib or 0, mount_options=("flock",)))
 
         trainer = WorkloadRole(f"{name}-trainer", oidc_provider_arn=eks.oidc_provider.arn,
-                               oidc_issuer=eks.oidc_issuer, namespace=TRAINING_NAMESPACE,
+                               oidc_issuer=eks.oidc_issuer, namespace=training_ns,
                                service_account=TRAINING_SERVICE_ACCOUNT, statements=grants, tags=tags, opts=child)
         outputs["trainer_role_arn"] = trainer.arn
 
@@ -130,14 +200,38 @@ class AwsGpuCluster(pulumi.ComponentResource):
                    thresholds_pct=spec.budget.alert_thresholds_pct, contacts=spec.budget.contacts,
                    cost_tag=("gpu-cluster", name), tags=tags, opts=child)
 
+        kubeconfig = eks_kubeconfig(eks.name, eks.cluster.endpoint, eks.cluster.certificate_authority.data,
+                                    spec.region)
+        outputs["kubeconfig"] = pulumi.Output.secret(kubeconfig)
         if spec.kubernetes.enabled:
             # The EKS AL2023 NVIDIA AMI ships the driver and container toolkit, not the device plugin
             # (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html).
-            kube = k8s.Provider(f"{name}-k8s", kubeconfig=eks_kubeconfig(
-                eks.name, eks.cluster.endpoint, eks.cluster.certificate_authority.data, spec.region), opts=child)
-            GpuPlatform(name, platform_args(plan, driver_preinstalled=True, device_plugin_preinstalled=False),
-                        opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": kube},
-                                                    depends_on=self.node_groups))
+            kube = k8s.Provider(f"{name}-k8s", kubeconfig=kubeconfig, opts=child)
+            autoscaler = None
+            if spec.autoscaling.enabled and plan.addons and plan.addons.autoscaler_image_tag:
+                role = WorkloadRole(f"{name}-cluster-autoscaler", oidc_provider_arn=eks.oidc_provider.arn,
+                                    oidc_issuer=eks.oidc_issuer, namespace="kube-system",
+                                    service_account=AUTOSCALER_SA, tags=tags, opts=child,
+                                    statements=cluster_autoscaler_statements(name, spec.region,
+                                                                             identity.account_id, partition))
+                scaling = spec.autoscaling
+                autoscaler = AutoscalerArgs(
+                    cluster_name=eks.name, region=spec.region, role_arn=role.arn,
+                    image_tag=plan.addons.autoscaler_image_tag, node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP},
+                    scale_down_unneeded_minutes=scaling.scale_down_unneeded_minutes,
+                    scale_down_utilization_threshold=scaling.scale_down_utilization_threshold,
+                    gpu_scale_down_utilization_threshold=scaling.gpu_scale_down_utilization_threshold)
+            classes = [StorageClassSpec("gp3-encrypted", EBS_CSI_DRIVER, default=True, parameters={
+                "type": "gp3", "encrypted": "true", "kmsKeyId": key.arn, "csi.storage.k8s.io/fstype": "ext4"})] \
+                if "aws-ebs-csi-driver" in versions else []
+            GpuPlatform(name, platform_args(
+                plan, driver_preinstalled=True, device_plugin_preinstalled=False,
+                system_node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP}, namespaces={training_ns: {}},
+                service_accounts=[WorkloadServiceAccount(training_ns, TRAINING_SERVICE_ACCOUNT,
+                                                         {"eks.amazonaws.com/role-arn": trainer.arn})],
+                storage_classes=classes, shared_volumes=shared_volumes, autoscaler=autoscaler),
+                opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": kube},
+                                            depends_on=[self.system_group, service_addons]))
 
         self.outputs = outputs
         self.register_outputs(outputs)

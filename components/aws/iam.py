@@ -9,9 +9,11 @@ import pulumi_aws as aws
 
 from ..policy_document import Statement, policy_json
 
-# What an EKS worker needs: join the cluster, pull images, run the VPC CNI.
+# What an EKS worker needs: join the cluster and pull images. The VPC CNI gets its own IRSA role
+# (the vpc-cni add-on's), as EKS recommends, so pods on the node cannot use its ENI permissions.
 # https://docs.aws.amazon.com/eks/latest/userguide/create-node-role.html
-NODE_MANAGED_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryPullOnly", "AmazonEKS_CNI_Policy")
+# https://docs.aws.amazon.com/eks/latest/userguide/cni-iam-role.html
+NODE_MANAGED_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryPullOnly")
 
 
 class NodeRole(pulumi.ComponentResource):
@@ -35,11 +37,16 @@ class NodeRole(pulumi.ComponentResource):
 
 
 class WorkloadRole(pulumi.ComponentResource):
-    """An IRSA role one Kubernetes service account can assume, with the grants it was given."""
+    """An IRSA role one Kubernetes service account can assume, with the grants it was given.
+
+    ``statements`` become one inline policy; ``managed_policies`` are AWS-managed policy paths
+    (``service-role/AmazonEBSCSIDriverPolicy``) for add-ons whose permissions AWS maintains.
+    """
 
     def __init__(self, name: str, *, oidc_provider_arn: pulumi.Input[str], oidc_issuer: pulumi.Input[str],
-                 namespace: str, service_account: str, statements: Sequence[Statement], tags: dict[str, str],
-                 opts: pulumi.ResourceOptions | None = None):
+                 namespace: str, service_account: str, tags: dict[str, str],
+                 statements: Sequence[Statement] = (), managed_policies: Sequence[str] = (),
+                 partition: pulumi.Input[str] = "aws", opts: pulumi.ResourceOptions | None = None):
         super().__init__("gpu-blueprints:aws:WorkloadRole", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         trust = pulumi.Output.from_input(oidc_issuer).apply(lambda issuer: policy_json([Statement(
@@ -50,6 +57,42 @@ class WorkloadRole(pulumi.ComponentResource):
                 f"{issuer}:aud": "sts.amazonaws.com",
             }})]))
         self.role = aws.iam.Role(name, assume_role_policy=trust, tags=tags, opts=child)
-        aws.iam.RolePolicy(name, role=self.role.id, policy=policy_json(statements), opts=child)
+        if statements:
+            aws.iam.RolePolicy(name, role=self.role.id, policy=policy_json(statements), opts=child)
+        for policy in managed_policies:
+            aws.iam.RolePolicyAttachment(
+                f"{name}-{policy.rsplit('/', 1)[-1]}", role=self.role.name,
+                policy_arn=pulumi.Output.concat("arn:", partition, ":iam::aws:policy/", policy), opts=child)
+        self.namespace, self.service_account = namespace, service_account
         self.arn = self.role.arn
         self.register_outputs({"arn": self.role.arn})
+
+
+def cluster_autoscaler_statements(cluster_name: str, region: str, account_id: pulumi.Input[str],
+                                  partition: pulumi.Input[str]) -> list[Statement]:
+    """The Cluster Autoscaler's least privilege: resize and terminate only this cluster's node groups.
+
+    Writes are limited to the Auto Scaling groups EKS creates for this cluster's node groups
+    (named eks-<node group>-<uuid>, our node groups are named <cluster>-<group>) and tagged as owned by
+    it; the Describe calls support no resource scoping. eks:DescribeNodegroup lets it read labels and
+    taints of empty managed node groups. Source: the autoscaler's AWS README ("Full Cluster Autoscaler
+    Features Policy (Recommended)", "Minimal IAM Permissions Policy").
+    https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/cloudprovider/aws/README.md
+    """
+    groups = pulumi.Output.concat("arn:", partition, ":autoscaling:", region, ":", account_id,
+                                  ":autoScalingGroup:*:autoScalingGroupName/eks-", cluster_name, "-*")
+    node_groups = pulumi.Output.concat("arn:", partition, ":eks:", region, ":", account_id,
+                                       ":nodegroup/", cluster_name, "/*/*")
+    return [
+        Statement(sid="ScaleOwnNodeGroups",
+                  actions=["autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"],
+                  resources=[groups],
+                  conditions={"StringEquals": {f"aws:ResourceTag/k8s.io/cluster-autoscaler/{cluster_name}": "owned"}}),
+        Statement(sid="DescribeScalingState",
+                  actions=["autoscaling:DescribeAutoScalingGroups", "autoscaling:DescribeAutoScalingInstances",
+                           "autoscaling:DescribeLaunchConfigurations", "autoscaling:DescribeScalingActivities",
+                           "autoscaling:DescribeTags", "ec2:DescribeImages", "ec2:DescribeInstanceTypes",
+                           "ec2:DescribeLaunchTemplateVersions", "ec2:GetInstanceTypesFromInstanceRequirements"],
+                  resources=["*"]),
+        Statement(sid="ReadNodeGroupTemplates", actions=["eks:DescribeNodegroup"], resources=[node_groups]),
+    ]

@@ -28,6 +28,12 @@ class DataKey(pulumi.ComponentResource):
         super().__init__("gpu-blueprints:aws:DataKey", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         root = pulumi.Output.concat("arn:", partition, ":iam::", account_id, ":root")
+        # EKS node groups launch through Auto Scaling, whose service-linked role must be able to use the key
+        # for encrypted root volumes, or instances fail to start (Client.InternalError).
+        # https://docs.aws.amazon.com/autoscaling/ec2/userguide/key-policy-requirements-EBS-encryption.html
+        autoscaling = pulumi.Output.concat("arn:", partition, ":iam::", account_id,
+                                           ":role/aws-service-role/autoscaling.amazonaws.com/"
+                                           "AWSServiceRoleForAutoScaling")
         policy = policy_json([
             Statement(
                 sid="AccountAdministersKey",
@@ -51,6 +57,19 @@ class DataKey(pulumi.ComponentResource):
                 principals={"Service": "cloudtrail.amazonaws.com"},
                 conditions={"StringLike": {"kms:EncryptionContext:aws:cloudtrail:arn": pulumi.Output.concat(
                     "arn:", partition, ":cloudtrail:*:", account_id, ":trail/*")}},
+            ),
+            Statement(
+                sid="AutoScalingEncryptsNodeVolumes",
+                actions=ENCRYPT_ACTIONS,
+                resources=["*"],
+                principals={"AWS": autoscaling},
+            ),
+            Statement(
+                sid="AutoScalingGrantsForNodeVolumes",
+                actions=["kms:CreateGrant"],
+                resources=["*"],
+                principals={"AWS": autoscaling},
+                conditions={"Bool": {"kms:GrantIsForAWSResource": "true"}},
             ),
             Statement(
                 sid="ServicesDescribeKey",

@@ -1,17 +1,47 @@
-"""A GPU node group: launch template (IMDSv2, encrypted root, EFA layout) and an EKS managed node group."""
+"""EKS managed node groups: launch template (IMDSv2, encrypted root, EFA layout, NVMe scratch) and the group.
+
+`GpuNodeGroup` carries the GPU taints and tells the Cluster Autoscaler, through tags on its Auto Scaling
+group, what a node would offer (labels, taints, GPUs, EFA devices), so the group can grow from zero.
+`SystemNodeGroup` is the untainted CPU group that runs cluster services.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+import base64
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_aws as aws
 
 CAPACITY_TYPES = {"on-demand": "ON_DEMAND", "spot": "SPOT", "reservation": "ON_DEMAND",
                   "capacity-block": "CAPACITY_BLOCK"}
-AMI_TYPE = "AL2023_x86_64_NVIDIA"
+GPU_AMI_TYPE = "AL2023_x86_64_NVIDIA"
+SYSTEM_AMI_TYPE = "AL2023_x86_64_STANDARD"
 TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE", "PreferNoSchedule": "PREFER_NO_SCHEDULE"}
+# Cluster Autoscaler node templates for groups at zero nodes: tags on the Auto Scaling group.
+# https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/cloudprovider/aws/README.md
+NODE_TEMPLATE = "k8s.io/cluster-autoscaler/node-template"
+
+# AL2023 nodeadm stripes every instance-store NVMe into one RAID0 array and puts kubelet and containerd
+# (so images and emptyDir volumes) on it. EKS merges this part with the NodeConfig it writes itself.
+# https://awslabs.github.io/amazon-eks-ami/nodeadm/doc/api/#localstorageoptions
+LOCAL_NVME_RAID0_USER_DATA = """MIME-Version: 1.0
+Content-Type: multipart/mixed; boundary="//"
+
+--//
+Content-Type: application/node.eks.aws
+
+---
+apiVersion: node.eks.aws/v1alpha1
+kind: NodeConfig
+spec:
+  instance:
+    localStorage:
+      strategy: RAID0
+
+--//--
+"""
 
 
 def efa_interfaces(count: int, security_group_ids: Sequence[pulumi.Input[str]]) -> list[dict[str, Any]]:
@@ -33,77 +63,118 @@ def efa_interfaces(count: int, security_group_ids: Sequence[pulumi.Input[str]]) 
     return interfaces
 
 
+def autoscaler_node_template(labels: Mapping[str, str], taints: Sequence[Mapping[str, str]],
+                             resources: Mapping[str, int]) -> dict[str, str]:
+    """The ASG tags from which the Cluster Autoscaler builds a node of an empty group."""
+    tags = {f"{NODE_TEMPLATE}/label/{k}": v for k, v in sorted(labels.items())}
+    tags.update({f"{NODE_TEMPLATE}/taint/{t['key']}": f"{t['value']}:{t['effect']}" for t in taints})
+    tags.update({f"{NODE_TEMPLATE}/resources/{k}": str(v) for k, v in sorted(resources.items()) if v})
+    return tags
+
+
 @dataclass(frozen=True)
-class GpuNodeGroupArgs:
+class NodeGroupArgs:
+    """One EKS managed node group; every field is required unless it has a default below."""
+
     cluster_name: pulumi.Input[str]
-    kubernetes_version: str
+    kubernetes_version: str  # picks the AMI release from the EKS-optimized AMI's public SSM parameter
     node_role_arn: pulumi.Input[str]
     instance_type: str
     subnet_ids: Sequence[pulumi.Input[str]]
     security_group_ids: Sequence[pulumi.Input[str]]
-    kms_key_arn: pulumi.Input[str]
+    kms_key_arn: pulumi.Input[str]  # encrypts the root volume
     min_nodes: int
-    desired_nodes: int
+    desired_nodes: int  # the starting size; the autoscaler owns it afterwards (ignored on update)
     max_nodes: int
-    capacity: str
-    labels: dict[str, str]
-    taints: Sequence[dict[str, str]]
+    labels: Mapping[str, str]
     root_volume_gib: int
-    efa_interfaces: int
-    tags: dict[str, str]
+    tags: Mapping[str, str]
+    capacity: str = "on-demand"  # on-demand | spot | reservation | capacity-block
+    taints: Sequence[Mapping[str, str]] = ()  # key, value, effect (Kubernetes spelling)
+    efa_interfaces: int = 0  # EFA devices per node; 0 attaches none
     placement_group_name: Optional[pulumi.Input[str]] = None
     capacity_reservation_id: Optional[str] = None
+    local_nvme_raid0: bool = False  # stripe instance-store NVMe for kubelet/containerd (needs NVMe on the shape)
+    # Extended resources a node offers (nvidia.com/gpu, vpc.amazonaws.com/efa), for scale-from-zero templates.
+    extended_resources: Mapping[str, int] = field(default_factory=dict)
+
+
+def _declare(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs, ami_type: str,
+             ami_parameter: str) -> tuple[aws.ec2.LaunchTemplate, aws.eks.NodeGroup]:
+    child = pulumi.ResourceOptions(parent=component)
+    # The EKS-optimized AL2023 AMI release, read from its public SSM parameter.
+    release = aws.ssm.get_parameter_output(
+        name=f"/aws/service/eks/optimized-ami/{args.kubernetes_version}/amazon-linux-2023/x86_64/{ami_parameter}"
+             "recommended/release_version",
+        opts=pulumi.InvokeOutputOptions(parent=component))
+    template: dict[str, Any] = {
+        "metadata_options": {"http_tokens": "required", "http_endpoint": "enabled",
+                             "http_put_response_hop_limit": 1, "instance_metadata_tags": "disabled"},
+        "block_device_mappings": [{
+            "device_name": "/dev/xvda",
+            "ebs": {"volume_size": args.root_volume_gib, "volume_type": "gp3", "encrypted": "true",
+                    "kms_key_id": args.kms_key_arn, "delete_on_termination": "true"},
+        }],
+        "tag_specifications": [{"resource_type": kind, "tags": dict(args.tags)} for kind in ("instance", "volume")],
+    }
+    if args.efa_interfaces:
+        template["network_interfaces"] = efa_interfaces(args.efa_interfaces, args.security_group_ids)
+    else:
+        template["vpc_security_group_ids"] = list(args.security_group_ids)
+    if args.placement_group_name is not None:
+        template["placement"] = {"group_name": args.placement_group_name}
+    if args.capacity in ("reservation", "capacity-block"):
+        template["capacity_reservation_specification"] = {
+            "capacity_reservation_target": {"capacity_reservation_id": args.capacity_reservation_id}}
+    if args.local_nvme_raid0:
+        template["user_data"] = base64.b64encode(LOCAL_NVME_RAID0_USER_DATA.encode()).decode()
+    launch_template = aws.ec2.LaunchTemplate(
+        name, description=f"{name}: {args.instance_type} nodes", update_default_version=True,
+        tags=dict(args.tags), opts=child, **template)
+    node_group = aws.eks.NodeGroup(
+        name,
+        cluster_name=args.cluster_name,
+        node_group_name=name,
+        node_role_arn=args.node_role_arn,
+        subnet_ids=list(args.subnet_ids),
+        instance_types=[args.instance_type],
+        ami_type=ami_type,
+        release_version=release.value,
+        capacity_type=CAPACITY_TYPES[args.capacity],
+        scaling_config={"min_size": args.min_nodes, "desired_size": args.desired_nodes, "max_size": args.max_nodes},
+        launch_template={"id": launch_template.id, "version": launch_template.latest_version},
+        labels=dict(args.labels),
+        taints=[{"key": t["key"], "value": t["value"], "effect": TAINT_EFFECTS[t["effect"]]} for t in args.taints],
+        update_config={"max_unavailable": 1},
+        tags=dict(args.tags),
+        opts=pulumi.ResourceOptions(parent=component, ignore_changes=["scalingConfig.desiredSize"]))
+    return launch_template, node_group
 
 
 class GpuNodeGroup(pulumi.ComponentResource):
-    def __init__(self, name: str, args: GpuNodeGroupArgs, opts: pulumi.ResourceOptions | None = None):
+    """GPU nodes on the EKS AL2023 NVIDIA AMI, tainted, described to the autoscaler so they scale from zero."""
+
+    def __init__(self, name: str, args: NodeGroupArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("gpu-blueprints:aws:GpuNodeGroup", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
-        # The EKS-optimized AL2023 NVIDIA AMI release, read from its public SSM parameter.
-        release = aws.ssm.get_parameter_output(
-            name=f"/aws/service/eks/optimized-ami/{args.kubernetes_version}/amazon-linux-2023/x86_64/nvidia/"
-                 "recommended/release_version",
-            opts=pulumi.InvokeOutputOptions(parent=self))
+        self.launch_template, self.node_group = _declare(self, name, args, GPU_AMI_TYPE, "nvidia/")
+        # EKS does not copy node group tags to its Auto Scaling group, so the templates are tagged there.
+        asg_name = self.node_group.resources.apply(lambda r: r[0].autoscaling_groups[0].name)
+        template = autoscaler_node_template(args.labels, args.taints, args.extended_resources)
+        self.autoscaler_tags = [
+            aws.autoscaling.Tag(f"{name}-{i}", autoscaling_group_name=asg_name,
+                                tag={"key": key, "value": value, "propagate_at_launch": False},
+                                opts=pulumi.ResourceOptions(parent=self))
+            for i, (key, value) in enumerate(sorted(template.items()))
+        ]
+        self.register_outputs({"node_group": self.node_group.node_group_name})
 
-        template: dict[str, Any] = {
-            "metadata_options": {"http_tokens": "required", "http_endpoint": "enabled",
-                                 "http_put_response_hop_limit": 1, "instance_metadata_tags": "disabled"},
-            "block_device_mappings": [{
-                "device_name": "/dev/xvda",
-                "ebs": {"volume_size": args.root_volume_gib, "volume_type": "gp3", "encrypted": "true",
-                        "kms_key_id": args.kms_key_arn, "delete_on_termination": "true"},
-            }],
-            "tag_specifications": [{"resource_type": kind, "tags": args.tags} for kind in ("instance", "volume")],
-        }
-        if args.efa_interfaces:
-            template["network_interfaces"] = efa_interfaces(args.efa_interfaces, args.security_group_ids)
-        else:
-            template["vpc_security_group_ids"] = list(args.security_group_ids)
-        if args.placement_group_name is not None:
-            template["placement"] = {"group_name": args.placement_group_name}
-        if args.capacity in ("reservation", "capacity-block"):
-            template["capacity_reservation_specification"] = {
-                "capacity_reservation_target": {"capacity_reservation_id": args.capacity_reservation_id}}
-        self.launch_template = aws.ec2.LaunchTemplate(
-            name, description=f"{name}: {args.instance_type} GPU nodes", update_default_version=True,
-            tags=args.tags, opts=child, **template)
 
-        self.node_group = aws.eks.NodeGroup(
-            name,
-            cluster_name=args.cluster_name,
-            node_group_name=name,
-            node_role_arn=args.node_role_arn,
-            subnet_ids=list(args.subnet_ids),
-            instance_types=[args.instance_type],
-            ami_type=AMI_TYPE,
-            release_version=release.value,
-            capacity_type=CAPACITY_TYPES[args.capacity],
-            scaling_config={"min_size": args.min_nodes, "desired_size": args.desired_nodes,
-                            "max_size": args.max_nodes},
-            launch_template={"id": self.launch_template.id, "version": self.launch_template.latest_version},
-            labels=args.labels,
-            taints=[{"key": t["key"], "value": t["value"], "effect": TAINT_EFFECTS[t["effect"]]} for t in args.taints],
-            update_config={"max_unavailable": 1},
-            tags=args.tags,
-            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["scalingConfig.desiredSize"]))
+class SystemNodeGroup(pulumi.ComponentResource):
+    """Untainted, on-demand CPU nodes across the cluster's zones for CoreDNS, operators and controllers."""
+
+    def __init__(self, name: str, args: NodeGroupArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("gpu-blueprints:aws:SystemNodeGroup", name, None, opts)
+        if args.taints or args.capacity != "on-demand":
+            raise ValueError("a system node group is untainted and on-demand")
+        self.launch_template, self.node_group = _declare(self, name, args, SYSTEM_AMI_TYPE, "standard/")
         self.register_outputs({"node_group": self.node_group.node_group_name})

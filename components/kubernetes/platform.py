@@ -1,8 +1,9 @@
-"""GpuPlatform: GPU enablement from upstream charts, RDMA device plugins, priorities and team quotas.
+"""GpuPlatform: GPU enablement from upstream charts, RDMA device plugins, priorities, team quotas,
+storage pods can mount, workload identity and (on EKS) the Cluster Autoscaler.
 
 Cloud-neutral: the cluster component says what its nodes already ship (drivers on the EKS AL2023
-NVIDIA AMI, drivers and device plugin on ACK GPU nodes) and which groups have EFA, and passes a
-Kubernetes provider for its cluster.
+NVIDIA AMI, drivers and device plugin on ACK GPU nodes), which groups have EFA, where the system
+nodes are, and passes a Kubernetes provider for its cluster.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from .acceptance import GpuAcceptance
+from .autoscaler import AutoscalerArgs, ClusterAutoscaler
 from .charts import charts
+from .storage import ClusterStorage, SharedVolumeSpec, StorageClassSpec
 
 GPU_RESOURCE = "nvidia.com/gpu"
 OPERATOR_NAMESPACE = "gpu-operator"
@@ -46,6 +49,15 @@ class PriorityValues:
 
 
 @dataclass(frozen=True)
+class WorkloadServiceAccount:
+    """A ServiceAccount bound to a cloud role (IRSA / RRSA) through its annotations."""
+
+    namespace: str
+    name: str
+    annotations: Mapping[str, pulumi.Input[str]]
+
+
+@dataclass(frozen=True)
 class PlatformArgs:
     node_groups: Sequence[GpuNodes]
     gpu_stack: Literal["gpu-operator", "device-plugin"]
@@ -54,6 +66,14 @@ class PlatformArgs:
     teams: Mapping[str, Team]
     priorities: PriorityValues
     labels: Mapping[str, str] = field(default_factory=dict)
+    # Where controllers run: the untainted system group's label. Empty leaves charts' defaults.
+    system_node_selector: Mapping[str, str] = field(default_factory=dict)
+    # Namespaces beyond the teams' (the training namespace), with extra labels (ACK RRSA injection).
+    namespaces: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    service_accounts: Sequence[WorkloadServiceAccount] = ()
+    storage_classes: Sequence[StorageClassSpec] = ()
+    shared_volumes: Sequence[SharedVolumeSpec] = ()
+    autoscaler: Optional[AutoscalerArgs] = None  # EKS; ACK scales node pools itself
 
 
 def gpu_tolerations(groups: Sequence[GpuNodes]) -> list[dict[str, str]]:
@@ -63,15 +83,22 @@ def gpu_tolerations(groups: Sequence[GpuNodes]) -> list[dict[str, str]]:
 
 
 def operator_values(args: PlatformArgs) -> dict:
+    """GPU Operator values: operands off where the node image ships them; controllers on the system group,
+    node agents (NFD worker, operands) on every GPU node whatever its taints."""
     mig = any(g.mig_profile for g in args.node_groups)
+    tolerations = gpu_tolerations(args.node_groups)
+    system = dict(args.system_node_selector)
     return {
+        "operator": {"nodeSelector": system},
+        "node-feature-discovery": {"master": {"nodeSelector": system}, "gc": {"nodeSelector": system},
+                                   "worker": {"tolerations": tolerations}},
         "driver": {"enabled": not args.driver_preinstalled},
         "toolkit": {"enabled": not args.driver_preinstalled},
         "devicePlugin": {"enabled": not args.device_plugin_preinstalled},
         "dcgmExporter": {"enabled": True},
         "mig": {"strategy": "single"},
         "migManager": {"enabled": mig},
-        "daemonsets": {"tolerations": gpu_tolerations(args.node_groups)},
+        "daemonsets": {"tolerations": tolerations},
     }
 
 
@@ -102,8 +129,12 @@ class GpuPlatform(pulumi.ComponentResource):
             if not args.device_plugin_preinstalled:
                 self.releases["nvidia-device-plugin"] = release(
                     "nvidia-device-plugin", OPERATOR_NAMESPACE, {"tolerations": tolerations}, [operator_ns])
+            # The chart's ServiceMonitor needs the Prometheus Operator's CRD, which is not installed; without a
+            # nodeSelector it would also run on every CPU node (chart_workloads.yaml, dcgm-exporter 3.5.0).
             self.releases["dcgm-exporter"] = release(
-                "dcgm-exporter", OPERATOR_NAMESPACE, {"tolerations": tolerations}, [operator_ns])
+                "dcgm-exporter", OPERATOR_NAMESPACE, {"tolerations": tolerations, "serviceMonitor": {"enabled": False},
+                                                      "nodeSelector": {"nvidia.com/gpu.present": "true"}},
+                [operator_ns])
         if any(g.rdma == "efa" for g in args.node_groups):
             self.releases["aws-efa-k8s-device-plugin"] = release("aws-efa-k8s-device-plugin", "kube-system", {
                 "nodeSelector": {"vpc.amazonaws.com/efa.present": "true"}, "tolerations": tolerations})
@@ -122,12 +153,15 @@ class GpuPlatform(pulumi.ComponentResource):
             )
         }
 
-        self.team_namespaces = {}
+        self.namespaces: dict[str, k8s.core.v1.Namespace] = {}
+        for ns_name in sorted(set(args.teams) | set(args.namespaces)):
+            team_label = {"gpu-blueprints/team": ns_name} if ns_name in args.teams else {}
+            self.namespaces[ns_name] = k8s.core.v1.Namespace(
+                f"{name}-team-{ns_name}" if ns_name in args.teams else f"{name}-ns-{ns_name}", metadata={
+                    "name": ns_name, "labels": {**labels, **team_label, **args.namespaces.get(ns_name, {}),
+                                                "pod-security.kubernetes.io/enforce": "baseline"}}, opts=child)
         for team, spec in sorted(args.teams.items()):
-            ns = k8s.core.v1.Namespace(f"{name}-team-{team}", metadata={
-                "name": team, "labels": {**labels, "gpu-blueprints/team": team,
-                                         "pod-security.kubernetes.io/enforce": "baseline"}}, opts=child)
-            scoped = pulumi.ResourceOptions(parent=self, depends_on=[ns])
+            scoped = pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[team]])
             k8s.core.v1.ResourceQuota(f"{name}-team-{team}-gpus", metadata={
                 "name": "gpus", "namespace": team, "labels": labels},
                 spec={"hard": {f"requests.{GPU_RESOURCE}": str(spec.gpus)}}, opts=scoped)
@@ -137,7 +171,19 @@ class GpuPlatform(pulumi.ComponentResource):
                 limits["max"] = {GPU_RESOURCE: str(spec.max_gpus_per_pod)}
             k8s.core.v1.LimitRange(f"{name}-team-{team}-defaults", metadata={
                 "name": "defaults", "namespace": team, "labels": labels}, spec={"limits": [limits]}, opts=scoped)
-            self.team_namespaces[team] = ns
+
+        self.service_accounts = [
+            k8s.core.v1.ServiceAccount(f"{name}-{sa.namespace}-{sa.name}", metadata={
+                "name": sa.name, "namespace": sa.namespace, "labels": labels, "annotations": dict(sa.annotations)},
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[sa.namespace]]))
+            for sa in args.service_accounts
+        ]
+        if args.storage_classes or args.shared_volumes:
+            ClusterStorage(f"{name}-storage", classes=args.storage_classes, volumes=args.shared_volumes,
+                           labels=labels, opts=pulumi.ResourceOptions(
+                               parent=self, depends_on=[self.namespaces[v.namespace] for v in args.shared_volumes]))
+        if args.autoscaler is not None:
+            ClusterAutoscaler(f"{name}-cluster-autoscaler", args.autoscaler, opts=child)
 
         expectations = {g.name: g.acceptance for g in args.node_groups if g.acceptance is not None}
         if expectations:
@@ -148,7 +194,7 @@ class GpuPlatform(pulumi.ComponentResource):
         self.register_outputs({"releases": sorted(self.releases)})
 
 
-def platform_args(plan, *, driver_preinstalled: bool, device_plugin_preinstalled: bool) -> PlatformArgs:
+def platform_args(plan, *, driver_preinstalled: bool, device_plugin_preinstalled: bool, **cloud) -> PlatformArgs:
     """PlatformArgs from a resolved plan (``blueprints.resolver.ResolvedPlan``) and what the cloud's nodes ship."""
     from blueprints.catalog.gpu_models import acceptance_expectation
 
@@ -164,4 +210,5 @@ def platform_args(plan, *, driver_preinstalled: bool, device_plugin_preinstalled
         teams={name: Team(t.gpus, t.max_gpus_per_pod, t.default_cpu, t.default_memory)
                for name, t in spec.teams.items()},
         priorities=PriorityValues(spec.priorities.critical, spec.priorities.standard, spec.priorities.preemptible),
+        **cloud,
     )

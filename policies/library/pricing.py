@@ -19,6 +19,14 @@ def catalog_prices() -> dict[str, Optional[float]]:
     return {shape.instance_type: shape.price.usd_per_hour for shape in load_catalog().shapes}
 
 
+@lru_cache(maxsize=1)
+def cpu_instance_types() -> frozenset[str]:
+    """The CPU shapes the catalog lists for system node groups: not GPU nodes, so no GPU cost rule's concern."""
+    from blueprints.catalog.system_shapes import load_system_shapes
+
+    return frozenset(shape.instance_type for shape in load_system_shapes().shapes)
+
+
 def instance_type(group: PolicyResource) -> Optional[str]:
     types = items(group.props.get("instanceTypes"))
     return str(types[0]) if types else None

@@ -8,8 +8,8 @@ but hold no PHI (identities and spend limits), so they are accepted as configura
 from ..refs import HIPAA
 from ..rule import StackRule
 
-# pulumi-aws module -> service on the reference list (EC2 covers VPC and EBS).
-ELIGIBLE = ("ec2", "ebs", "eks", "ecr", "s3", "fsx", "efs", "kms", "cloudtrail", "cloudwatch", "guardduty",
+# pulumi-aws module -> service on the reference list (EC2 covers VPC and EBS; "Amazon EC2 Auto Scaling" is listed).
+ELIGIBLE = ("ec2", "autoscaling", "ebs", "eks", "ecr", "s3", "fsx", "efs", "kms", "cloudtrail", "cloudwatch", "guardduty",
             "lb", "alb", "elasticloadbalancingv2", "secretsmanager", "sns", "sqs", "ssm", "backup", "rds",
             "dynamodb", "sagemaker", "batch", "route53", "acm", "securityhub", "config", "cloudformation")
 CONFIGURATION_ONLY = ("iam", "budgets", "organizations")

@@ -1,6 +1,6 @@
 """The stack's GPU nodes, at their desired size and list prices, stay under an hourly ceiling."""
 
-from ..pricing import NODE_GROUPS, desired_nodes, instance_type, price
+from ..pricing import NODE_GROUPS, cpu_instance_types, desired_nodes, instance_type, price
 from ..props import of_type
 from ..rule import StackRule
 
@@ -9,6 +9,8 @@ def check(resources, config):
     total, unpriced = 0.0, []
     for group in of_type(resources, *NODE_GROUPS):
         instance = instance_type(group)
+        if instance in cpu_instance_types():
+            continue  # a system (CPU) group; this rule caps GPU spend
         hourly = price(instance, config["prices"]) if instance else None
         if hourly is None:
             unpriced.append(f"{group.name} ({instance})")

@@ -1,0 +1,69 @@
+"""The Kubernetes Cluster Autoscaler (upstream chart, pinned) for EKS: grows GPU groups from zero when
+GPU pods are pending and gives idle nodes back after `scale_down_unneeded_minutes`.
+
+It discovers the cluster's node groups by the tags EKS puts on their Auto Scaling groups
+(`k8s.io/cluster-autoscaler/enabled`, `k8s.io/cluster-autoscaler/<cluster>`), and learns what an
+empty GPU group would offer from the node-template tags `GpuNodeGroup` adds.
+https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/cloudprovider/aws/README.md
+https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/FAQ.md (flags and their defaults)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Optional
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from .charts import charts
+
+SERVICE_ACCOUNT = "cluster-autoscaler"
+NAMESPACE = "kube-system"
+
+
+@dataclass(frozen=True)
+class AutoscalerArgs:
+    cluster_name: pulumi.Input[str]
+    region: str
+    role_arn: pulumi.Input[str]  # IRSA role for kube-system/cluster-autoscaler
+    image_tag: str  # the autoscaler's minor version must match the cluster's
+    node_selector: Mapping[str, str]  # the system group: the autoscaler must not run on nodes it may remove
+    scale_down_unneeded_minutes: int = 10  # upstream default 10m
+    scale_down_utilization_threshold: float = 0.5  # upstream default 0.5
+    gpu_scale_down_utilization_threshold: float = 0.5  # upstream default 0.5
+
+
+def autoscaler_values(args: AutoscalerArgs, cluster_name: str, role_arn: str) -> dict:
+    return {
+        "cloudProvider": "aws",
+        "awsRegion": args.region,
+        "autoDiscovery": {"clusterName": cluster_name},
+        "image": {"tag": args.image_tag},
+        "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT,
+                                    "annotations": {"eks.amazonaws.com/role-arn": role_arn}}},
+        "nodeSelector": dict(args.node_selector),
+        "priorityClassName": "system-cluster-critical",
+        "extraArgs": {
+            "scale-down-unneeded-time": f"{args.scale_down_unneeded_minutes}m",
+            "scale-down-utilization-threshold": str(args.scale_down_utilization_threshold),
+            "scale-down-gpu-utilization-threshold": str(args.gpu_scale_down_utilization_threshold),
+            "balance-similar-node-groups": "true",
+            # Pods with emptyDir scratch (training jobs) must not pin an idle GPU node forever.
+            "skip-nodes-with-local-storage": "false",
+            "expander": "least-waste",
+        },
+    }
+
+
+class ClusterAutoscaler(pulumi.ComponentResource):
+    def __init__(self, name: str, args: AutoscalerArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("gpu-blueprints:kubernetes:ClusterAutoscaler", name, None, opts)
+        chart = charts()["cluster-autoscaler"]
+        values = pulumi.Output.all(args.cluster_name, args.role_arn).apply(
+            lambda v: autoscaler_values(args, v[0], v[1]))
+        self.release = k8s.helm.v3.Release(
+            name, name="cluster-autoscaler", chart=chart.chart, version=chart.version, namespace=NAMESPACE,
+            repository_opts={"repo": chart.repo}, values=values, atomic=True, cleanup_on_fail=True,
+            opts=pulumi.ResourceOptions(parent=self))
+        self.register_outputs({"release": self.release.name})

@@ -1,0 +1,74 @@
+"""Storage pods can mount: StorageClasses for block volumes and statically provisioned shared file systems.
+
+A shared file system (FSx for Lustre, CPFS, NAS) already exists when the platform is installed, so it is
+bound by a PersistentVolume that names it and a claim in the namespace that uses it, ReadWriteMany.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Sequence
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
+
+
+@dataclass(frozen=True)
+class StorageClassSpec:
+    name: str
+    provisioner: str
+    parameters: Mapping[str, pulumi.Input[str]]
+    default: bool = False
+    reclaim_policy: str = "Delete"
+    binding_mode: str = "WaitForFirstConsumer"  # the volume is made in the zone of the pod's node
+
+
+@dataclass(frozen=True)
+class SharedVolumeSpec:
+    """A file system every GPU node can mount, and the claim jobs use (``claim`` in ``namespace``)."""
+
+    claim: str
+    namespace: str
+    driver: str  # CSI driver name
+    volume_handle: pulumi.Input[str]
+    attributes: Mapping[str, pulumi.Input[str]]
+    capacity_gib: int
+    mount_options: Sequence[str] = ()
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+
+class ClusterStorage(pulumi.ComponentResource):
+    def __init__(self, name: str, *, classes: Sequence[StorageClassSpec], volumes: Sequence[SharedVolumeSpec],
+                 labels: Mapping[str, str], opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("gpu-blueprints:kubernetes:ClusterStorage", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        self.classes = {
+            c.name: k8s.storage.v1.StorageClass(
+                f"{name}-{c.name}", metadata={"name": c.name, "labels": dict(labels),
+                                              "annotations": {DEFAULT_CLASS: "true" if c.default else "false"}},
+                provisioner=c.provisioner, parameters=dict(c.parameters), reclaim_policy=c.reclaim_policy,
+                volume_binding_mode=c.binding_mode, allow_volume_expansion=True, opts=child)
+            for c in classes
+        }
+        self.claims = {}
+        for v in volumes:
+            pv_name = f"{v.namespace}-{v.claim}"
+            volume = k8s.core.v1.PersistentVolume(f"{name}-{pv_name}", metadata={
+                "name": pv_name, "labels": {**labels, **v.labels}}, spec={
+                "capacity": {"storage": f"{v.capacity_gib}Gi"},
+                "accessModes": ["ReadWriteMany"],
+                "persistentVolumeReclaimPolicy": "Retain",  # deleting the claim never deletes the data
+                "storageClassName": "",
+                "mountOptions": list(v.mount_options),
+                "claimRef": {"namespace": v.namespace, "name": v.claim},
+                "csi": {"driver": v.driver, "volumeHandle": v.volume_handle, "volumeAttributes": dict(v.attributes)},
+            }, opts=child)
+            self.claims[(v.namespace, v.claim)] = k8s.core.v1.PersistentVolumeClaim(
+                f"{name}-{v.namespace}-{v.claim}-claim", metadata={
+                    "name": v.claim, "namespace": v.namespace, "labels": {**labels, **v.labels}}, spec={
+                    "accessModes": ["ReadWriteMany"], "storageClassName": "", "volumeName": pv_name,
+                    "resources": {"requests": {"storage": f"{v.capacity_gib}Gi"}},
+                }, opts=pulumi.ResourceOptions(parent=self, depends_on=[volume]))
+        self.register_outputs({"claims": [f"{ns}/{c}" for ns, c in sorted(self.claims)]})
