@@ -53,3 +53,27 @@ def resources(plan: Plan, type_: str) -> list[dict[str, Any]]:
 
 def policy_documents(plan: Plan, types: tuple[str, ...], key: str = "policy") -> list[dict[str, Any]]:
     return [json.loads(r.inputs[key]) for r in plan.registrations if r.type in types and key in r.inputs]
+
+
+NODE_GROUP_TYPES = ("aws:eks/nodeGroup:NodeGroup", "alicloud:cs/nodePool:NodePool")
+
+
+def group_label(inputs: dict[str, Any]) -> str | None:
+    labels = inputs.get("labels") or {}
+    if isinstance(labels, list):  # ACK spells labels as [{key, value}]
+        labels = {label["key"]: label["value"] for label in labels}
+    return labels.get("gpu-blueprints/node-group")
+
+
+def gpu_groups(plan: Plan) -> list[dict[str, Any]]:
+    """Node groups / pools other than the system group."""
+    return [r.inputs for r in plan.registrations if r.type in NODE_GROUP_TYPES and group_label(r.inputs) != "system"]
+
+
+def system_groups(plan: Plan) -> list[dict[str, Any]]:
+    return [r.inputs for r in plan.registrations if r.type in NODE_GROUP_TYPES and group_label(r.inputs) == "system"]
+
+
+def gpu_templates(plan: Plan) -> list[dict[str, Any]]:
+    return [r.inputs for r in plan.registrations
+            if r.type == "aws:ec2/launchTemplate:LaunchTemplate" and not r.name.endswith("-system")]

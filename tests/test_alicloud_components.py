@@ -6,7 +6,7 @@ import pytest
 
 from blueprints.catalog import load_catalog
 from blueprints.errors import BlueprintError
-from conftest import resources, shipped_plan
+from conftest import gpu_groups, resources, shipped_plan, system_groups
 
 ALI_STACKS = ["startup-t4-aliyun", "research-a100-aliyun", "enterprise-aliyun"]
 
@@ -14,18 +14,21 @@ ALI_STACKS = ["startup-t4-aliyun", "research-a100-aliyun", "enterprise-aliyun"]
 @pytest.mark.parametrize("stack", ALI_STACKS)
 def test_node_pool_instance_types_come_from_the_catalog(stack):
     plan = shipped_plan(stack)
-    for pool in resources(plan, "alicloud:cs/nodePool:NodePool"):
+    for pool in gpu_groups(plan):
         (instance_type,) = pool["instanceTypes"]
         shape = load_catalog().get(instance_type)
         assert shape is not None and shape.cloud == "alicloud"
         assert plan.resolved.spec.region in shape.regions
+    [system] = system_groups(plan)
+    assert system["instanceTypes"] == [plan.resolved.system.instance_type] == ["ecs.g7.xlarge"]
 
 
 def test_erdma_only_where_the_shape_supports_it():
     enterprise = shipped_plan("enterprise-aliyun")
     assert enterprise.resolved.node_groups[0].shape.rdma.kind == "erdma"
-    [addon] = resources(enterprise, "alicloud:cs/kubernetesAddon:KubernetesAddon")
-    assert addon["name"] == "ack-erdma-controller" and json.loads(addon["config"]) == {"preferDriver": "ofed"}
+    [addon] = [a for a in resources(enterprise, "alicloud:cs/kubernetesAddon:KubernetesAddon")
+               if a["name"] == "ack-erdma-controller"]
+    assert json.loads(addon["config"]) == {"preferDriver": "ofed"}
     # ACK installs and authorizes its add-on: the stack adds no RAM role with ENI permissions for it.
     assert not [r for r in resources(enterprise, "alicloud:ram/policy:Policy") if "ecs:" in r["policyDocument"]]
     research = shipped_plan("research-a100-aliyun")

@@ -2,13 +2,13 @@
 
 import pytest
 
-from conftest import resources, shipped_plan
+from conftest import gpu_groups, gpu_templates, resources, shipped_plan
 
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
 
 
 def efa_layout(plan):
-    (template,) = resources(plan, LT)
+    (template,) = gpu_templates(plan)
     return [(i["networkCardIndex"], i["deviceIndex"], i["interfaceType"]) for i in template.get("networkInterfaces", [])]
 
 
@@ -43,9 +43,9 @@ def test_rdma_group_sits_in_a_cluster_placement_group_and_one_subnet():
     plan = shipped_plan("enterprise-h100")
     (pg,) = resources(plan, "aws:ec2/placementGroup:PlacementGroup")
     assert pg["strategy"] == "cluster"
-    (template,) = resources(plan, LT)
+    (template,) = gpu_templates(plan)
     assert template["placement"]["groupName"] == "enterprise-h100-efa"  # the placement group's name output
-    (group,) = resources(plan, "aws:eks/nodeGroup:NodeGroup")
+    (group,) = gpu_groups(plan)
     assert len(group["subnetIds"]) == 1
     assert len(efa_layout(plan)) == 32
 
@@ -92,8 +92,11 @@ def test_eks_is_private_with_audit_logs_and_imdsv2_nodes():
     assert {"api", "audit", "authenticator"} <= set(cluster["enabledClusterLogTypes"])
     assert cluster["vpcConfig"]["endpointPublicAccess"] is False
     assert cluster["accessConfig"]["authenticationMode"] == "API"
-    (template,) = resources(plan, LT)
-    assert template["metadataOptions"]["httpTokens"] == "required"
+    templates = resources(plan, LT)
+    assert len(templates) == 2  # the GPU group's and the system group's
+    for template in templates:
+        assert template["metadataOptions"]["httpTokens"] == "required"
+        assert template["metadataOptions"]["httpPutResponseHopLimit"] == 1
 
 
 def test_lustre_ports_and_s3_cache_association():

@@ -11,7 +11,7 @@ import pytest
 
 from blueprints.stackconfig import ROOT
 from components.kubernetes.charts import charts
-from conftest import SHIPPED, shipped_cluster, shipped_plan, write_stack
+from conftest import SHIPPED, gpu_groups, shipped_cluster, shipped_plan, write_stack
 
 EFA_STACKS = {"research-a100", "enterprise-h100", "research-a100-eu"}
 
@@ -42,7 +42,7 @@ def test_efa_device_plugin_only_where_node_groups_have_efa(stack):
     if found:
         assert found["namespace"] == "kube-system"
         assert found["values"]["nodeSelector"] == {"vpc.amazonaws.com/efa.present": "true"}
-        labels = k8s(plan, "aws:eks/nodeGroup:NodeGroup")[0]["labels"]
+        labels = gpu_groups(plan)[0]["labels"]
         assert labels["vpc.amazonaws.com/efa.present"] == "true"  # the selector matches the EFA group's label
 
 
@@ -60,8 +60,8 @@ def test_gpu_operator_keeps_off_what_the_node_image_ships(stack):
 def test_erdma_controller_only_on_erdma_stacks():
     for stack in ("enterprise-aliyun", "research-a100-aliyun", "startup-t4-aliyun"):
         plan = shipped_plan(stack)
-        addons = [a["name"] for a in k8s(plan, "alicloud:cs/kubernetesAddon:KubernetesAddon")]
-        assert addons == (["ack-erdma-controller"] if plan.resolved.rdma else [])
+        addons = sorted(a["name"] for a in k8s(plan, "alicloud:cs/kubernetesAddon:KubernetesAddon"))
+        assert addons == (["ack-erdma-controller"] if plan.resolved.rdma else []) + ["ack-pod-identity-webhook"]
     assert shipped_plan("enterprise-aliyun").resolved.rdma
 
 
@@ -85,7 +85,11 @@ def test_priority_classes_and_team_quotas_come_from_the_spec(stack):
 def test_device_plugin_path_installs_plugin_and_dcgm_exporter(plan_variant):
     plan = plan_variant("startup-t4", lambda c: c.setdefault("kubernetes", {}).update(gpuStack="device-plugin"))
     found = releases(plan)
-    assert set(found) == {"nvidia-device-plugin", "dcgm-exporter"}
+    assert set(found) == {"nvidia-device-plugin", "dcgm-exporter", "cluster-autoscaler"}
+    # The exporter chart's ServiceMonitor needs a CRD nothing installs; it runs only on GPU nodes.
+    assert found["dcgm-exporter"]["values"]["serviceMonitor"] == {"enabled": False}
+    assert found["dcgm-exporter"]["values"]["nodeSelector"] == {"nvidia.com/gpu.present": "true"}
+    assert not plan.readiness_blocking()
     assert found["nvidia-device-plugin"]["values"]["tolerations"] == [
         {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
 
@@ -93,7 +97,7 @@ def test_device_plugin_path_installs_plugin_and_dcgm_exporter(plan_variant):
 def test_mig_profile_labels_the_group_and_turns_on_the_mig_manager(plan_variant):
     plan = plan_variant("research-a100", lambda c: c.setdefault("nodeGroups", {}).setdefault("gpu", {}).update(
         migProfile="all-1g.10gb"))
-    [group] = k8s(plan, "aws:eks/nodeGroup:NodeGroup")
+    [group] = gpu_groups(plan)
     assert group["labels"]["nvidia.com/mig.config"] == "all-1g.10gb"
     values = releases(plan)["gpu-operator"]["values"]
     assert values["migManager"] == {"enabled": True} and values["mig"] == {"strategy": "single"}

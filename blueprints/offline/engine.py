@@ -77,6 +77,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
     def __init__(self, mocks: pulumi_mocks.Mocks):
         super().__init__(mocks)
         self.registrations: list[Registration] = []
+        self.stack_outputs: dict[str, Any] = {}
 
     def make_urn(self, parent: str, type_: str, name: str) -> str:
         """URNs as the engine writes them: the parent's whole qualified type chain, then ours."""
@@ -103,17 +104,24 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         ))
         return response
 
+    def RegisterResourceOutputs(self, request):  # noqa: N802 (the engine's RPC name)
+        """Keep the outputs of top-level components: `__main__.py` exports the cluster component's outputs."""
+        if request.urn.split("::")[2].count("$") == 1:  # pulumi:pulumi:Stack$<cluster component>
+            self.stack_outputs.update(plain(json_format.MessageToDict(request.outputs)))
+        return super().RegisterResourceOutputs(request)
+
 
 def _config_values(config: Mapping[str, Any]) -> dict[str, str]:
     """Stack config as the CLI hands it to a program: strings, structured values as JSON."""
     return {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
 
 
-def run_program(stack: str, config: Mapping[str, Any], region: str, program: Path = PROGRAM) -> list[Registration]:
-    """Run ``program`` for ``stack`` with ``config`` under mocks; return what it registered."""
+def run_program(stack: str, config: Mapping[str, Any], region: str,
+                program: Path = PROGRAM) -> tuple[list[Registration], dict[str, Any]]:
+    """Run ``program`` for ``stack`` with ``config`` under mocks; return what it registered and its exports."""
     monitor = RecordingMonitor(OfflineMocks(region))
     pulumi_settings.ROOT.set(None)
     pulumi.runtime.set_all_config(_config_values(config))
     pulumi_mocks.set_mocks(monitor.mocks, project=PROJECT, stack=stack, preview=True, monitor=monitor)
     _sync_await(run_pulumi_func(lambda: runpy.run_path(str(program), run_name="__main__")))
-    return monitor.registrations
+    return monitor.registrations, monitor.stack_outputs

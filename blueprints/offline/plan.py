@@ -28,12 +28,15 @@ class Plan:
     packs: tuple[str, ...] = ()
     findings: tuple[dict[str, Any], ...] = ()
     readiness: tuple[ReadinessFinding, ...] = ()
+    outputs: Optional[dict[str, Any]] = None  # the stack's exports, secrets as {"secret": true}
+
+    def readiness_blocking(self) -> list[ReadinessFinding]:
+        return [f for f in self.readiness if f.level == BLOCKING]
 
     @property
     def exit_code(self) -> int:
         mandatory = any(f.get("enforcementLevel") == "mandatory" for f in self.findings)
-        blocking = any(f.level == BLOCKING for f in self.readiness)
-        return EXIT_FINDINGS if mandatory or blocking else EXIT_OK
+        return EXIT_FINDINGS if mandatory or self.readiness_blocking() else EXIT_OK
 
     def counts(self) -> dict[str, Any]:
         by_type = Counter(r.type for r in self.registrations)
@@ -103,6 +106,7 @@ class Plan:
                 }
                 for r in self.registrations
             ],
+            "outputs": dict(sorted((self.outputs or {}).items())),
             "cost": self.cost.to_json(),
             "policyPacks": list(self.packs),
             "findings": list(self.findings),
@@ -120,10 +124,11 @@ def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequenc
     source = f"stacks/Pulumi.{stack}.yaml"
     spec = parse_cluster(cluster_config(config, source), source)
     resolved = resolve(spec)
-    registrations = tuple(run_program(stack, config, spec.region))
+    registered, outputs = run_program(stack, config, spec.region)
+    registrations = tuple(registered)
     cost = estimate(spec, registrations, resolved.kubernetes.support if resolved.kubernetes else "standard",
                     resolved.instance_prices())
     chosen = tuple(spec.compliance.frameworks if packs is None else packs)
     findings = evaluate(stack, registrations, chosen, stack_policy_config(spec)) if chosen else []
     return Plan(stack=stack, resolved=resolved, registrations=registrations, cost=cost, packs=chosen,
-                findings=tuple(findings), readiness=tuple(readiness_check(registrations)))
+                findings=tuple(findings), readiness=tuple(readiness_check(registrations)), outputs=outputs)

@@ -256,11 +256,11 @@ def _gpu_agents(pools: Sequence[Pool], pods: Sequence[Pod], runtime: Mapping[str
 
 
 def _scale_from_zero(pools: Sequence[Pool], autoscaler: bool, ack_config: Optional[Mapping[str, Any]],
-                     efa_groups: set[str]) -> list[Finding]:
+                     efa_groups: set[str], ack: bool) -> list[Finding]:
     findings = []
     for pool in (p for p in pools if p.gpu and p.min_nodes == 0):
         where = pool.name
-        if ack_config is not None or pool.autoscaled:
+        if ack:  # ACK scales node pools itself: the pool's auto scaling plus the cluster's configuration
             if not pool.autoscaled:
                 findings.append(Finding("scale-from-zero", BLOCKING, where, f"{where} starts at zero nodes and its "
                                         "auto scaling is off: no GPU node will ever start",
@@ -395,7 +395,8 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
         if r.type == HELM_RELEASE:
             runtime.update(runtime_gpu_labels(r.inputs.get("name", "")))
     findings += _gpu_agents(pools, pods, runtime)
-    findings += _scale_from_zero(pools, autoscaler, ack_config, efa_groups)
+    ack = any(r.type == ACK_CLUSTER for r in regs)
+    findings += _scale_from_zero(pools, autoscaler, ack_config, efa_groups, ack)
     findings += _claims(regs)
     findings += _identities(regs)
     findings += _api_reach(regs)

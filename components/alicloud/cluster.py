@@ -135,7 +135,8 @@ class AlicloudGpuCluster(pulumi.ComponentResource):
                 # CPFS goes through the CPFS-NFS client (cnfs-nas-daemon); NAS extreme is plain NFSv3.
                 shared_volumes.append(SharedVolumeSpec(
                     claim=SHARED_CLAIM, namespace=training_ns, driver=NAS_CSI_DRIVER,
-                    volume_handle=f"{training_ns}-{SHARED_CLAIM}",
+                    # CPFS: the export's id (unique, and it ties the volume to the export in the plan).
+                    volume_handle=fs.export.export_id if cpfs else f"{training_ns}-{SHARED_CLAIM}",
                     attributes={"server": server, "path": path, **({"mountProtocol": "cpfs-nfs"} if cpfs else {})},
                     capacity_gib=storage.parallel_fs.size_gib or 0,
                     mount_options=("nolock,tcp,noresvport", "vers=3")))

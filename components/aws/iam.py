@@ -75,8 +75,9 @@ def cluster_autoscaler_statements(cluster_name: str, region: str, account_id: pu
     Writes are limited to the Auto Scaling groups EKS creates for this cluster's node groups
     (named eks-<node group>-<uuid>, our node groups are named <cluster>-<group>) and tagged as owned by
     it; the Describe calls support no resource scoping. eks:DescribeNodegroup lets it read labels and
-    taints of empty managed node groups. Source: the autoscaler's AWS README ("Full Cluster Autoscaler
-    Features Policy (Recommended)", "Minimal IAM Permissions Policy").
+    taints of empty managed node groups. Sources: the autoscaler's AWS README ("Full Cluster Autoscaler
+    Features Policy (Recommended)") for the actions, and the EKS User Guide's former autoscaling page
+    (awsdocs/amazon-eks-user-guide doc_source/autoscaling.md, 2023) for the owned-tag condition.
     https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/cloudprovider/aws/README.md
     """
     groups = pulumi.Output.concat("arn:", partition, ":autoscaling:", region, ":", account_id,
