@@ -27,8 +27,9 @@ def touched_stacks(changed_files: Optional[Sequence[str]], stacks_dir: Path = ST
 
 
 def matrix(stacks: Sequence[str], stacks_dir: Path = STACKS_DIR) -> list[dict[str, str]]:
-    """[{stack, cloud, packs, packConfigs}]: packs and their config files as pulumi/actions' policyPacks and
-    policyPackConfigs inputs want them (one path a line, in the same order)."""
+    """[{stack, cloud, packs, packConfigs, privateApi}]: packs and their config files as pulumi/actions'
+    policyPacks and policyPackConfigs inputs want them (one path a line, in the same order); privateApi
+    "true" when the platform layer talks to a private API, which a hosted runner cannot reach."""
     known = available_stacks(stacks_dir)
     rows = []
     for stack in stacks:
@@ -38,5 +39,6 @@ def matrix(stacks: Sequence[str], stacks_dir: Path = STACKS_DIR) -> list[dict[st
         spec = parse_cluster(cluster_config(read_stack_config(stack, stacks_dir), source), source)
         rows.append({"stack": stack, "cloud": spec.cloud,
                      "packs": "\n".join(f"policies/{p}" for p in spec.compliance.frameworks),
-                     "packConfigs": "\n".join(f"{PACK_CONFIG_DIR}/{stack}/{p}.json" for p in spec.compliance.frameworks)})
+                     "packConfigs": "\n".join(f"{PACK_CONFIG_DIR}/{stack}/{p}.json" for p in spec.compliance.frameworks),
+                     "privateApi": str(spec.kubernetes.enabled and not spec.networking.public_api).lower()})
     return rows

@@ -41,6 +41,12 @@ CPFS_MIN_GIB, CPFS_STEP_GIB = 3_600, 1_200
 NAS_MIN_GIB, NAS_MAX_GIB, NAS_STEP_GIB = 100, 262_144, 100
 
 
+def _check_counts(minimum: int, desired: int, maximum: int) -> None:
+    if not minimum <= desired <= maximum:
+        raise ValueError(f"node counts must satisfy minNodes <= desiredNodes <= maxNodes "
+                         f"(got {minimum} <= {desired} <= {maximum})")
+
+
 class SpecModel(BaseModel):
     """camelCase in stack files, snake_case in Python; unknown keys are an error."""
 
@@ -118,11 +124,7 @@ class NodeGroupSpec(SpecModel):
 
     @model_validator(mode="after")
     def _counts(self) -> "NodeGroupSpec":
-        if not self.min_nodes <= self.desired_nodes <= self.max_nodes:
-            raise ValueError(
-                f"node counts must satisfy minNodes <= desiredNodes <= maxNodes "
-                f"(got {self.min_nodes} <= {self.desired_nodes} <= {self.max_nodes})"
-            )
+        _check_counts(self.min_nodes, self.desired_nodes, self.max_nodes)
         if self.capacity in ("reservation", "capacity-block") and not self.capacity_reservation_id:
             raise ValueError(f"capacity {self.capacity!r} needs capacityReservationId")
         return self
@@ -145,11 +147,7 @@ class SystemNodesSpec(SpecModel):
 
     @model_validator(mode="after")
     def _counts(self) -> "SystemNodesSpec":
-        if not self.min_nodes <= self.desired_nodes <= self.max_nodes:
-            raise ValueError(
-                f"node counts must satisfy minNodes <= desiredNodes <= maxNodes "
-                f"(got {self.min_nodes} <= {self.desired_nodes} <= {self.max_nodes})"
-            )
+        _check_counts(self.min_nodes, self.desired_nodes, self.max_nodes)
         return self
 
 

@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 
+import kubernetes_validate
 import pytest
 import yaml
 
@@ -186,6 +187,9 @@ def test_nas_is_bound_through_its_mount_target(plan_variant):
     assert csi["driver"] == "nasplugin.csi.alibabacloud.com" and csi["volumeAttributes"]["path"] == "/share"
     assert "vers=3" in pv.inputs["spec"]["mountOptions"]
     assert not plan.readiness_blocking()
+    for r in registrations(plan, "kubernetes:core/v1:PersistentVolume") + registrations(
+            plan, "kubernetes:core/v1:PersistentVolumeClaim"):
+        kubernetes_validate.validate(r.inputs, "1.35.0", strict=True)
 
 
 def test_cpfs_gets_an_nfs_export_and_its_claim_once_the_domain_is_known(plan_variant):
@@ -199,6 +203,7 @@ def test_cpfs_gets_an_nfs_export_and_its_claim_once_the_domain_is_known(plan_var
         "parallelFs", {}).update(exportDomain=domain))
     [pv] = resources(plan, "kubernetes:core/v1:PersistentVolume")
     assert pv["spec"]["csi"]["volumeAttributes"] == {"server": domain, "path": "/share", "mountProtocol": "cpfs-nfs"}
+    kubernetes_validate.validate(pv, "1.35.0", strict=True)
     assert not [f for f in plan.readiness if f.check == "file-system-claim"]
 
 

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from blueprints.ci import matrix, touched_stacks
+from conftest import shipped_cluster, write_stack
 from blueprints.stackconfig import ROOT, available_stacks
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
@@ -58,6 +59,24 @@ def test_pr_preview_edits_one_comment_and_fails_on_mandatory_findings():
     assert preview["with"]["policyPackConfigs"] == "${{ matrix.packConfigs }}"
 
 
+def test_private_api_stacks_are_not_previewed_from_a_hosted_runner(tmp_path):
+    """A hosted runner cannot reach a private API: such stacks use PRIVATE_RUNNER, or the preview says it skipped."""
+    flow = yaml.safe_load((ROOT / ".github/workflows/pr-preview.yml").read_text())
+    job = flow["jobs"]["pulumi-preview"]
+    assert "matrix.privateApi == 'true' && vars.PRIVATE_RUNNER" in job["runs-on"]
+    skip, preview = job["steps"][-2], job["steps"][-1]
+    assert skip["if"] == "matrix.privateApi == 'true' && vars.PRIVATE_RUNNER == ''" and "GITHUB_STEP_SUMMARY" in skip["run"]
+    assert preview["if"] == "matrix.privateApi != 'true' || vars.PRIVATE_RUNNER != ''"
+    deploy = yaml.safe_load((ROOT / ".github/workflows/deploy.yml").read_text())["jobs"]["up"]
+    assert deploy["runs-on"] == job["runs-on"]
+    [guard] = [s for s in deploy["steps"] if s.get("name") == "A private API needs a runner inside the network"]
+    assert "exit 1" in guard["run"]
+    public = shipped_cluster("startup-t4")
+    public["networking"] = {"publicApi": True, "publicApiCidrs": ["203.0.113.0/24"]}
+    write_stack(tmp_path, "public", public)
+    assert matrix(["public"], tmp_path)[0]["privateApi"] == "false"
+
+
 def test_deploy_runs_behind_an_environment_with_the_same_packs():
     flow = yaml.safe_load((ROOT / ".github/workflows/deploy.yml").read_text())
     up = flow["jobs"]["up"]
@@ -82,7 +101,7 @@ def test_matrix_carries_each_stacks_declared_packs():
                          capture_output=True, text=True, timeout=120)
     assert json.loads(out.stdout) == [{"stack": "startup-t4", "cloud": "aws", "packs": "policies/baseline\npolicies/cost",
                                        "packConfigs": "policy-config/startup-t4/baseline.json\n"
-                                                      "policy-config/startup-t4/cost.json"}]
+                                                      "policy-config/startup-t4/cost.json", "privateApi": "true"}]
 
 
 def test_policy_config_files_carry_what_the_offline_plan_uses(tmp_path):
