@@ -247,8 +247,36 @@ def summary(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def label_node(passed: bool) -> str:
-    """Label this node through the API server with the pod's service account (in-cluster only)."""
+# New GPU nodes join with this startup taint (the Cluster Autoscaler treats the prefix as a startup taint, so it
+# still counts the node as coming capacity); the check removes it when the node passes. A failed node gets
+# FAILED_TAINT instead: running pods that do not tolerate it are evicted, new ones never land there.
+GATE_TAINT_KEY = "startup-taint.cluster-autoscaler.kubernetes.io/gpu-acceptance"
+FAILED_TAINT = {"key": "gpu-blueprints/acceptance", "value": "failed", "effect": "NoExecute"}
+LABEL = "gpu-blueprints/acceptance"
+REASON_ANNOTATION = "gpu-blueprints/acceptance-reason"
+
+
+def gated_taints(current: list[dict[str, Any]], passed: bool) -> list[dict[str, Any]]:
+    """The node's taints after the verdict: the gate goes; a failure adds the NoExecute taint (once)."""
+    kept = [t for t in current if t.get("key") not in (GATE_TAINT_KEY, FAILED_TAINT["key"])]
+    return kept if passed else [*kept, dict(FAILED_TAINT)]
+
+
+def failure_reason(report: dict[str, Any]) -> str:
+    failed = [c for c in report["checks"] if c["status"] == "fail"]
+    return "; ".join(f"{c['name']}: {c['detail'] or c['value']}" for c in failed)[:1000]
+
+
+def node_patch(node: dict[str, Any], report: dict[str, Any]) -> dict[str, Any]:
+    """A merge patch with the verdict label, the reason and the new taints (lists are replaced whole)."""
+    passed = report["passed"]
+    return {"metadata": {"labels": {LABEL: "passed" if passed else "failed"},
+                         "annotations": {REASON_ANNOTATION: "" if passed else failure_reason(report)}},
+            "spec": {"taints": gated_taints((node.get("spec") or {}).get("taints") or [], passed)}}
+
+
+def label_node(report: dict[str, Any]) -> str:
+    """Record the verdict on this node through the API server with the pod's service account (in-cluster only)."""
     import ssl
     import urllib.request
 
@@ -256,15 +284,17 @@ def label_node(passed: bool) -> str:
     token_file = "/var/run/secrets/kubernetes.io/serviceaccount/token"
     if not node or not os.path.exists(token_file):
         return "not labelled: not running in a cluster"
-    body = json.dumps({"metadata": {"labels": {"gpu-blueprints/acceptance": "passed" if passed else "failed"}}})
-    request = urllib.request.Request(
-        f"https://{os.environ['KUBERNETES_SERVICE_HOST']}:{os.environ['KUBERNETES_SERVICE_PORT']}/api/v1/nodes/{node}",
-        data=body.encode(), method="PATCH",
-        headers={"Content-Type": "application/merge-patch+json",
-                 "Authorization": "Bearer " + open(token_file, encoding="utf-8").read().strip()})
+    url = f"https://{os.environ['KUBERNETES_SERVICE_HOST']}:{os.environ['KUBERNETES_SERVICE_PORT']}/api/v1/nodes/{node}"
+    auth = {"Authorization": "Bearer " + open(token_file, encoding="utf-8").read().strip()}
     context = ssl.create_default_context(cafile="/var/run/secrets/kubernetes.io/serviceaccount/ca.crt")
+    with urllib.request.urlopen(urllib.request.Request(url, headers=auth), context=context, timeout=30) as response:
+        current = json.load(response)
+    body = json.dumps(node_patch(current, report)).encode()
+    request = urllib.request.Request(url, data=body, method="PATCH",
+                                     headers={**auth, "Content-Type": "application/merge-patch+json"})
     with urllib.request.urlopen(request, context=context, timeout=30) as response:
-        return f"labelled {node} gpu-blueprints/acceptance={'passed' if passed else 'failed'} ({response.status})"
+        verdict = "passed" if report["passed"] else "failed"
+        return f"labelled {node} {LABEL}={verdict}, gate {'lifted' if report['passed'] else 'kept shut'} ({response.status})"
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -303,7 +333,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                           for c in report["checks"] if c["value"] is not None} | {
                              "durationSeconds": report["durationSeconds"]}, indent=2))
     if args.label_node:
-        print(label_node(report["passed"]), file=sys.stderr)
+        print(label_node(report), file=sys.stderr)
     return EXIT_PASS if report["passed"] else EXIT_FAIL
 
 

@@ -8,6 +8,7 @@ from typing import Optional
 
 from .catalog import Catalog, Shape, load_catalog
 from .catalog.addons import AddonVersions, addon_versions
+from .catalog.fabric import default_image
 from .catalog.kubernetes_versions import VersionSupport, support, supported_versions
 from .catalog.system_shapes import load_system_shapes
 from .errors import BlueprintError
@@ -237,6 +238,23 @@ def _kubernetes_support(spec: ClusterSpec, today: Optional[dt.date]) -> tuple[Ve
     return state, []
 
 
+def _fabric_notes(spec: ClusterSpec, groups: list[ResolvedNodeGroup]) -> list[str]:
+    """Say where the multi-node fabric validation cannot be declared, and why."""
+    k8s = spec.kubernetes
+    if not (k8s.enabled and k8s.fabric_validation.enabled):
+        return []
+    notes = []
+    for g in (g for g in groups if g.rdma_interfaces):
+        if g.spec.max_nodes < 2:
+            notes.append(f"{g.name}: fabric validation needs two nodes; maxNodes is {g.spec.max_nodes}")
+        elif not k8s.acceptance.enabled:
+            notes.append(f"{g.name}: fabric validation runs on accepted nodes only; kubernetes.acceptance is off")
+        elif k8s.fabric_validation.image is None and default_image(spec.cloud) is None:
+            notes.append(f"{g.name}: no eRDMA fabric validation: set kubernetes.fabricValidation.image to an image with "
+                         "PyTorch and the eRDMA user-space driver (Alibaba Cloud publishes no default)")
+    return notes
+
+
 def _system_group(spec: ClusterSpec) -> tuple[ResolvedSystemGroup, list[str]]:
     """The system group's shape and its price in the stack's region; no price is a note, never another region's."""
     shapes = load_system_shapes()
@@ -281,6 +299,7 @@ def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None, today: Optiona
 
     plan = ResolvedPlan(spec=spec, node_groups=tuple(groups))
     system, system_notes = _system_group(spec)
+    system_notes += _fabric_notes(spec, groups)
     plan_notes = (version_notes + [n for g in groups for n in g.notes] + system_notes
                   + _stale_prices(groups, spec, today))
     hourly = plan.gpu_hourly_usd()

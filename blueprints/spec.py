@@ -325,6 +325,12 @@ class PrioritySpec(SpecModel):
 
 class AcceptanceSpec(SpecModel):
     enabled: bool = Field(True, description="Run the GPU acceptance check on every new GPU node.")
+    gate: bool = Field(
+        True, description="New GPU nodes join with a startup taint that the check removes when the node passes; a "
+                          "failed node is tainted NoExecute with the reason, so no job lands on it without opting in.")
+    recheck_idle_hours: Optional[int] = Field(
+        None, ge=1, le=720, description="Re-run the check on GPU nodes that hold no GPU pod, every this many hours "
+                                         "(null: only when a node joins).")
     thresholds: dict[Literal["matmul", "memory", "host_link", "allreduce"], float] = Field(
         default_factory=dict, description="Fraction of the catalog spec a node must reach, per measurement."
     )
@@ -335,6 +341,33 @@ class AcceptanceSpec(SpecModel):
         if any(not 0 <= f <= 1 for f in v.values()):
             raise ValueError("thresholds are fractions from 0 to 1")
         return v
+
+
+class QueueingSpec(SpecModel):
+    enabled: bool = Field(True, description="Kueue: a ClusterQueue per team in one cohort, LocalQueue per team.")
+    pods_ready_timeout_minutes: int = Field(
+        10, ge=1, le=1440, description="All-or-nothing admission: a job whose pods are not all running after this "
+                                       "long gives its quota back and is requeued.")
+
+
+class FabricValidationSpec(SpecModel):
+    enabled: bool = Field(True, description="Declare the multi-node NCCL fabric validation for each RDMA group.")
+    run_on_create: bool = Field(
+        False, description="Start it with `pulumi up` (it scales two GPU nodes up); otherwise it waits suspended "
+                           "until you resume it (README: validating the fabric).")
+    threshold: float = Field(
+        0.8, gt=0, le=1, description="Fraction of the shape's published two-node all-reduce bus bandwidth to reach.")
+    image: Optional[str] = Field(
+        None, description="Image with PyTorch, NCCL and the fabric's user-space stack; default on AWS: the Deep "
+                          "Learning Container with EFA (blueprints/catalog/fabric.yaml). Alibaba Cloud has no such "
+                          "public default: eRDMA groups are validated once this names an image with the eRDMA driver.")
+
+
+class MonitoringSpec(SpecModel):
+    enabled: bool = Field(True, description="kube-prometheus-stack with DCGM dashboards and GPU alert rules.")
+    idle_gpu_minutes: int = Field(
+        60, ge=5, le=10_080, description="Alert when a GPU held by a pod stays idle this long (give it back).")
+    retention_days: int = Field(15, ge=1, le=365, description="Days Prometheus keeps metrics.")
 
 
 class KubernetesSpec(SpecModel):
@@ -351,11 +384,16 @@ class KubernetesSpec(SpecModel):
     teams: dict[str, TeamSpec] = Field(default_factory=dict, description="Team namespaces with GPU quotas.")
     priorities: PrioritySpec = Field(default_factory=PrioritySpec, description="PriorityClass values.")
     acceptance: AcceptanceSpec = Field(default_factory=AcceptanceSpec, description="GPU node acceptance check.")
+    queueing: QueueingSpec = Field(default_factory=QueueingSpec, description="Fair queueing with Kueue.")
+    fabric_validation: FabricValidationSpec = Field(
+        default_factory=FabricValidationSpec, description="Multi-node NCCL validation of RDMA groups.")
+    monitoring: MonitoringSpec = Field(default_factory=MonitoringSpec, description="GPU observability.")
 
     @field_validator("teams")
     @classmethod
     def _team_names(cls, v: dict[str, TeamSpec]) -> dict[str, TeamSpec]:
-        reserved = {"default", "kube-system", "kube-public", "kube-node-lease", "gpu-operator"}
+        reserved = {"default", "kube-system", "kube-public", "kube-node-lease", "gpu-operator", "gpu-acceptance",
+                    "kueue-system", "jobset-system", "monitoring"}
         for name in v:
             if not NAME.match(name) or name in reserved:
                 raise ValueError(f"team name {name!r} must be a new namespace name: lowercase letters, digits, '-'")

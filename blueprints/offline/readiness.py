@@ -28,6 +28,7 @@ ASG_TAG = "aws:autoscaling/tag:Tag"
 NODE_TEMPLATE = "k8s.io/cluster-autoscaler/node-template/"
 EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
 # Labels the kubelet puts on every Linux node (https://kubernetes.io/docs/reference/labels-annotations-taints/).
+STARTUP_TAINT_PREFIX = "startup-taint.cluster-autoscaler.kubernetes.io/"  # transient: not in autoscaler templates
 WELL_KNOWN = {"kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64"}
 
 
@@ -275,7 +276,8 @@ def _scale_from_zero(pools: Sequence[Pool], autoscaler: bool, ack_config: Option
                                     "set autoscaling.enabled: true (or nodeGroups.<g>.minNodes >= 1)"))
             continue
         wanted = {"resources/nvidia.com/gpu"} | ({"resources/vpc.amazonaws.com/efa"} if pool.urn in efa_groups else set())
-        wanted |= {f"label/{k}" for k in pool.labels} | {f"taint/{k}" for k, _, _ in pool.taints}
+        wanted |= {f"label/{k}" for k in pool.labels} | {f"taint/{k}" for k, _, _ in pool.taints
+                                                          if not k.startswith(STARTUP_TAINT_PREFIX)}
         missing = sorted(wanted - set(pool.template))
         if missing:
             findings.append(Finding("scale-from-zero", BLOCKING, where,

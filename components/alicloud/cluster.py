@@ -10,7 +10,8 @@ import pulumi_kubernetes as k8s
 
 from blueprints.resolver import ResolvedPlan
 
-from ..kubernetes.platform import MIG_CONFIG_LABEL, GpuPlatform, WorkloadServiceAccount, platform_args
+from ..kubernetes.platform import (MIG_CONFIG_LABEL, GpuPlatform, WorkloadServiceAccount,
+                                   group_taints, platform_args)
 from ..kubernetes.storage import SharedVolumeSpec, StorageClassSpec
 from .ack import AckAutoscaling, AckCluster, AutoscalingArgs, GpuNodePool, NodePoolArgs, SystemNodePool
 from .audit import AuditLogs, SecurityCenter
@@ -90,7 +91,7 @@ class AlicloudGpuCluster(pulumi.ComponentResource):
                         "gpu-blueprints/gpu-model": group.shape.gpu.model, GPU_PRESENT_LABEL: "true",
                         **({"alibabacloud.com/erdma": "true"} if group.rdma_interfaces else {}),
                         **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {})},
-                taints=[t.model_dump() for t in g.taints], root_volume_gib=g.root_volume_gib,
+                taints=group_taints(g, spec.kubernetes.acceptance), root_volume_gib=g.root_volume_gib,
                 mlps_hardening=mlps, spot_max_price_usd=g.spot_max_price_usd, tags=tags), opts=child))
         if scaling.enabled:
             AckAutoscaling(f"{name}-autoscaling", AutoscalingArgs(

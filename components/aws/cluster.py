@@ -10,7 +10,8 @@ from blueprints.resolver import ResolvedPlan
 
 from ..kubernetes.autoscaler import SERVICE_ACCOUNT as AUTOSCALER_SA, AutoscalerArgs
 from ..kubernetes.kubeconfig import eks_kubeconfig
-from ..kubernetes.platform import MIG_CONFIG_LABEL, GpuPlatform, WorkloadServiceAccount, platform_args
+from ..kubernetes.platform import (MIG_CONFIG_LABEL, GpuPlatform, WorkloadServiceAccount,
+                                   group_taints, mig_slices, platform_args)
 from ..kubernetes.storage import SharedVolumeSpec, StorageClassSpec
 from .addons import AFTER_NODES, BEFORE_NODES, AddonRole, EksAddons, EksAddonsArgs, ebs_csi_key_statements
 from .audit import AuditTrail, ThreatDetection
@@ -36,13 +37,6 @@ GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
 # https://github.com/kubernetes-sigs/aws-fsx-csi-driver/blob/master/examples/kubernetes/static_provisioning/README.md
 FSX_CSI_DRIVER = "fsx.csi.aws.com"
 EBS_CSI_DRIVER = "ebs.csi.aws.com"
-
-
-def mig_slices(profile: str | None) -> int:
-    """GPU instances per GPU for an `all-<N>g.<mem>gb` layout (7 compute slices on A100/H100-class GPUs)."""
-    if not profile or not profile.startswith("all-") or "g." not in profile:
-        return 1
-    return max(1, 7 // int(profile[4:profile.index("g.")]))
 
 
 def addon_roles(key_arn: pulumi.Input[str]) -> dict[str, AddonRole]:
@@ -142,7 +136,7 @@ class AwsGpuCluster(pulumi.ComponentResource):
                 security_group_ids=client_sgs if efa else [eks.security_group_id],
                 kms_key_arn=key.arn, min_nodes=g.min_nodes, desired_nodes=g.desired_nodes, max_nodes=g.max_nodes,
                 capacity=g.capacity, capacity_reservation_id=g.capacity_reservation_id, labels=labels,
-                taints=[t.model_dump() for t in g.taints], root_volume_gib=g.root_volume_gib,
+                taints=group_taints(g, spec.kubernetes.acceptance), root_volume_gib=g.root_volume_gib,
                 efa_interfaces=efa,
                 placement_group_name=(fabric.placement_group.name
                                       if fabric and fabric.placement_group and group.placement_group else None),

@@ -22,6 +22,7 @@ TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE", "Prefer
 # Cluster Autoscaler node templates for groups at zero nodes: tags on the Auto Scaling group.
 # https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/cloudprovider/aws/README.md
 NODE_TEMPLATE = "k8s.io/cluster-autoscaler/node-template"
+STARTUP_TAINT_PREFIX = "startup-taint.cluster-autoscaler.kubernetes.io/"
 
 # AL2023 nodeadm stripes every instance-store NVMe into one RAID0 array and puts kubelet and containerd
 # (so images and emptyDir volumes) on it. EKS merges this part with the NodeConfig it writes itself.
@@ -67,7 +68,9 @@ def autoscaler_node_template(labels: Mapping[str, str], taints: Sequence[Mapping
                              resources: Mapping[str, int]) -> dict[str, str]:
     """The ASG tags from which the Cluster Autoscaler builds a node of an empty group."""
     tags = {f"{NODE_TEMPLATE}/label/{k}": v for k, v in sorted(labels.items())}
-    tags.update({f"{NODE_TEMPLATE}/taint/{t['key']}": f"{t['value']}:{t['effect']}" for t in taints})
+    # Startup taints are transient (the autoscaler ignores them in its templates): only lasting ones are tagged.
+    tags.update({f"{NODE_TEMPLATE}/taint/{t['key']}": f"{t['value']}:{t['effect']}" for t in taints
+                 if not t["key"].startswith(STARTUP_TAINT_PREFIX)})
     tags.update({f"{NODE_TEMPLATE}/resources/{k}": str(v) for k, v in sorted(resources.items()) if v})
     return tags
 
@@ -146,6 +149,9 @@ def _declare(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs
         labels=dict(args.labels),
         taints=[{"key": t["key"], "value": t["value"], "effect": TAINT_EFFECTS[t["effect"]]} for t in args.taints],
         update_config={"max_unavailable": 1},
+        # EKS replaces nodes it finds unhealthy (GPU and accelerator faults included), one at a time.
+        # https://docs.aws.amazon.com/eks/latest/userguide/node-health.html
+        node_repair_config={"enabled": True},
         tags=dict(args.tags),
         opts=pulumi.ResourceOptions(parent=component, ignore_changes=["scalingConfig.desiredSize"]))
     return launch_template, node_group

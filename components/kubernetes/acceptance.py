@@ -20,6 +20,12 @@ import pulumi_kubernetes as k8s
 SCRIPT = Path(__file__).resolve().parents[2] / "acceptance" / "gpu_check.py"
 NAMESPACE = "gpu-acceptance"
 LABEL = "gpu-blueprints/acceptance"
+# New GPU nodes join behind this startup taint; acceptance/gpu_check.py lifts it when the node passes (the same
+# key as its GATE_TAINT_KEY). The Cluster Autoscaler treats the prefix as a startup taint
+# (cluster-autoscaler FAQ, "startup taints"), so a gated new node still counts as capacity on its way.
+GATE_TAINT = {"key": "startup-taint.cluster-autoscaler.kubernetes.io/gpu-acceptance", "value": "pending",
+              "effect": "NoSchedule"}
+STARTUP_TAINT_PREFIX = "startup-taint.cluster-autoscaler.kubernetes.io/"
 # PyTorch's CUDA runtime image, pinned (https://hub.docker.com/r/pytorch/pytorch/tags).
 IMAGE = "pytorch/pytorch:2.9.0-cuda12.8-cudnn9-runtime"
 

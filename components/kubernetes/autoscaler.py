@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from typing import Mapping, Optional
 
 import pulumi
-import pulumi_kubernetes as k8s
 
-from .charts import charts
+from .charts import chart_release
 
 SERVICE_ACCOUNT = "cluster-autoscaler"
 NAMESPACE = "kube-system"
@@ -59,11 +58,7 @@ def autoscaler_values(args: AutoscalerArgs, cluster_name: str, role_arn: str) ->
 class ClusterAutoscaler(pulumi.ComponentResource):
     def __init__(self, name: str, args: AutoscalerArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpu-blueprints:kubernetes:ClusterAutoscaler", name, None, opts)
-        chart = charts()["cluster-autoscaler"]
         values = pulumi.Output.all(args.cluster_name, args.role_arn).apply(
             lambda v: autoscaler_values(args, v[0], v[1]))
-        self.release = k8s.helm.v3.Release(
-            name, name="cluster-autoscaler", chart=chart.chart, version=chart.version, namespace=NAMESPACE,
-            repository_opts={"repo": chart.repo}, values=values, atomic=True, cleanup_on_fail=True,
-            opts=pulumi.ResourceOptions(parent=self))
+        self.release = chart_release(self, name, "cluster-autoscaler", NAMESPACE, values)
         self.register_outputs({"release": self.release.name})

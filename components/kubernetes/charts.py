@@ -1,10 +1,13 @@
-"""The pinned upstream charts (charts.yaml) as typed records."""
+"""The pinned upstream charts (charts.yaml) as typed records, and the one way a release of them is declared."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, Sequence
 
+import pulumi
+import pulumi_kubernetes as k8s
 import yaml
 from pydantic import BaseModel, ConfigDict
 
@@ -22,3 +25,17 @@ class Chart(BaseModel):
 @lru_cache(maxsize=1)
 def charts() -> dict[str, Chart]:
     return {name: Chart(**entry) for name, entry in yaml.safe_load(CHARTS_FILE.read_text()).items()}
+
+
+def chart_release(parent: pulumi.Resource, resource_name: str, key: str, namespace: str, values: Any, *,
+                  create_namespace: bool = False, depends_on: Sequence[pulumi.Resource] = ()) -> k8s.helm.v3.Release:
+    """A Helm release of the pinned chart ``key``: atomic (rolled back unless every resource becomes ready).
+
+    An OCI chart is named by its full reference and takes no repository options (pulumi-kubernetes #1892)."""
+    chart = charts()[key]
+    source: dict[str, Any] = ({"chart": f"{chart.repo}/{chart.chart}"} if chart.repo.startswith("oci://")
+                              else {"chart": chart.chart, "repository_opts": {"repo": chart.repo}})
+    return k8s.helm.v3.Release(
+        resource_name, name=key, version=chart.version, namespace=namespace, values=values, atomic=True,
+        cleanup_on_fail=True, create_namespace=create_namespace, **source,
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=list(depends_on)))

@@ -14,23 +14,53 @@ from typing import Literal, Mapping, Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from .acceptance import GpuAcceptance
+from .acceptance import GATE_TAINT, NAMESPACE as ACCEPTANCE_NAMESPACE, STARTUP_TAINT_PREFIX, GpuAcceptance
 from .autoscaler import AutoscalerArgs, ClusterAutoscaler
-from .charts import charts
+from .charts import chart_release
+from .fabric import FabricArgs, FabricTarget, FabricValidation
+from .monitoring import DCGM_COUNTERS, GpuMonitoring, MonitoringArgs
+from .queueing import FairQueueing, GpuFlavor, QueueingArgs, TeamQueue
 from .storage import ClusterStorage, SharedVolumeSpec, StorageClassSpec
 
 GPU_RESOURCE = "nvidia.com/gpu"
 OPERATOR_NAMESPACE = "gpu-operator"
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"  # the GPU Operator's MIG manager applies the profile this label names
+DCGM_METRICS = "gpu-metrics"  # ConfigMap with the exporter's counters (key dcgm-metrics.csv, GPU Operator docs)
+NODE_GROUP_LABEL = "gpu-blueprints/node-group"
 
 
 @dataclass(frozen=True)
 class GpuNodes:
     name: str
     rdma: Literal["none", "efa", "erdma"]
-    taints: Sequence[Mapping[str, str]]  # key, value, effect (Kubernetes spelling)
+    taints: Sequence[Mapping[str, str]]  # key, value, effect (Kubernetes spelling), the acceptance gate included
     mig_profile: Optional[str] = None
     acceptance: Optional[dict] = None  # acceptance/gpu_check.py expectation; None runs no check
+    gpus: int = 0  # GPUs per node
+    vcpus: int = 0
+    memory_gib: int = 0
+    rdma_devices: int = 0  # fabric devices per node (EFA interfaces, eRDMA devices)
+    max_nodes: int = 0
+    fabric_min_busbw_gbps: Optional[float] = None  # threshold for the fabric validation; None: not judged
+
+    @property
+    def workload_taints(self) -> list[Mapping[str, str]]:
+        """The taints jobs tolerate: not the startup gate, which keeps them off a node until it passes."""
+        return [t for t in self.taints if not t["key"].startswith(STARTUP_TAINT_PREFIX)]
+
+
+RDMA_RESOURCES = {"efa": "vpc.amazonaws.com/efa", "erdma": "aliyun/erdma"}
+# NCCL settings per fabric: AWS (aws-ofi-nccl picks EFA itself), Alibaba Cloud's eRDMA guide for NCCL
+# (IB verbs on the erdma devices, GPUDirect RDMA on, the bootstrap on eth0).
+FABRIC_ENV = {"efa": {"FI_PROVIDER": "efa"},
+              "erdma": {"NCCL_IB_HCA": "erdma", "NCCL_SOCKET_IFNAME": "eth0", "NCCL_NET_GDR_LEVEL": "SYS"}}
+FABRIC_TRANSPORT = {"efa": "efa", "erdma": "ib"}
+
+
+@dataclass(frozen=True)
+class FabricSettings:
+    image: str
+    run_on_create: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,6 +104,9 @@ class PlatformArgs:
     storage_classes: Sequence[StorageClassSpec] = ()
     shared_volumes: Sequence[SharedVolumeSpec] = ()
     autoscaler: Optional[AutoscalerArgs] = None  # EKS; ACK scales node pools itself
+    queueing: Optional[int] = None  # Kueue with this all-or-nothing timeout (minutes); None: ResourceQuotas only
+    fabric: Optional[FabricSettings] = None  # multi-node NCCL validation of RDMA groups
+    monitoring: Optional[MonitoringArgs] = None
 
 
 def gpu_tolerations(groups: Sequence[GpuNodes]) -> list[dict[str, str]]:
@@ -88,6 +121,10 @@ def operator_values(args: PlatformArgs) -> dict:
     mig = any(g.mig_profile for g in args.node_groups)
     tolerations = gpu_tolerations(args.node_groups)
     system = dict(args.system_node_selector)
+    exporter: dict = {"enabled": True}
+    if args.monitoring is not None:
+        # ECC and throttle counters on top of the defaults; pod labels kept as the exporter writes them.
+        exporter.update({"config": {"name": DCGM_METRICS}, "serviceMonitor": {"enabled": True, "honorLabels": True}})
     return {
         "operator": {"nodeSelector": system},
         "node-feature-discovery": {"master": {"nodeSelector": system}, "gc": {"nodeSelector": system},
@@ -95,7 +132,7 @@ def operator_values(args: PlatformArgs) -> dict:
         "driver": {"enabled": not args.driver_preinstalled},
         "toolkit": {"enabled": not args.driver_preinstalled},
         "devicePlugin": {"enabled": not args.device_plugin_preinstalled},
-        "dcgmExporter": {"enabled": True},
+        "dcgmExporter": exporter,
         "mig": {"strategy": "single"},
         "migManager": {"enabled": mig},
         "daemonsets": {"tolerations": tolerations},
@@ -108,23 +145,29 @@ class GpuPlatform(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         labels = {"app.kubernetes.io/managed-by": "gpu-cluster-blueprints", **args.labels}
         tolerations = gpu_tolerations(args.node_groups)
-        pinned = charts()
 
         def release(key: str, namespace: str, values: dict, depends_on: Sequence[pulumi.Resource] = ()):
-            chart = pinned[key]
-            return k8s.helm.v3.Release(
-                f"{name}-{key}", name=key, chart=chart.chart, version=chart.version, namespace=namespace,
-                repository_opts={"repo": chart.repo}, values=values, atomic=True, cleanup_on_fail=True,
-                opts=pulumi.ResourceOptions(parent=self, depends_on=list(depends_on)))
+            return chart_release(self, f"{name}-{key}", key, namespace, values, depends_on=depends_on)
 
         # Node agents (driver containers, MIG manager, exporters) need privileged pods.
         operator_ns = k8s.core.v1.Namespace(f"{name}-{OPERATOR_NAMESPACE}", metadata={
             "name": OPERATOR_NAMESPACE,
             "labels": {**labels, "pod-security.kubernetes.io/enforce": "privileged"}}, opts=child)
         self.releases: dict[str, k8s.helm.v3.Release] = {}
+        monitoring_deps: list[pulumi.Resource] = []
+        if args.monitoring is not None:
+            monitoring = GpuMonitoring(f"{name}-monitoring", args.monitoring, labels, opts=child)
+            monitoring_deps = [monitoring.release]  # the ServiceMonitor CRD comes with it
         if args.gpu_stack == "gpu-operator":
+            operator_deps: list[pulumi.Resource] = [operator_ns, *monitoring_deps]
+            if args.monitoring is not None:
+                operator_deps.append(k8s.core.v1.ConfigMap(
+                    f"{name}-{DCGM_METRICS}", metadata={"name": DCGM_METRICS, "namespace": OPERATOR_NAMESPACE,
+                                                        "labels": labels},
+                    data={"dcgm-metrics.csv": DCGM_COUNTERS}, opts=pulumi.ResourceOptions(
+                        parent=self, depends_on=[operator_ns])))
             self.releases["gpu-operator"] = release("gpu-operator", OPERATOR_NAMESPACE, operator_values(args),
-                                                    [operator_ns])
+                                                    operator_deps)
         else:
             if not args.device_plugin_preinstalled:
                 self.releases["nvidia-device-plugin"] = release(
@@ -132,9 +175,10 @@ class GpuPlatform(pulumi.ComponentResource):
             # The chart's ServiceMonitor needs the Prometheus Operator's CRD, which is not installed; without a
             # nodeSelector it would also run on every CPU node (chart_workloads.yaml, dcgm-exporter 3.5.0).
             self.releases["dcgm-exporter"] = release(
-                "dcgm-exporter", OPERATOR_NAMESPACE, {"tolerations": tolerations, "serviceMonitor": {"enabled": False},
+                "dcgm-exporter", OPERATOR_NAMESPACE, {"tolerations": tolerations,
+                                                      "serviceMonitor": {"enabled": args.monitoring is not None},
                                                       "nodeSelector": {"nvidia.com/gpu.present": "true"}},
-                [operator_ns])
+                [operator_ns, *monitoring_deps])
         if any(g.rdma == "efa" for g in args.node_groups):
             self.releases["aws-efa-k8s-device-plugin"] = release("aws-efa-k8s-device-plugin", "kube-system", {
                 "nodeSelector": {"vpc.amazonaws.com/efa.present": "true"}, "tolerations": tolerations})
@@ -162,9 +206,10 @@ class GpuPlatform(pulumi.ComponentResource):
                                                 "pod-security.kubernetes.io/enforce": "baseline"}}, opts=child)
         for team, spec in sorted(args.teams.items()):
             scoped = pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[team]])
-            k8s.core.v1.ResourceQuota(f"{name}-team-{team}-gpus", metadata={
-                "name": "gpus", "namespace": team, "labels": labels},
-                spec={"hard": {f"requests.{GPU_RESOURCE}": str(spec.gpus)}}, opts=scoped)
+            if args.queueing is None:  # with Kueue, every job in a team namespace is admitted against its queue
+                k8s.core.v1.ResourceQuota(f"{name}-team-{team}-gpus", metadata={
+                    "name": "gpus", "namespace": team, "labels": labels},
+                    spec={"hard": {f"requests.{GPU_RESOURCE}": str(spec.gpus)}}, opts=scoped)
             limits: dict = {"type": "Container", "default": {"cpu": spec.default_cpu, "memory": spec.default_memory},
                             "defaultRequest": {"cpu": spec.default_cpu, "memory": spec.default_memory}}
             if spec.max_gpus_per_pod is not None:
@@ -185,30 +230,89 @@ class GpuPlatform(pulumi.ComponentResource):
         if args.autoscaler is not None:
             ClusterAutoscaler(f"{name}-cluster-autoscaler", args.autoscaler, opts=child)
 
+        if args.queueing is not None and args.teams:
+            FairQueueing(f"{name}-queueing", QueueingArgs(
+                flavors=[GpuFlavor(group=g.name, node_labels={NODE_GROUP_LABEL: g.name}, tolerations=g.workload_taints,
+                                   gpus_per_node=g.gpus * mig_slices(g.mig_profile), vcpus=g.vcpus,
+                                   memory_gib=g.memory_gib,
+                                   extended={RDMA_RESOURCES[g.rdma]: g.rdma_devices} if g.rdma != "none" else {})
+                         for g in args.node_groups],
+                teams=[TeamQueue(team, t.gpus, {g.name: mig_slices(g.mig_profile) for g in args.node_groups
+                                                if g.mig_profile})
+                       for team, t in sorted(args.teams.items())],
+                system_node_selector=args.system_node_selector, standard_priority=args.priorities.standard,
+                pods_ready_timeout_minutes=args.queueing,
+                depends_on=[self.namespaces[t] for t in sorted(args.teams)]), opts=child)
+
         expectations = {g.name: g.acceptance for g in args.node_groups if g.acceptance is not None}
         if expectations:
-            GpuAcceptance(f"{name}-acceptance", expectations=expectations, tolerations=tolerations,
-                          priority_class="gpu-standard", labels=labels,
-                          opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.priority_classes.values())))
+            acceptance = GpuAcceptance(
+                f"{name}-acceptance", expectations=expectations, tolerations=tolerations,
+                priority_class="gpu-standard", labels=labels,
+                opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.priority_classes.values())))
+            targets = [FabricTarget(group=g.name, node_selector={NODE_GROUP_LABEL: g.name}, tolerations=g.workload_taints,
+                                    gpus=g.gpus, devices={RDMA_RESOURCES[g.rdma]: g.rdma_devices},
+                                    transport=FABRIC_TRANSPORT[g.rdma], min_busbw_gbps=g.fabric_min_busbw_gbps,
+                                    env=FABRIC_ENV[g.rdma])
+                       for g in args.node_groups if g.rdma != "none" and g.acceptance is not None and g.max_nodes >= 2]
+            if args.fabric is not None and targets:
+                FabricValidation(f"{name}-fabric", FabricArgs(
+                    targets=targets, image=args.fabric.image, namespace=ACCEPTANCE_NAMESPACE,
+                    system_node_selector=args.system_node_selector, run_on_create=args.fabric.run_on_create),
+                    labels=labels, opts=pulumi.ResourceOptions(parent=self, depends_on=[acceptance,
+                                                                                        *self.priority_classes.values()]))
 
         self.register_outputs({"releases": sorted(self.releases)})
 
 
+def mig_slices(profile: Optional[str]) -> int:
+    """GPU instances per GPU for an `all-<N>g.<mem>gb` layout (7 compute slices on A100/H100-class GPUs)."""
+    if not profile or not profile.startswith("all-") or "g." not in profile:
+        return 1
+    return max(1, 7 // int(profile[4:profile.index("g.")]))
+
+
+def group_taints(group_spec, acceptance_spec) -> list[dict[str, str]]:
+    """A GPU group's taints: the spec's, plus the acceptance gate while the check gates new nodes."""
+    taints = [t.model_dump() for t in group_spec.taints]
+    if acceptance_spec.enabled and acceptance_spec.gate:
+        taints.append(dict(GATE_TAINT))
+    return taints
+
+
 def platform_args(plan, *, driver_preinstalled: bool, device_plugin_preinstalled: bool, **cloud) -> PlatformArgs:
     """PlatformArgs from a resolved plan (``blueprints.resolver.ResolvedPlan``) and what the cloud's nodes ship."""
+    from blueprints.catalog.fabric import default_image, published_busbw_gbps
     from blueprints.catalog.gpu_models import acceptance_expectation
 
     spec = plan.spec.kubernetes
     check = spec.acceptance
+    threshold = spec.fabric_validation.threshold
+    image = spec.fabric_validation.image or default_image(plan.spec.cloud)
+    fabric = FabricSettings(image, spec.fabric_validation.run_on_create) if spec.fabric_validation.enabled and image \
+        else None
+
+    def busbw(shape) -> Optional[float]:
+        published = published_busbw_gbps(shape.instance_type)
+        return round(published * threshold, 1) if published else None
+
     return PlatformArgs(
         node_groups=[GpuNodes(name=g.name, rdma=g.shape.rdma.kind if g.rdma_interfaces else "none",
-                              taints=[t.model_dump() for t in g.spec.taints], mig_profile=g.spec.mig_profile,
-                              acceptance=acceptance_expectation(g.shape, check.thresholds) if check.enabled else None)
+                              taints=group_taints(g.spec, check), mig_profile=g.spec.mig_profile,
+                              acceptance=acceptance_expectation(g.shape, check.thresholds) if check.enabled else None,
+                              gpus=g.shape.gpu.count, vcpus=g.shape.vcpus, memory_gib=g.shape.memory_gib,
+                              rdma_devices=g.rdma_interfaces, max_nodes=g.spec.max_nodes,
+                              fabric_min_busbw_gbps=busbw(g.shape))
                      for g in plan.node_groups],
         gpu_stack=spec.gpu_stack, driver_preinstalled=driver_preinstalled,
         device_plugin_preinstalled=device_plugin_preinstalled,
         teams={name: Team(t.gpus, t.max_gpus_per_pod, t.default_cpu, t.default_memory)
                for name, t in spec.teams.items()},
         priorities=PriorityValues(spec.priorities.critical, spec.priorities.standard, spec.priorities.preemptible),
+        queueing=spec.queueing.pods_ready_timeout_minutes if spec.queueing.enabled else None,
+        fabric=fabric,
+        monitoring=MonitoringArgs(system_node_selector=cloud.get("system_node_selector", {}),
+                                  idle_gpu_minutes=spec.monitoring.idle_gpu_minutes,
+                                  retention_days=spec.monitoring.retention_days) if spec.monitoring.enabled else None,
         **cloud,
     )

@@ -25,7 +25,7 @@ RULE = ResourceRule(
     remediation="Label the namespace pod-security.kubernetes.io/enforce: baseline (or restricted).",
     url="https://kubernetes.io/docs/concepts/security/pod-security-admission/",
     config={"privilegedNamespaces": {"type": "array", "items": {"type": "string"},
-                                     "default": ["gpu-operator", "kube-system"],
+                                     "default": ["gpu-operator", "kube-system", "monitoring"],
                                      "description": "Namespaces whose node agents need privileged pods."}},
     types=("kubernetes:core/v1:Namespace",),
     check=check,

@@ -1,0 +1,124 @@
+"""Multi-node fabric validation: per RDMA node group, a JobSet (upstream chart, pinned) runs
+acceptance/fabric_check.py under torchrun on two accepted nodes, requesting every GPU and fabric device.
+It fails unless NCCL's own log shows the expected transport and the bus bandwidth reaches the shape's
+threshold; the report lands in ConfigMap fabric-<group> of the gpu-acceptance namespace.
+
+It starts suspended (it scales two GPU nodes up): `kubectl -n gpu-acceptance patch jobset fabric-<group>
+--type merge -p '{"spec":{"suspend":false}}'` runs it. JobSet API: https://jobset.sigs.k8s.io/docs/reference/
+(schema kept in tests/data/crds/jobset-0.12.0).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Optional, Sequence
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from .charts import chart_release
+
+SCRIPT = Path(__file__).resolve().parents[2] / "acceptance" / "fabric_check.py"
+API = "jobset.x-k8s.io/v1alpha2"
+CONTROLLER_NAMESPACE = "jobset-system"
+ACCOUNT = "gpu-fabric"
+PORT = 29500
+
+
+@dataclass(frozen=True)
+class FabricTarget:
+    group: str
+    node_selector: Mapping[str, str]
+    tolerations: Sequence[Mapping[str, str]]  # the group's taints, not the acceptance gate: accepted nodes only
+    gpus: int
+    devices: Mapping[str, int]  # fabric devices per node: {"vpc.amazonaws.com/efa": 32} or {"aliyun/erdma": 1}
+    transport: str  # efa | ib, what NCCL's log must name
+    min_busbw_gbps: Optional[float]  # None: measured and reported, not judged
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FabricArgs:
+    targets: Sequence[FabricTarget]
+    image: str
+    namespace: str  # the acceptance namespace (exists already)
+    system_node_selector: Mapping[str, str]
+    run_on_create: bool = False
+    nodes: int = 2
+    priority_class: str = "gpu-standard"
+    accepted_label: str = "gpu-blueprints/acceptance"
+
+
+def fabric_jobset(target: FabricTarget, args: FabricArgs, labels: Mapping[str, str]) -> dict:
+    name = f"fabric-{target.group}"
+    command = (
+        "mkdir -p /tmp/nccl && exec torchrun "
+        f"--nnodes={args.nodes} --nproc-per-node={target.gpus} --node-rank=$(JOB_COMPLETION_INDEX) "
+        f"--master-addr={name}-node-0-0.{name} --master-port={PORT} /opt/fabric/fabric_check.py "
+        f"--group {target.group} --expect-transport {target.transport} --record --report /tmp/report.json"
+        + (f" --min-busbw-gbps {target.min_busbw_gbps:g}" if target.min_busbw_gbps else ""))
+    limits = {"nvidia.com/gpu": target.gpus, **target.devices}
+    if "vpc.amazonaws.com/efa" in target.devices:
+        limits["hugepages-2Mi"] = "5120Mi"  # libfabric's EFA provider registers its buffers in huge pages
+    pod = {
+        "restartPolicy": "Never",
+        "serviceAccountName": ACCOUNT,
+        "priorityClassName": args.priority_class,
+        "nodeSelector": dict(target.node_selector),
+        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": args.accepted_label, "operator": "In", "values": ["passed"]}]}]}}},
+        "tolerations": [dict(t) for t in target.tolerations],
+        "containers": [{
+            "name": "nccl", "image": args.image, "command": ["/bin/sh", "-c", command],
+            "env": [{"name": "NCCL_DEBUG", "value": "INFO"}, {"name": "NCCL_DEBUG_FILE", "value": "/tmp/nccl/%h.%p.log"},
+                    *({"name": k, "value": v} for k, v in sorted(target.env.items()))],
+            "resources": {"limits": {**{k: str(v) for k, v in limits.items()}, "memory": "64Gi"},
+                          "requests": {**{k: str(v) for k, v in limits.items()}, "cpu": "8", "memory": "64Gi"}},
+            "securityContext": {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]},
+                                "seccompProfile": {"type": "RuntimeDefault"}},
+            "volumeMounts": [{"name": "script", "mountPath": "/opt/fabric", "readOnly": True},
+                             {"name": "shm", "mountPath": "/dev/shm"}],
+        }],
+        "volumes": [{"name": "script", "configMap": {"name": ACCOUNT}},
+                    {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}}],
+    }
+    return {
+        "apiVersion": API, "kind": "JobSet",
+        "metadata": {"name": name, "namespace": args.namespace, "labels": {**labels, "gpu-blueprints/fabric-group": target.group}},
+        "spec": {
+            "suspend": not args.run_on_create,
+            "network": {"enableDNSHostnames": True, "subdomain": name},
+            "failurePolicy": {"maxRestarts": 0},
+            "replicatedJobs": [{"name": "node", "replicas": 1, "template": {"spec": {
+                "parallelism": args.nodes, "completions": args.nodes, "completionMode": "Indexed", "backoffLimit": 0,
+                "template": {"metadata": {"labels": {"gpu-blueprints/fabric-group": target.group}}, "spec": pod},
+            }}}],
+        },
+    }
+
+
+class FabricValidation(pulumi.ComponentResource):
+    def __init__(self, name: str, args: FabricArgs, labels: Mapping[str, str],
+                 opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("gpu-blueprints:kubernetes:FabricValidation", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        self.release = chart_release(self, f"{name}-jobset", "jobset", CONTROLLER_NAMESPACE, {
+            "controller": {"nodeSelector": dict(args.system_node_selector)}}, create_namespace=True)
+        meta = {"namespace": args.namespace, "labels": dict(labels)}
+        account = k8s.core.v1.ServiceAccount(f"{name}-account", metadata={"name": ACCOUNT, **meta}, opts=child)
+        role = k8s.rbac.v1.Role(f"{name}-reports", metadata={"name": ACCOUNT, **meta}, rules=[{
+            "apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "create", "update"]}], opts=child)
+        k8s.rbac.v1.RoleBinding(f"{name}-reports", metadata={"name": ACCOUNT, **meta},
+                                role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": ACCOUNT},
+                                subjects=[{"kind": "ServiceAccount", "name": ACCOUNT, "namespace": args.namespace}],
+                                opts=pulumi.ResourceOptions(parent=self, depends_on=[role, account]))
+        script = k8s.core.v1.ConfigMap(f"{name}-script", metadata={"name": ACCOUNT, **meta},
+                                       data={"fabric_check.py": SCRIPT.read_text(encoding="utf-8")}, opts=child)
+        self.jobsets = {}
+        for target in args.targets:
+            body = fabric_jobset(target, args, labels)
+            self.jobsets[target.group] = k8s.apiextensions.CustomResource(
+                f"{name}-{target.group}", api_version=API, kind="JobSet", metadata=body["metadata"], spec=body["spec"],
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[self.release, script, account]))
+        self.register_outputs({"groups": sorted(self.jobsets)})

@@ -1,0 +1,143 @@
+"""Fair GPU queueing with Kueue (upstream chart, pinned): a ClusterQueue per team in one cohort, so idle GPUs
+are borrowed and reclaimed; preemption that follows the PriorityClasses; all-or-nothing admission of multi-pod
+jobs (waitForPodsReady with blockAdmission); a LocalQueue named `default` in each team namespace, which Kueue
+gives every job there that names no queue (LocalQueueDefaulting, GA since Kueue 0.17).
+
+Kueue 0.19 API (kueue.x-k8s.io/v1beta2) and manager configuration (config.kueue.x-k8s.io/v1beta2):
+https://kueue.sigs.k8s.io/docs/reference/ ; schemas kept in tests/data/crds/kueue-0.19.2.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Sequence
+
+import pulumi
+import pulumi_kubernetes as k8s
+import yaml
+
+from .charts import chart_release
+
+API = "kueue.x-k8s.io/v1beta2"
+NAMESPACE = "kueue-system"
+COHORT = "gpu"
+DEFAULT_QUEUE = "default"
+SYSTEM_FLAVOR = "system-cpu"
+TEAM_LABEL = "gpu-blueprints/team"
+
+
+@dataclass(frozen=True)
+class GpuFlavor:
+    """One GPU node group as Kueue sees it: what a node offers and which pods may land there."""
+
+    group: str
+    node_labels: Mapping[str, str]
+    tolerations: Sequence[Mapping[str, str]]  # added to every pod admitted on this flavor
+    gpus_per_node: int  # schedulable nvidia.com/gpu per node (MIG slices under the single strategy)
+    vcpus: int
+    memory_gib: int
+    extended: Mapping[str, int] = field(default_factory=dict)  # fabric devices per node (vpc.amazonaws.com/efa...)
+
+
+@dataclass(frozen=True)
+class TeamQueue:
+    name: str  # the team's namespace
+    gpus: int  # whole GPUs the team is guaranteed (nominal quota)
+    mig_slices: Mapping[str, int] = field(default_factory=dict)  # group -> slices per GPU, where a group has MIG
+
+
+@dataclass(frozen=True)
+class QueueingArgs:
+    flavors: Sequence[GpuFlavor]
+    teams: Sequence[TeamQueue]
+    system_node_selector: Mapping[str, str]  # the controller and the small CPU flavor run on the system group
+    standard_priority: int  # borrowed capacity may be preempted by work above this priority
+    pods_ready_timeout_minutes: int = 10
+    system_cpu_per_team: str = "4"
+    system_memory_per_team: str = "16Gi"
+    depends_on: Sequence[pulumi.Resource] = ()  # team namespaces
+
+
+def manager_config(pods_ready_timeout_minutes: int) -> str:
+    """The whole manager configuration (the chart's value replaces its default text)."""
+    return yaml.safe_dump({
+        "apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+        "health": {"healthProbeBindAddress": ":8081"}, "metrics": {"bindAddress": ":8443"},
+        "webhook": {"port": 9443},
+        "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
+        "clientConnection": {"qps": 300, "burst": 500},
+        # All or nothing: a job's pods all start, or its quota goes back and it is requeued.
+        "waitForPodsReady": {"timeout": f"{pods_ready_timeout_minutes}m", "recoveryTimeout": "3m",
+                             "blockAdmission": True,
+                             "requeuingStrategy": {"timestamp": "Eviction", "backoffLimitCount": 5,
+                                                   "backoffBaseSeconds": 60, "backoffMaxSeconds": 3600}},
+        # Every job in a team namespace goes through the team's queue, labelled or not; nothing else is touched,
+        # so system pods never wait on the webhook.
+        "manageJobsWithoutQueueName": True,
+        "managedJobsNamespaceSelector": {"matchExpressions": [{"key": TEAM_LABEL, "operator": "Exists"}]},
+        "integrations": {"frameworks": ["batch/job", "jobset.x-k8s.io/jobset", "kubeflow.org/mpijob",
+                                        "trainer.kubeflow.org/trainjob", "pod"]},
+        # Huge pages (EFA pods ask for them) are not GPU capacity.
+        "resources": {"excludeResourcePrefixes": ["hugepages-"]},
+    }, sort_keys=False)
+
+
+def covered_resources(flavors: Sequence[GpuFlavor]) -> list[str]:
+    return ["cpu", "memory", "nvidia.com/gpu", *sorted({k for f in flavors for k in f.extended})]
+
+
+def team_flavors(team: TeamQueue, flavors: Sequence[GpuFlavor], system_cpu: str, system_memory: str) -> list[dict]:
+    """Quota per flavor: the small CPU flavor first (CPU-only jobs stay off GPU nodes), then each GPU group with
+    the team's GPUs and the CPU, memory and fabric devices of the nodes those GPUs come with."""
+    extra = sorted({k for f in flavors for k in f.extended})
+    rows = [{"name": SYSTEM_FLAVOR, "resources": [
+        {"name": "cpu", "nominalQuota": system_cpu}, {"name": "memory", "nominalQuota": system_memory},
+        {"name": "nvidia.com/gpu", "nominalQuota": 0}, *({"name": r, "nominalQuota": 0} for r in extra)]}]
+    for f in flavors:
+        slices = team.mig_slices.get(f.group, 1)
+        nodes = math.ceil(team.gpus * slices / f.gpus_per_node) if f.gpus_per_node else 0
+        rows.append({"name": f"gpu-{f.group}", "resources": [
+            {"name": "cpu", "nominalQuota": nodes * f.vcpus},
+            {"name": "memory", "nominalQuota": f"{nodes * f.memory_gib}Gi"},
+            {"name": "nvidia.com/gpu", "nominalQuota": team.gpus * slices},
+            *({"name": r, "nominalQuota": nodes * f.extended.get(r, 0)} for r in extra)]})
+    return rows
+
+
+class FairQueueing(pulumi.ComponentResource):
+    def __init__(self, name: str, args: QueueingArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("gpu-blueprints:kubernetes:FairQueueing", name, None, opts)
+        self.release = chart_release(self, f"{name}-kueue", "kueue", NAMESPACE, {
+            "managerConfig": {"controllerManagerConfigYaml": manager_config(args.pods_ready_timeout_minutes)},
+            "controllerManager": {"nodeSelector": dict(args.system_node_selector)},
+        }, create_namespace=True)
+        # Kueue's webhooks reject its objects until the controller runs.
+        after = pulumi.ResourceOptions(parent=self, depends_on=[self.release, *args.depends_on])
+
+        def custom(kind: str, resource_name: str, metadata: dict, spec: dict) -> k8s.apiextensions.CustomResource:
+            return k8s.apiextensions.CustomResource(resource_name, api_version=API, kind=kind, metadata=metadata,
+                                                    spec=spec, opts=after)
+
+        custom("ResourceFlavor", f"{name}-{SYSTEM_FLAVOR}", {"name": SYSTEM_FLAVOR},
+               {"nodeLabels": dict(args.system_node_selector)})
+        for f in args.flavors:
+            custom("ResourceFlavor", f"{name}-gpu-{f.group}", {"name": f"gpu-{f.group}"},
+                   {"nodeLabels": dict(f.node_labels), "tolerations": [dict(t) for t in f.tolerations]})
+        covered = covered_resources(args.flavors)
+        for team in args.teams:
+            custom("ClusterQueue", f"{name}-{team.name}", {"name": team.name}, {
+                "cohortName": COHORT,
+                "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": team.name}},
+                "queueingStrategy": "BestEffortFIFO",
+                "resourceGroups": [{"coveredResources": covered, "flavors": team_flavors(
+                    team, args.flavors, args.system_cpu_per_team, args.system_memory_per_team)}],
+                # Lent GPUs come back when their owner needs them; inside a team, higher priority goes first;
+                # work running on borrowed GPUs below gpu-standard's priority may be preempted.
+                "preemption": {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority",
+                               "borrowWithinCohort": {"policy": "LowerPriority",
+                                                      "maxPriorityThreshold": args.standard_priority}},
+            })
+            custom("LocalQueue", f"{name}-{team.name}-default", {"name": DEFAULT_QUEUE, "namespace": team.name},
+                   {"clusterQueue": team.name})
+        self.register_outputs({"cohort": COHORT, "teams": [t.name for t in args.teams]})
