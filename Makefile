@@ -13,13 +13,23 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
+# promtool checks and unit-tests the GPU alert rules. Only the binary is taken from Debian's prometheus package
+# (bookworm's 2.42.0): nothing is installed system-wide and no service starts.
+PROMTOOL := tools/bin/promtool
+$(PROMTOOL):
+	rm -rf tools/.deb && mkdir -p tools/bin tools/.deb
+	cd tools/.deb && (apt-get download prometheus || (apt-get update -qq && apt-get download prometheus))
+	dpkg-deb -x tools/.deb/prometheus_*.deb tools/.deb/root
+	cp tools/.deb/root/usr/bin/promtool $@
+	rm -rf tools/.deb
+
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-install: $(VENV)/.installed node_modules/.installed
+install: $(VENV)/.installed node_modules/.installed $(PROMTOOL)
 
-plan: install
+plan: $(VENV)/.installed
 	$(PY) -m blueprints plan --stack $(STACK) --format $(FORMAT)
 
 test: install
@@ -33,4 +43,4 @@ bench: install
 	$(PY) benchmarks/policy_rate.py
 
 clean:
-	rm -rf $(VENV) node_modules .pytest_cache
+	rm -rf $(VENV) node_modules .pytest_cache tools

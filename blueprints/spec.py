@@ -377,9 +377,11 @@ class KubernetesSpec(SpecModel):
     gpu_stack: Literal["gpu-operator", "device-plugin"] = Field(
         "gpu-operator", description="NVIDIA GPU Operator, or the lighter device plugin plus DCGM exporter."
     )
-    training_namespace: str = Field(
-        "training", pattern=r"^[a-z][a-z0-9-]{0,30}$",
-        description="Namespace of the `trainer` ServiceAccount (workload identity) and the file-system claim.",
+    training_namespace: Optional[str] = Field(
+        None, pattern=r"^[a-z][a-z0-9-]{0,30}$",
+        description="Namespace of the `trainer` ServiceAccount (workload identity) and the file-system claim; "
+                    "default: the team `training` if there is one, else the first team (so jobs there are queued), "
+                    "else `training`.",
     )
     teams: dict[str, TeamSpec] = Field(default_factory=dict, description="Team namespaces with GPU quotas.")
     priorities: PrioritySpec = Field(default_factory=PrioritySpec, description="PriorityClass values.")
@@ -388,6 +390,14 @@ class KubernetesSpec(SpecModel):
     fabric_validation: FabricValidationSpec = Field(
         default_factory=FabricValidationSpec, description="Multi-node NCCL validation of RDMA groups.")
     monitoring: MonitoringSpec = Field(default_factory=MonitoringSpec, description="GPU observability.")
+
+    @property
+    def trainer_namespace(self) -> str:
+        if self.training_namespace:
+            return self.training_namespace
+        if "training" in self.teams or not self.teams:
+            return "training"
+        return sorted(self.teams)[0]
 
     @field_validator("teams")
     @classmethod

@@ -172,7 +172,9 @@ def test_lustre_is_bound_to_a_read_write_many_claim_in_the_training_namespace(st
     assert pv["spec"]["csi"]["volumeAttributes"]["dnsname"].endswith(".amazonaws.com")
     assert pv["spec"]["capacity"]["storage"] == f"{fs.inputs['storageCapacity']}Gi"
     assert pv["spec"]["persistentVolumeReclaimPolicy"] == "Retain" and pv["spec"]["accessModes"] == ["ReadWriteMany"]
-    assert pvc["metadata"] == {"name": "shared-data", "namespace": "training", "labels": pvc["metadata"]["labels"]}
+    namespace = plan.resolved.spec.kubernetes.trainer_namespace
+    assert namespace in plan.resolved.spec.kubernetes.teams  # a team's namespace: its jobs are queued
+    assert pvc["metadata"] == {"name": "shared-data", "namespace": namespace, "labels": pvc["metadata"]["labels"]}
     assert pvc["spec"]["volumeName"] == pv["metadata"]["name"] and pvc["spec"]["storageClassName"] == ""
 
 
@@ -293,7 +295,7 @@ def test_trainer_service_account_carries_the_irsa_role_arn(stack):
     [role] = [r for r in registrations(plan, "aws:iam/role:Role") if r.name == f"{stack}-trainer"]
     [account] = [r for r in registrations(plan, "kubernetes:core/v1:ServiceAccount")
                  if r.inputs["metadata"]["name"] == "trainer"]
-    assert account.inputs["metadata"]["namespace"] == "training"
+    assert account.inputs["metadata"]["namespace"] == plan.resolved.spec.kubernetes.trainer_namespace
     assert role.urn in account.dependencies
     arn = account.inputs["metadata"]["annotations"]["eks.amazonaws.com/role-arn"]
     assert arn == plan.outputs["trainer_role_arn"] and arn.startswith(f"arn:aws:iam::{ACCOUNT_ID}:role/{stack}-trainer-")
@@ -306,7 +308,8 @@ def test_trainer_service_account_names_the_rrsa_role_and_its_namespace_injects(s
     [account] = [r.inputs for r in registrations(plan, "kubernetes:core/v1:ServiceAccount")
                  if r.inputs["metadata"]["name"] == "trainer"]
     assert account["metadata"]["annotations"] == {"pod-identity.alibabacloud.com/role-name": role.inputs["roleName"]}
-    [namespace] = [n for n in resources(plan, "kubernetes:core/v1:Namespace") if n["metadata"]["name"] == "training"]
+    [namespace] = [n for n in resources(plan, "kubernetes:core/v1:Namespace")
+                   if n["metadata"]["name"] == plan.resolved.spec.kubernetes.trainer_namespace]
     assert namespace["metadata"]["labels"]["pod-identity.alibabacloud.com/injection"] == "on"
 
 

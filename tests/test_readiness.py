@@ -82,7 +82,7 @@ def test_role_without_its_service_account_is_blocking():
     plan = shipped_plan("research-a100")
     trainer = lambda r: r.type == "kubernetes:core/v1:ServiceAccount" and r.inputs["metadata"]["name"] == "trainer"  # noqa: E731
     [gap] = gaps(check(without(plan, trainer)), "workload-identity")
-    assert gap.resource == "research-a100-trainer" and "training/trainer" in gap.message
+    assert gap.resource == "research-a100-trainer" and "research/trainer" in gap.message
 
     def unannotated(inputs):
         inputs["metadata"]["annotations"] = {}

@@ -109,7 +109,7 @@ class AlicloudGpuCluster(pulumi.ComponentResource):
                                resources=[pulumi.Output.concat("acs:kms:", spec.region, ":", account_id, ":key/",
                                                                key.id)])]
         storage = spec.storage
-        training_ns = spec.kubernetes.training_namespace
+        training_ns = spec.kubernetes.trainer_namespace
         shared_volumes: list[SharedVolumeSpec] = []
         bucket = None
         if storage.object_storage.enabled:

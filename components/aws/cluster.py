@@ -155,7 +155,7 @@ class AwsGpuCluster(pulumi.ComponentResource):
                                             "vpc_id": network.vpc.id}
         bucket = None
         storage = spec.storage
-        training_ns = spec.kubernetes.training_namespace
+        training_ns = spec.kubernetes.trainer_namespace
         shared_volumes: list[SharedVolumeSpec] = []
         if storage.object_storage.enabled:
             bucket = DataBucket(f"{name}-data", BucketArgs(

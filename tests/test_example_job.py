@@ -1,0 +1,58 @@
+"""examples/first-training-job: the manifest fits the stack it targets and the JobSet schema; train.py resumes
+from its newest checkpoint after an interruption (two gloo processes on the CPU)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from blueprints.catalog.fabric import default_image
+from conftest import resources, shipped_plan
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "first-training-job"
+
+
+def test_manifest_is_a_valid_jobset_for_research_a100():
+    job = yaml.safe_load((EXAMPLE / "jobset.yaml").read_text())
+    schema = json.loads((ROOT / "tests/data/crds/jobset-0.12.0/JobSet.json").read_text())
+    jsonschema.validators.validator_for(schema)(schema).validate(job)
+    plan = shipped_plan("research-a100")
+    [group] = plan.resolved.node_groups
+    assert job["metadata"]["namespace"] == plan.resolved.spec.kubernetes.trainer_namespace
+    assert job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "default"
+    [local_queue] = [q for q in resources(plan, "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue")
+                     if q["metadata"]["namespace"] == job["metadata"]["namespace"]]
+    assert local_queue["metadata"]["name"] == "default"
+    pod = job["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    [container] = pod["containers"]
+    assert pod["serviceAccountName"] == "trainer" and container["image"] == default_image("aws")
+    limits = container["resources"]["limits"]
+    assert limits["nvidia.com/gpu"] == str(group.shape.gpu.count)
+    assert limits["vpc.amazonaws.com/efa"] == str(group.rdma_interfaces)
+    [claim] = resources(plan, "kubernetes:core/v1:PersistentVolumeClaim")
+    assert {"name": "data", "persistentVolumeClaim": {"claimName": claim["metadata"]["name"]}} in pod["volumes"]
+    assert f"--nproc-per-node={group.shape.gpu.count}" in container["command"][-1]
+
+
+def run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+                           str(EXAMPLE / "train.py"), "--checkpoint-uri", f"file://{tmp_path}/ckpt",
+                           "--data-dir", str(tmp_path / "no-data"), "--checkpoint-every", "10", *args],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+
+
+def test_training_resumes_from_the_newest_checkpoint_after_an_interruption(tmp_path):
+    first = run(tmp_path, "--steps", "40", "--stop-after", "25")
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert sorted(p.name for p in (tmp_path / "ckpt").iterdir()) == ["step-00000010.pt", "step-00000020.pt"]
+    second = run(tmp_path, "--steps", "40")
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert "resumed from step-00000020.pt at step 20" in second.stdout
+    assert "step 30:" in second.stdout and "step 10:" not in second.stdout
+    assert (tmp_path / "ckpt" / "step-00000040.pt").exists()
