@@ -335,6 +335,13 @@ class AcceptanceSpec(SpecModel):
         default_factory=dict, description="Fraction of the catalog spec a node must reach, per measurement."
     )
 
+    @field_validator("recheck_idle_hours")
+    @classmethod
+    def _every(cls, v: Optional[int]) -> Optional[int]:
+        if v is not None and v > 24 and v % 24:
+            raise ValueError("recheckIdleHours is 1 to 24, or a multiple of 24 (whole days)")
+        return v
+
     @field_validator("thresholds")
     @classmethod
     def _fractions(cls, v: dict[str, float]) -> dict[str, float]:

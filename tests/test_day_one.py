@@ -337,6 +337,7 @@ def test_ack_admins_get_cluster_admin_permissions(plan_variant):
     ("access", {"clusterAdmins": ["alice"]}, "access.clusterAdmins: 'alice' is not an IAM role or user ARN"),
     ("systemNodes", {"minNodes": 1, "desiredNodes": 2}, "cluster.systemNodes.minNodes"),
     ("nodeGroups", {"system": {"gpuModel": "T4", "gpusPerNode": 1}}, "'system' is the system node group's"),
+    ("kubernetes", {"acceptance": {"recheckIdleHours": 30}}, "recheckIdleHours is 1 to 24, or a multiple of 24"),
 ])
 def test_bad_day_one_fields_are_one_line_and_exit_2(tmp_path, field, value, expected):
     cluster = shipped_cluster("startup-t4")

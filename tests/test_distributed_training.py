@@ -286,3 +286,43 @@ def test_each_alert_fires_on_its_sample_series_and_only_there(rules_dir):
 def test_eks_repairs_unhealthy_gpu_nodes(stack):
     for group in gpu_groups(shipped_plan(stack)):
         assert group["nodeRepairConfig"] == {"enabled": True}
+
+
+# --------------------------------------------------------------------------- periodic re-check of idle nodes
+import recheck  # noqa: E402,I001  (acceptance/recheck.py, standalone)
+
+
+def test_recheck_regates_only_accepted_nodes_without_gpu_pods():
+    nodes = [{"metadata": {"name": n, "labels": {"gpu-blueprints/acceptance": v}},
+              "spec": {"taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]}}
+             for n, v in (("busy", "passed"), ("idle", "passed"), ("done", "passed"), ("bad", "failed"))]
+    gpu_pod = {"spec": {"nodeName": "busy", "containers": [{"resources": {"limits": {"nvidia.com/gpu": "8"}}}]},
+               "status": {"phase": "Running"}}
+    finished = {"spec": {"nodeName": "done", "containers": [{"resources": {"limits": {"nvidia.com/gpu": "8"}}}]},
+                "status": {"phase": "Succeeded"}}
+    cpu_pod = {"spec": {"nodeName": "idle", "containers": [{"resources": {}}]}, "status": {"phase": "Running"}}
+    assert recheck.idle_accepted_nodes(nodes, [gpu_pod, finished, cpu_pod]) == ["done", "idle"]
+    patch = recheck.regate_patch(nodes[1])
+    assert patch["metadata"]["labels"] == {"gpu-blueprints/acceptance": None}  # the DaemonSet runs again
+    assert patch["spec"]["taints"][-1] == {**GATE_TAINT} and len(patch["spec"]["taints"]) == 2
+    again = {"spec": {"taints": patch["spec"]["taints"]}}
+    assert recheck.regate_patch(again)["spec"]["taints"] == patch["spec"]["taints"]  # the gate is not doubled
+
+
+@pytest.mark.parametrize("hours, schedule", [(6, "0 */6 * * *"), (48, "0 0 */2 * *")])
+def test_recheck_runs_on_the_system_nodes_on_schedule(plan_variant, hours, schedule):
+    import kubernetes_validate
+
+    plan = plan_variant("startup-t4", lambda c: c.setdefault("kubernetes", {}).update(
+        acceptance={"recheckIdleHours": hours}))
+    [cron] = resources(plan, "kubernetes:batch/v1:CronJob")
+    assert cron["spec"]["schedule"] == schedule
+    pod = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    assert pod["nodeSelector"] == {"gpu-blueprints/node-group": "system"}
+    kubernetes_validate.validate(cron, "1.35.0", strict=True)
+    [config] = [c for c in resources(plan, "kubernetes:core/v1:ConfigMap") if c["metadata"]["name"] == "gpu-acceptance"]
+    assert config["data"]["recheck.py"] == (ROOT / "acceptance" / "recheck.py").read_text()
+    [role] = resources(plan, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole")
+    assert {"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]} in role["rules"]
+    assert not plan.readiness_blocking()
+    assert not resources(shipped_plan("startup-t4"), "kubernetes:batch/v1:CronJob")  # off unless asked

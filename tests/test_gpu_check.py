@@ -112,7 +112,8 @@ def test_every_catalog_gpu_has_figures_with_a_source():
 
 def test_the_kubernetes_layer_ships_this_script_and_the_shapes_expectation():
     plan = shipped_plan("enterprise-h100")
-    [config] = [r.inputs for r in plan.registrations if r.type == "kubernetes:core/v1:ConfigMap"]
+    [config] = [r.inputs for r in plan.registrations if r.type == "kubernetes:core/v1:ConfigMap"
+                and r.inputs["metadata"]["name"] == "gpu-acceptance"]
     assert config["data"]["gpu_check.py"] == SCRIPT.read_text()
     assert json.loads(config["data"]["expect-gpu.json"]) == acceptance_expectation(plan.resolved.node_groups[0].shape)
     [daemon_set] = [r.inputs for r in plan.registrations if r.type == "kubernetes:apps/v1:DaemonSet"]

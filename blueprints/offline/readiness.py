@@ -22,7 +22,8 @@ NODE_GROUP, NODE_POOL = "aws:eks/nodeGroup:NodeGroup", "alicloud:cs/nodePool:Nod
 EKS_CLUSTER, ACK_CLUSTER = "aws:eks/cluster:Cluster", "alicloud:cs/managedKubernetes:ManagedKubernetes"
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 POD_TEMPLATES = {"kubernetes:apps/v1:Deployment": "Deployment", "kubernetes:apps/v1:StatefulSet": "StatefulSet",
-                 "kubernetes:apps/v1:DaemonSet": "DaemonSet", "kubernetes:batch/v1:Job": "Job"}
+                 "kubernetes:apps/v1:DaemonSet": "DaemonSet", "kubernetes:batch/v1:Job": "Job",
+                 "kubernetes:batch/v1:CronJob": "CronJob"}
 FILE_SYSTEMS = ("aws:fsx/lustreFileSystem:LustreFileSystem", "alicloud:nas/fileSystem:FileSystem")
 ASG_TAG = "aws:autoscaling/tag:Tag"
 NODE_TEMPLATE = "k8s.io/cluster-autoscaler/node-template/"
@@ -151,7 +152,10 @@ def _template_pods(regs: Sequence[Registration]) -> list[Pod]:
         kind = POD_TEMPLATES.get(r.type)
         if kind is None:
             continue
-        spec = ((r.inputs.get("spec") or {}).get("template") or {}).get("spec") or {}
+        body = r.inputs.get("spec") or {}
+        if r.type == "kubernetes:batch/v1:CronJob":
+            body = (body.get("jobTemplate") or {}).get("spec") or {}
+        spec = (body.get("template") or {}).get("spec") or {}
         affinity = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
             "requiredDuringSchedulingIgnoredDuringExecution") or {}
         terms = [t.get("matchExpressions", []) for t in affinity.get("nodeSelectorTerms", [])]

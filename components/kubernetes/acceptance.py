@@ -18,6 +18,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 SCRIPT = Path(__file__).resolve().parents[2] / "acceptance" / "gpu_check.py"
+RECHECK_SCRIPT = SCRIPT.with_name("recheck.py")
 NAMESPACE = "gpu-acceptance"
 LABEL = "gpu-blueprints/acceptance"
 # New GPU nodes join behind this startup taint; acceptance/gpu_check.py lifts it when the node passes (the same
@@ -32,7 +33,9 @@ IMAGE = "pytorch/pytorch:2.9.0-cuda12.8-cudnn9-runtime"
 
 class GpuAcceptance(pulumi.ComponentResource):
     def __init__(self, name: str, *, expectations: Mapping[str, dict], tolerations: Sequence[dict],
-                 priority_class: str, labels: Mapping[str, str], opts: Optional[pulumi.ResourceOptions] = None):
+                 priority_class: str, labels: Mapping[str, str], recheck_idle_hours: Optional[int] = None,
+                 system_node_selector: Optional[Mapping[str, str]] = None,
+                 opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpu-blueprints:kubernetes:GpuAcceptance", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         app = {"app.kubernetes.io/name": "gpu-acceptance"}
@@ -42,9 +45,12 @@ class GpuAcceptance(pulumi.ComponentResource):
         scoped = pulumi.ResourceOptions(parent=self, depends_on=[namespace])
         account = k8s.core.v1.ServiceAccount(f"{name}-account", metadata={"name": "gpu-acceptance", **meta},
                                              opts=scoped)
+        rules = [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}]
+        if recheck_idle_hours:  # the re-check lists GPU nodes and the pods that hold GPUs
+            rules = [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list", "patch"]},
+                     {"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]}]
         role = k8s.rbac.v1.ClusterRole(f"{name}-label-nodes", metadata={"name": "gpu-acceptance", "labels": labels},
-                                       rules=[{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}],
-                                       opts=child)
+                                       rules=rules, opts=child)
         k8s.rbac.v1.ClusterRoleBinding(f"{name}-label-nodes", metadata={"name": "gpu-acceptance", "labels": labels},
                                        role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
                                                  "name": "gpu-acceptance"},
@@ -52,6 +58,8 @@ class GpuAcceptance(pulumi.ComponentResource):
                                                   "namespace": NAMESPACE}],
                                        opts=pulumi.ResourceOptions(parent=self, depends_on=[role, account]))
         data = {"gpu_check.py": SCRIPT.read_text(encoding="utf-8")}
+        if recheck_idle_hours:
+            data["recheck.py"] = RECHECK_SCRIPT.read_text(encoding="utf-8")
         data.update({f"expect-{group}.json": json.dumps(e, indent=2, sort_keys=True)
                      for group, e in sorted(expectations.items())})
         config = k8s.core.v1.ConfigMap(f"{name}-script", metadata={"name": "gpu-acceptance", **meta}, data=data,
@@ -91,4 +99,27 @@ class GpuAcceptance(pulumi.ComponentResource):
                     },
                 },
             }, opts=pulumi.ResourceOptions(parent=self, depends_on=[config, account]))
+        if recheck_idle_hours:
+            k8s.batch.v1.CronJob(f"{name}-recheck", metadata={"name": "gpu-acceptance-recheck", **meta}, spec={
+                "schedule": recheck_schedule(recheck_idle_hours), "concurrencyPolicy": "Forbid",
+                "successfulJobsHistoryLimit": 1, "failedJobsHistoryLimit": 3,
+                "jobTemplate": {"spec": {"backoffLimit": 1, "template": {"spec": {
+                    "serviceAccountName": "gpu-acceptance", "restartPolicy": "Never",
+                    "nodeSelector": dict(system_node_selector or {}),
+                    "containers": [{"name": "recheck", "image": IMAGE,
+                                    "command": ["python", "/opt/gpu-acceptance/recheck.py"],
+                                    "resources": {"requests": {"cpu": "50m", "memory": "64Mi"},
+                                                  "limits": {"memory": "256Mi"}},
+                                    "securityContext": {"allowPrivilegeEscalation": False,
+                                                        "capabilities": {"drop": ["ALL"]},
+                                                        "seccompProfile": {"type": "RuntimeDefault"}},
+                                    "volumeMounts": [{"name": "script", "mountPath": "/opt/gpu-acceptance",
+                                                      "readOnly": True}]}],
+                    "volumes": [{"name": "script", "configMap": {"name": "gpu-acceptance"}}]}}}}},
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[config, account]))
         self.register_outputs({"node_groups": sorted(expectations)})
+
+
+def recheck_schedule(hours: int) -> str:
+    """Every `hours` hours (1-24), or every `hours / 24` days at midnight (multiples of 24)."""
+    return f"0 */{hours} * * *" if hours < 24 else f"0 0 */{hours // 24} * *"

@@ -107,6 +107,7 @@ class PlatformArgs:
     queueing: Optional[int] = None  # Kueue with this all-or-nothing timeout (minutes); None: ResourceQuotas only
     fabric: Optional[FabricSettings] = None  # multi-node NCCL validation of RDMA groups
     monitoring: Optional[MonitoringArgs] = None
+    recheck_idle_hours: Optional[int] = None  # re-gate idle GPU nodes for a new acceptance check this often
 
 
 def gpu_tolerations(groups: Sequence[GpuNodes]) -> list[dict[str, str]]:
@@ -248,7 +249,8 @@ class GpuPlatform(pulumi.ComponentResource):
         if expectations:
             acceptance = GpuAcceptance(
                 f"{name}-acceptance", expectations=expectations, tolerations=tolerations,
-                priority_class="gpu-standard", labels=labels,
+                priority_class="gpu-standard", labels=labels, recheck_idle_hours=args.recheck_idle_hours,
+                system_node_selector=args.system_node_selector,
                 opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.priority_classes.values())))
             targets = [FabricTarget(group=g.name, node_selector={NODE_GROUP_LABEL: g.name}, tolerations=g.workload_taints,
                                     gpus=g.gpus, devices={RDMA_RESOURCES[g.rdma]: g.rdma_devices},
@@ -310,6 +312,7 @@ def platform_args(plan, *, driver_preinstalled: bool, device_plugin_preinstalled
                for name, t in spec.teams.items()},
         priorities=PriorityValues(spec.priorities.critical, spec.priorities.standard, spec.priorities.preemptible),
         queueing=spec.queueing.pods_ready_timeout_minutes if spec.queueing.enabled else None,
+        recheck_idle_hours=check.recheck_idle_hours if check.enabled else None,
         fabric=fabric,
         monitoring=MonitoringArgs(system_node_selector=cloud.get("system_node_selector", {}),
                                   idle_gpu_minutes=spec.monitoring.idle_gpu_minutes,
