@@ -77,3 +77,17 @@ def system_groups(plan: Plan) -> list[dict[str, Any]]:
 def gpu_templates(plan: Plan) -> list[dict[str, Any]]:
     return [r.inputs for r in plan.registrations
             if r.type == "aws:ec2/launchTemplate:LaunchTemplate" and not r.name.endswith("-system")]
+
+
+def helm(plan: Plan, name: str) -> dict[str, Any]:
+    """The inputs of the plan's Helm release called ``name``."""
+    [release] = [r for r in resources(plan, "kubernetes:helm.sh/v3:Release") if r["name"] == name]
+    return release
+
+
+def validate_crd(obj: dict[str, Any], schema: dict[str, Any]) -> None:
+    """Validate against a CRD schema as published. Its own regexes are Go's (PrometheusRule's
+    partial_response_strategy uses `(?i)`), so the schema is not meta-validated as a Python regex set."""
+    import jsonschema
+
+    jsonschema.validators.validator_for(schema)(schema).validate(obj)

@@ -17,8 +17,8 @@ from blueprints.catalog import load_catalog
 from blueprints.catalog.addons import addon_versions
 from blueprints.offline.mocks import ACCOUNT_ID
 from blueprints.stackconfig import ROOT
-from conftest import (SHIPPED, gpu_groups, gpu_templates, resources, shipped_cluster, shipped_plan, system_groups,
-                      write_stack)
+from conftest import (SHIPPED, gpu_groups, gpu_templates, helm, resources, shipped_cluster, shipped_plan,
+                      system_groups, write_stack)
 
 AWS = [s for s in SHIPPED if shipped_plan(s).resolved.spec.cloud == "aws"]
 ALI = [s for s in SHIPPED if s not in AWS]
@@ -27,11 +27,6 @@ NODE_TEMPLATE = "k8s.io/cluster-autoscaler/node-template/"
 
 def registrations(plan, type_):
     return [r for r in plan.registrations if r.type == type_]
-
-
-def helm(plan, name):
-    [release] = [r for r in resources(plan, "kubernetes:helm.sh/v3:Release") if r["name"] == name]
-    return release
 
 
 # --------------------------------------------------------------------------- system capacity

@@ -19,7 +19,7 @@ from blueprints.stackconfig import ROOT
 from components.kubernetes.acceptance import GATE_TAINT
 from components.kubernetes.charts import charts
 from components.kubernetes.monitoring import DCGM_COUNTERS, alert_rules
-from conftest import SHIPPED, gpu_groups, resources, shipped_plan
+from conftest import SHIPPED, gpu_groups, helm, resources, shipped_plan, validate_crd
 
 sys.path.insert(0, str(ROOT / "acceptance"))
 import gpu_check  # noqa: E402
@@ -39,17 +39,6 @@ def custom_objects(plan, kind):
         "PrometheusRule": "monitoring.coreos.com/v1"}[kind] + f":{kind}")]
 
 
-def validate(obj, schema):
-    """Validate against a CRD schema as published. Its own regexes are Go's (PrometheusRule's
-    partial_response_strategy uses `(?i)`), so the schema is not meta-validated as a Python regex set."""
-    jsonschema.validators.validator_for(schema)(schema).validate(obj)
-
-
-def helm(plan, name):
-    [release] = [r for r in resources(plan, "kubernetes:helm.sh/v3:Release") if r["name"] == name]
-    return release
-
-
 @pytest.mark.parametrize("stack", SHIPPED)
 def test_custom_objects_match_the_crd_schemas_of_the_pinned_charts(stack):
     plan = shipped_plan(stack)
@@ -57,7 +46,7 @@ def test_custom_objects_match_the_crd_schemas_of_the_pinned_charts(stack):
     for kind, folder in SCHEMAS.items():
         schema = json.loads((CRDS / folder / f"{kind}.json").read_text())
         for obj in custom_objects(plan, kind):
-            validate(obj, schema)
+            validate_crd(obj, schema)
             seen += 1
     assert seen >= 4
 
@@ -66,7 +55,7 @@ def test_custom_objects_match_the_crd_schemas_of_the_pinned_charts(stack):
 def test_the_crd_schemas_reject_a_misspelled_field_type(kind):
     schema = json.loads((CRDS / SCHEMAS[kind] / f"{kind}.json").read_text())
     with pytest.raises(jsonschema.ValidationError):
-        validate({"apiVersion": "x", "kind": kind, "metadata": {}, "spec": "not an object"}, schema)
+        validate_crd({"apiVersion": "x", "kind": kind, "metadata": {}, "spec": "not an object"}, schema)
 
 
 # --------------------------------------------------------------------------- queueing

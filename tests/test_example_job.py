@@ -8,11 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import jsonschema
 import yaml
 
 from blueprints.catalog.fabric import default_image
-from conftest import resources, shipped_plan
+from conftest import resources, shipped_plan, validate_crd
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "first-training-job"
@@ -21,7 +20,7 @@ EXAMPLE = ROOT / "examples" / "first-training-job"
 def test_manifest_is_a_valid_jobset_for_research_a100():
     job = yaml.safe_load((EXAMPLE / "jobset.yaml").read_text())
     schema = json.loads((ROOT / "tests/data/crds/jobset-0.12.0/JobSet.json").read_text())
-    jsonschema.validators.validator_for(schema)(schema).validate(job)
+    validate_crd(job, schema)
     plan = shipped_plan("research-a100")
     [group] = plan.resolved.node_groups
     assert job["metadata"]["namespace"] == plan.resolved.spec.kubernetes.trainer_namespace
