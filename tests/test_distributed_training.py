@@ -315,3 +315,41 @@ def test_recheck_runs_on_the_system_nodes_on_schedule(plan_variant, hours, sched
     assert {"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]} in role["rules"]
     assert not plan.readiness_blocking()
     assert not resources(shipped_plan("startup-t4"), "kubernetes:batch/v1:CronJob")  # off unless asked
+
+
+# --------------------------------------------------------------------------- every remaining spec field changes the plan
+def test_system_root_volume_and_an_explicit_trainer_namespace(plan_variant):
+    def change(c):
+        c["systemNodes"] = {"rootVolumeGib": 150}
+        c.setdefault("kubernetes", {})["trainingNamespace"] = "jobs"
+    plan = plan_variant("research-a100", change)
+    [system_template] = [r.inputs for r in plan.registrations
+                         if r.type == "aws:ec2/launchTemplate:LaunchTemplate" and r.name.endswith("-system")]
+    assert system_template["blockDeviceMappings"][0]["ebs"]["volumeSize"] == 150
+    [account] = [a for a in resources(plan, "kubernetes:core/v1:ServiceAccount") if a["metadata"]["name"] == "trainer"]
+    [claim] = resources(plan, "kubernetes:core/v1:PersistentVolumeClaim")
+    assert account["metadata"]["namespace"] == claim["metadata"]["namespace"] == "jobs"
+    [role] = [r for r in resources(plan, "aws:iam/role:Role") if "system:serviceaccount:jobs:trainer" in r["assumeRolePolicy"]]
+    assert role
+
+
+def test_queueing_timeout_and_fabric_threshold_follow_the_spec(plan_variant):
+    plan = plan_variant("research-a100", lambda c: c.setdefault("kubernetes", {}).update(
+        queueing={"podsReadyTimeoutMinutes": 25}, fabricValidation={"threshold": 0.5}))
+    config = yaml.safe_load(helm(plan, "kueue")["values"]["managerConfig"]["controllerManagerConfigYaml"])
+    assert config["waitForPodsReady"]["timeout"] == "25m"
+    [jobset] = custom_objects(plan, "JobSet")
+    command = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["command"][-1]
+    assert f"--min-busbw-gbps {round(78.3 * 0.5, 1):g}" in command
+
+
+def test_fabric_validation_and_monitoring_can_be_left_out_and_retention_set(plan_variant):
+    off = plan_variant("research-a100", lambda c: c.setdefault("kubernetes", {}).update(
+        fabricValidation={"enabled": False}, monitoring={"enabled": False}))
+    assert not custom_objects(off, "JobSet") and not custom_objects(off, "PrometheusRule")
+    assert {r["name"] for r in resources(off, "kubernetes:helm.sh/v3:Release")} == {
+        "gpu-operator", "aws-efa-k8s-device-plugin", "cluster-autoscaler", "kueue"}
+    assert helm(off, "gpu-operator")["values"]["dcgmExporter"] == {"enabled": True}
+    assert not off.readiness_blocking()
+    kept = plan_variant("startup-t4", lambda c: c.setdefault("kubernetes", {}).update(monitoring={"retentionDays": 30}))
+    assert helm(kept, "kube-prometheus-stack")["values"]["prometheus"]["prometheusSpec"]["retention"] == "30d"
