@@ -8,7 +8,8 @@ from typing import Optional
 
 from .catalog import Catalog, Shape, load_catalog
 from .catalog.addons import AddonVersions, addon_versions
-from .catalog.fabric import default_image
+from .catalog.fabric import default_image, published_busbw_gbps
+from .catalog.gpu_models import acceptance_expectation
 from .catalog.kubernetes_versions import VersionSupport, support, supported_versions
 from .catalog.system_shapes import load_system_shapes
 from .errors import BlueprintError
@@ -28,6 +29,10 @@ class ResolvedNodeGroup:
     rdma_interfaces: int
     placement_group: bool
     notes: tuple[str, ...]
+    # acceptance/gpu_check.py's expectation for this shape (None when the check is off)
+    acceptance: Optional[dict] = None
+    # bus bandwidth the fabric validation must reach: threshold x the published two-node figure (None: not judged)
+    fabric_min_busbw_gbps: Optional[float] = None
 
     @property
     def gpus_per_node(self) -> int:
@@ -52,6 +57,7 @@ class ResolvedPlan:
     kubernetes: Optional[VersionSupport] = None
     system: Optional[ResolvedSystemGroup] = None
     addons: Optional[AddonVersions] = None
+    fabric_image: Optional[str] = None  # the stack's fabric validation image, else the cloud's default (catalog)
 
     @property
     def rdma(self) -> bool:
@@ -295,7 +301,13 @@ def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None, today: Optiona
         )
         price, source = _price(shape, spec)
         notes = tuple(f"{name}: {n}" for n in _notes(spec, group, shape, placement))
-        groups.append(ResolvedNodeGroup(name, group, shape, price, source, rdma_interfaces, placement, notes))
+        check = spec.kubernetes.acceptance
+        published = published_busbw_gbps(shape.instance_type)
+        groups.append(ResolvedNodeGroup(
+            name, group, shape, price, source, rdma_interfaces, placement, notes,
+            acceptance=acceptance_expectation(shape, check.thresholds) if check.enabled else None,
+            fabric_min_busbw_gbps=round(published * spec.kubernetes.fabric_validation.threshold, 1)
+            if published else None))
 
     plan = ResolvedPlan(spec=spec, node_groups=tuple(groups))
     system, system_notes = _system_group(spec)
@@ -310,4 +322,5 @@ def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None, today: Optiona
             f"this plan's list price is ${hourly:,.2f}/h"
         )
     return ResolvedPlan(spec=spec, node_groups=tuple(groups), notes=tuple(plan_notes), kubernetes=kubernetes,
-                        system=system, addons=addon_versions(spec.cloud, spec.kubernetes_version))
+                        system=system, addons=addon_versions(spec.cloud, spec.kubernetes_version),
+                        fabric_image=spec.kubernetes.fabric_validation.image or default_image(spec.cloud))

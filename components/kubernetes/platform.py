@@ -283,28 +283,21 @@ def group_taints(group_spec, acceptance_spec) -> list[dict[str, str]]:
 
 
 def platform_args(plan, *, driver_preinstalled: bool, device_plugin_preinstalled: bool, **cloud) -> PlatformArgs:
-    """PlatformArgs from a resolved plan (``blueprints.resolver.ResolvedPlan``) and what the cloud's nodes ship."""
-    from blueprints.catalog.fabric import default_image, published_busbw_gbps
-    from blueprints.catalog.gpu_models import acceptance_expectation
-
+    """PlatformArgs from a resolved plan (``blueprints.resolver.ResolvedPlan``, which carries the catalog facts)
+    and what the cloud's nodes ship."""
     spec = plan.spec.kubernetes
     check = spec.acceptance
-    threshold = spec.fabric_validation.threshold
-    image = spec.fabric_validation.image or default_image(plan.spec.cloud)
+    image = plan.fabric_image
     fabric = FabricSettings(image, spec.fabric_validation.run_on_create) if spec.fabric_validation.enabled and image \
         else None
-
-    def busbw(shape) -> Optional[float]:
-        published = published_busbw_gbps(shape.instance_type)
-        return round(published * threshold, 1) if published else None
 
     return PlatformArgs(
         node_groups=[GpuNodes(name=g.name, rdma=g.shape.rdma.kind if g.rdma_interfaces else "none",
                               taints=group_taints(g.spec, check), mig_profile=g.spec.mig_profile,
-                              acceptance=acceptance_expectation(g.shape, check.thresholds) if check.enabled else None,
+                              acceptance=g.acceptance,
                               gpus=g.shape.gpu.count, vcpus=g.shape.vcpus, memory_gib=g.shape.memory_gib,
                               rdma_devices=g.rdma_interfaces, max_nodes=g.spec.max_nodes,
-                              fabric_min_busbw_gbps=busbw(g.shape))
+                              fabric_min_busbw_gbps=g.fabric_min_busbw_gbps)
                      for g in plan.node_groups],
         gpu_stack=spec.gpu_stack, driver_preinstalled=driver_preinstalled,
         device_plugin_preinstalled=device_plugin_preinstalled,
