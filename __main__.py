@@ -1,12 +1,11 @@
-"""The program `pulumi up` runs: load the stack's spec, resolve it, build it, export outputs."""
+"""The program `pulumi up` runs: load the stack's spec, resolve it once, compose the cluster, export outputs."""
 
 import pulumi
 
-from blueprints.program import build_cluster
-from blueprints.stackconfig import CONFIG_KEY, parse_cluster
-from blueprints.resolver import resolve
+from blueprints.compose import build_cluster, resolve_config
+from blueprints.stackconfig import CONFIG_KEY
 
-spec = parse_cluster(pulumi.Config().require_object(CONFIG_KEY), source=f"stack {pulumi.get_stack()}")
-cluster = build_cluster(resolve(spec))
+plan = resolve_config(pulumi.Config().require_object(CONFIG_KEY), source=f"stack {pulumi.get_stack()}")
+cluster = build_cluster(plan)
 for name, value in cluster.outputs.items():
     pulumi.export(name, value)

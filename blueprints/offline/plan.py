@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from ..errors import EXIT_FINDINGS, EXIT_OK
-from ..resolver import ResolvedPlan, resolve
+from ..compose import resolve_config
+from ..resolver import ResolvedPlan
 from ..policy_config import stack_policy_config
-from ..stackconfig import PROJECT, STACKS_DIR, cluster_config, parse_cluster, read_stack_config
+from ..stackconfig import PROJECT, STACKS_DIR, cluster_config, read_stack_config
 from .cost import CostEstimate, estimate
 from .engine import Registration, run_program
 from .policy import evaluate
@@ -104,7 +105,7 @@ class Plan:
                     "protect": r.protect,
                     "inputs": r.inputs,
                 }
-                for r in self.registrations
+                for r in sorted(self.registrations, key=lambda r: r.urn)
             ],
             "outputs": dict(sorted((self.outputs or {}).items())),
             "cost": self.cost.to_json(),
@@ -122,8 +123,8 @@ def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequenc
     """
     config = read_stack_config(stack, stacks_dir)
     source = f"stacks/Pulumi.{stack}.yaml"
-    spec = parse_cluster(cluster_config(config, source), source)
-    resolved = resolve(spec)
+    resolved = resolve_config(cluster_config(config, source), source)
+    spec = resolved.spec
     registered, outputs = run_program(stack, config, spec.region)
     registrations = tuple(registered)
     cost = estimate(spec, registrations, resolved.kubernetes.support if resolved.kubernetes else "standard",

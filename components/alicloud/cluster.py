@@ -1,17 +1,17 @@
-"""AlicloudGpuCluster: the Alibaba Cloud components composed for one resolved plan."""
+"""GpuCluster on Alibaba Cloud: ACK, GPU and system node pools, storage, identity and audit from one args object."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pulumi
 import pulumi_alicloud as alicloud
 import pulumi_kubernetes as k8s
 
-from blueprints.resolver import ResolvedPlan
-
-from ..kubernetes.platform import (MIG_CONFIG_LABEL, GpuPlatform, WorkloadServiceAccount,
-                                   group_taints, platform_args)
+from ..cluster_args import GpuClusterArgs
+from ..kubernetes.platform import MIG_CONFIG_LABEL, NODE_GROUP_LABEL, GpuPlatform, WorkloadServiceAccount
+from ..providers import caller_provider
 from ..kubernetes.storage import SharedVolumeSpec, StorageClassSpec
 from .ack import AckAutoscaling, AckCluster, AutoscalingArgs, GpuNodePool, NodePoolArgs, SystemNodePool
 from .audit import AuditLogs, SecurityCenter
@@ -22,7 +22,6 @@ from ..policy_document import Statement
 from .storage import DataBucket, SharedFileSystem
 
 TRAINING_SERVICE_ACCOUNT = "trainer"
-NODE_GROUP_LABEL = "gpu-blueprints/node-group"
 SYSTEM_GROUP = "system"
 SHARED_CLAIM = "shared-data"
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"  # what NVIDIA's device plugin and exporter charts select on
@@ -42,63 +41,67 @@ DISK_CSI_DRIVER = "diskplugin.csi.alibabacloud.com"
 NAS_CSI_DRIVER = "nasplugin.csi.alibabacloud.com"
 
 
-class AlicloudGpuCluster(pulumi.ComponentResource):
-    def __init__(self, name: str, plan: ResolvedPlan, opts: pulumi.ResourceOptions | None = None):
-        spec = plan.spec
-        provider = alicloud.Provider(f"{name}-alicloud", region=spec.region)
-        super().__init__("gpu-blueprints:alicloud:GpuCluster", name, None,
-                         pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(providers={"alicloud": provider})))
+class GpuCluster(pulumi.ComponentResource):
+    """A GPU cluster on ACK that works on day one. Uses the caller's Alibaba Cloud provider when one is passed
+    (`opts.provider` / `opts.providers`); otherwise makes one for `args.region`."""
+
+    def __init__(self, name: str, args: GpuClusterArgs, opts: pulumi.ResourceOptions | None = None):
+        provider = caller_provider(opts, "alicloud")
+        if provider is None:
+            provider = alicloud.Provider(f"{name}-alicloud", region=args.region)
+            opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(providers={"alicloud": provider}))
+        super().__init__("gpu-blueprints:alicloud:GpuCluster", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         invoke = pulumi.InvokeOutputOptions(parent=self, provider=provider)
-        tags = {**spec.project_tags, "gpu-cluster": name}
-        production = spec.environment == "production"
+        tags = {**args.tags, "gpu-cluster": name}
+        production = args.protect_data
         account_id = alicloud.get_account_output(opts=invoke).id
         # vSwitches go where every GPU shape of the plan is sold.
-        zone_ids = alicloud.get_zones_output(available_instance_type=plan.node_groups[0].shape.instance_type,
+        zone_ids = alicloud.get_zones_output(available_instance_type=args.gpu_groups[0].instance_type,
                                              available_resource_creation="VSwitch", opts=invoke).ids
 
         key = DataKey(f"{name}-data", protect=production, tags=tags, opts=child)
-        logs = AuditLogs(f"{name}-audit", region=spec.region, account_id=account_id,
-                         retention_days=spec.logging.retention_days, kms_key_id=key.id, tags=tags, opts=child)
-        vpc = GpuVpc(name, cidr=spec.networking.vpc_cidr, zone_ids=zone_ids, log_project=logs.project.project_name,
+        logs = AuditLogs(f"{name}-audit", region=args.region, account_id=account_id,
+                         retention_days=args.log_retention_days, kms_key_id=key.id, tags=tags, opts=child)
+        vpc = GpuVpc(name, cidr=args.vpc_cidr, zone_ids=zone_ids, log_project=logs.project.project_name,
                      log_store=logs.stores["flowlog"].logstore_name, tags=tags, opts=child)
-        versions = dict(plan.addons.managed) if plan.addons else {}
+        versions = dict(args.addon_versions)
+        fs_args = args.file_system if args.file_system and args.file_system.kind in ("cpfs", "nas") else None
         ack = AckCluster(name, vswitch_ids=[v.id for v in vpc.vswitches], security_group_id=vpc.security_group.id,
                          kms_key_id=key.id, log_project=logs.project.project_name,
-                         log_ttl_days=spec.logging.retention_days, public_api=spec.networking.public_api,
-                         kubernetes_version=spec.kubernetes_version, protect=production, tags=tags,
+                         log_ttl_days=args.log_retention_days, public_api=args.public_api,
+                         kubernetes_version=args.kubernetes_version, protect=production, tags=tags,
                          addons={a: versions.get(a) for a in CREATE_ADDONS
-                                 + (CPFS_ADDONS if spec.storage.parallel_fs.type == "cpfs" else ())}, opts=child)
-        mlps = "mlps" in spec.compliance.frameworks
-        scaling = spec.autoscaling
-        system = plan.system
+                                 + (CPFS_ADDONS if fs_args and fs_args.kind == "cpfs" else ())}, opts=child)
+        mlps = args.mlps_hardening
+        scaling = args.autoscaling
+        system = args.system
         self.system_pool = SystemNodePool(f"{name}-{SYSTEM_GROUP}", NodePoolArgs(
             cluster_id=ack.id, instance_type=system.instance_type, vswitch_ids=[v.id for v in vpc.vswitches],
-            security_group_id=vpc.security_group.id, kms_key_id=key.id, min_nodes=system.spec.min_nodes,
-            desired_nodes=system.spec.desired_nodes, max_nodes=system.spec.max_nodes,
-            labels={NODE_GROUP_LABEL: SYSTEM_GROUP}, root_volume_gib=system.spec.root_volume_gib,
-            mlps_hardening=mlps, autoscaling=scaling.enabled, data_disk_gib=100, tags=tags), opts=child)
+            security_group_id=vpc.security_group.id, kms_key_id=key.id, min_nodes=system.min_nodes,
+            desired_nodes=system.desired_nodes, max_nodes=system.max_nodes,
+            labels={NODE_GROUP_LABEL: SYSTEM_GROUP}, root_volume_gib=system.root_volume_gib,
+            mlps_hardening=mlps, autoscaling=scaling is not None, data_disk_gib=100, tags=tags), opts=child)
         pools = []
-        for group in plan.node_groups:
-            g = group.spec
-            pools.append(GpuNodePool(f"{name}-{group.name}", NodePoolArgs(
-                cluster_id=ack.id, instance_type=group.shape.instance_type,
-                vswitch_ids=[vpc.vswitches[0].id] if group.rdma_interfaces else [v.id for v in vpc.vswitches],
+        for g in args.gpu_groups:
+            pools.append(GpuNodePool(f"{name}-{g.name}", NodePoolArgs(
+                cluster_id=ack.id, instance_type=g.instance_type,
+                vswitch_ids=[vpc.vswitches[0].id] if g.rdma_interfaces else [v.id for v in vpc.vswitches],
                 security_group_id=vpc.security_group.id, kms_key_id=key.id, min_nodes=g.min_nodes,
                 desired_nodes=g.desired_nodes, max_nodes=g.max_nodes, capacity=g.capacity,
-                autoscaling=scaling.enabled,
-                labels={**g.labels, NODE_GROUP_LABEL: group.name,
-                        "gpu-blueprints/gpu-model": group.shape.gpu.model, GPU_PRESENT_LABEL: "true",
-                        **({"alibabacloud.com/erdma": "true"} if group.rdma_interfaces else {}),
+                autoscaling=scaling is not None,
+                labels={**g.labels, NODE_GROUP_LABEL: g.name,
+                        "gpu-blueprints/gpu-model": g.gpu_model, GPU_PRESENT_LABEL: "true",
+                        **({"alibabacloud.com/erdma": "true"} if g.rdma_interfaces else {}),
                         **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {})},
-                taints=group_taints(g, spec.kubernetes.acceptance), root_volume_gib=g.root_volume_gib,
+                taints=[dict(t) for t in g.taints], root_volume_gib=g.root_volume_gib,
                 mlps_hardening=mlps, spot_max_price_usd=g.spot_max_price_usd, tags=tags), opts=child))
-        if scaling.enabled:
+        if scaling is not None:
             AckAutoscaling(f"{name}-autoscaling", AutoscalingArgs(
-                cluster_id=ack.id, unneeded_minutes=scaling.scale_down_unneeded_minutes,
-                utilization_threshold=scaling.scale_down_utilization_threshold,
-                gpu_utilization_threshold=scaling.gpu_scale_down_utilization_threshold), opts=child)
-        for i, admin in enumerate(spec.access.cluster_admins):
+                cluster_id=ack.id, unneeded_minutes=scaling.unneeded_minutes,
+                utilization_threshold=scaling.utilization_threshold,
+                gpu_utilization_threshold=scaling.gpu_utilization_threshold), opts=child)
+        for i, admin in enumerate(args.cluster_admins):
             role, _, uid = admin.rpartition(":")
             alicloud.cs.KubernetesPermission(f"{name}-admin-{i}", uid=uid, permissions=[{
                 "cluster": ack.id, "role_type": "cluster", "role_name": "admin", "is_ram_role": bool(role)}],
@@ -106,30 +109,30 @@ class AlicloudGpuCluster(pulumi.ComponentResource):
 
         outputs: dict[str, pulumi.Input] = {"cluster_id": ack.id, "kms_key_id": key.id, "vpc_id": vpc.vpc.id}
         grants = [Statement(actions=["kms:Decrypt", "kms:GenerateDataKey", "kms:DescribeKey"],
-                               resources=[pulumi.Output.concat("acs:kms:", spec.region, ":", account_id, ":key/",
+                               resources=[pulumi.Output.concat("acs:kms:", args.region, ":", account_id, ":key/",
                                                                key.id)])]
-        storage = spec.storage
-        training_ns = spec.kubernetes.trainer_namespace
+        objects = args.object_storage
+        training_ns = args.trainer_namespace
         shared_volumes: list[SharedVolumeSpec] = []
         bucket = None
-        if storage.object_storage.enabled:
+        if objects is not None:
             bucket = DataBucket(f"{name}-data", kms_key_id=key.id, protect=production,
-                                noncurrent_version_days=storage.object_storage.noncurrent_version_days,
-                                infrequent_access_after_days=storage.object_storage.infrequent_access_after_days,
+                                noncurrent_version_days=objects.noncurrent_version_days,
+                                infrequent_access_after_days=objects.infrequent_access_after_days,
                                 tags=tags, opts=child)
             grants += bucket.grant_read_write("checkpoints") + bucket.grant_read_write("datasets")
             outputs["data_bucket"] = bucket.name
             outputs["checkpoints_uri"] = pulumi.Output.concat("oss://", bucket.name, "/checkpoints/")
-        if storage.parallel_fs.type in ("cpfs", "nas"):
-            fs = SharedFileSystem(f"{name}-{storage.parallel_fs.type}", kind=storage.parallel_fs.type,
-                                  size_gib=storage.parallel_fs.size_gib or 0, vpc_id=vpc.vpc.id,
+        if fs_args is not None:
+            fs = SharedFileSystem(f"{name}-{fs_args.kind}", kind=fs_args.kind,
+                                  size_gib=fs_args.size_gib, vpc_id=vpc.vpc.id,
                                   vswitch_id=vpc.vswitches[0].id, zone_id=vpc.vswitches[0].zone_id,
                                   kms_key_id=key.id, protect=production, tags=tags, opts=child)
             outputs["file_system_id"] = fs.file_system.id
-            if storage.object_storage.cache and bucket is not None:
+            if objects is not None and objects.cache and bucket is not None:
                 fs.cache(bucket.name)
-            cpfs = storage.parallel_fs.type == "cpfs"
-            server, path = fs.nfs_export(vpc.vpc.id, vpc.vswitches[0].id, storage.parallel_fs.export_domain)
+            cpfs = fs_args.kind == "cpfs"
+            server, path = fs.nfs_export(vpc.vpc.id, vpc.vswitches[0].id, fs_args.export_domain)
             if cpfs:
                 outputs["cpfs_export_id"] = fs.export.export_id
             if server is not None:
@@ -139,13 +142,13 @@ class AlicloudGpuCluster(pulumi.ComponentResource):
                     # CPFS: the export's id (unique, and it ties the volume to the export in the plan).
                     volume_handle=fs.export.export_id if cpfs else f"{training_ns}-{SHARED_CLAIM}",
                     attributes={"server": server, "path": path, **({"mountProtocol": "cpfs-nfs"} if cpfs else {})},
-                    capacity_gib=storage.parallel_fs.size_gib or 0,
+                    capacity_gib=fs_args.size_gib,
                     mount_options=("nolock,tcp,noresvport", "vers=3")))
 
         trainer = RrsaRole(f"{name}-trainer", account_id=account_id, cluster_id=ack.id, namespace=training_ns,
                            service_account=TRAINING_SERVICE_ACCOUNT, statements=grants, tags=tags, opts=child)
         outputs["trainer_role_arn"] = trainer.arn
-        if plan.rdma:
+        if args.rdma:
             # The eRDMA controller is an ACK add-on: ACK installs and authorizes it, so the stack grants it no
             # RAM role of its own. "ofed" is the driver mode for GPU instances running NCCL
             # (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/use-erdma-in-ack-clusters).
@@ -165,14 +168,14 @@ class AlicloudGpuCluster(pulumi.ComponentResource):
                                                                opts=invoke)
         kubeconfig = pulumi.Output.secret(credential.kube_config)
         outputs["kubeconfig"] = kubeconfig
-        if spec.kubernetes.enabled:
+        if args.platform is not None:
             # ACK GPU nodes come with the NVIDIA driver, container runtime and device plugin
             # (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/gpu-overview).
             kube = k8s.Provider(f"{name}-k8s", kubeconfig=kubeconfig, opts=child)
             classes = [StorageClassSpec("essd-encrypted", DISK_CSI_DRIVER, default=True, parameters={
                 "type": "cloud_essd", "encrypted": "true", "kmsKeyId": key.id})]
-            GpuPlatform(name, platform_args(
-                plan, driver_preinstalled=True, device_plugin_preinstalled=True,
+            GpuPlatform(name, replace(
+                args.platform, driver_preinstalled=True, device_plugin_preinstalled=True,
                 system_node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP},
                 namespaces={training_ns: {RRSA_INJECTION_LABEL: "on"}},
                 service_accounts=[WorkloadServiceAccount(training_ns, TRAINING_SERVICE_ACCOUNT,
@@ -182,3 +185,6 @@ class AlicloudGpuCluster(pulumi.ComponentResource):
                                             depends_on=[self.system_pool, identity, *pools]))
         self.outputs = outputs
         self.register_outputs(outputs)
+
+
+AlicloudGpuCluster = GpuCluster  # the name before both clouds' clusters were called GpuCluster

@@ -1,17 +1,18 @@
-"""AwsGpuCluster: the AWS components composed for one resolved plan."""
+"""GpuCluster on AWS: EKS, GPU and system node groups, storage, identity, audit and budget from one args object."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from blueprints.resolver import ResolvedPlan
-
 from ..kubernetes.autoscaler import SERVICE_ACCOUNT as AUTOSCALER_SA, AutoscalerArgs
 from ..kubernetes.kubeconfig import eks_kubeconfig
-from ..kubernetes.platform import (MIG_CONFIG_LABEL, GpuPlatform, WorkloadServiceAccount,
-                                   group_taints, mig_slices, platform_args)
+from ..cluster_args import GpuClusterArgs
+from ..kubernetes.platform import MIG_CONFIG_LABEL, NODE_GROUP_LABEL, GpuPlatform, WorkloadServiceAccount
+from ..providers import caller_provider
 from ..kubernetes.storage import SharedVolumeSpec, StorageClassSpec
 from .addons import AFTER_NODES, BEFORE_NODES, AddonRole, EksAddons, EksAddonsArgs, ebs_csi_key_statements
 from .audit import AuditTrail, ThreatDetection
@@ -24,7 +25,6 @@ from .node_group import GpuNodeGroup, NodeGroupArgs, SystemNodeGroup
 from .storage import BucketArgs, DataBucket, LustreArgs, LustreFileSystem
 
 TRAINING_SERVICE_ACCOUNT = "trainer"
-NODE_GROUP_LABEL = "gpu-blueprints/node-group"
 SYSTEM_GROUP = "system"
 SHARED_CLAIM = "shared-data"
 # The label the Cluster Autoscaler's AWS provider reads to tell GPU nodes apart (GPULabel), so it waits for
@@ -50,26 +50,29 @@ def addon_roles(key_arn: pulumi.Input[str]) -> dict[str, AddonRole]:
     }
 
 
-class AwsGpuCluster(pulumi.ComponentResource):
-    def __init__(self, name: str, plan: ResolvedPlan, opts: pulumi.ResourceOptions | None = None):
-        spec = plan.spec
-        provider = aws.Provider(f"{name}-aws", region=spec.region,
-                                default_tags={"tags": spec.project_tags})
-        super().__init__("gpu-blueprints:aws:GpuCluster", name, None,
-                         pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(providers={"aws": provider})))
+class GpuCluster(pulumi.ComponentResource):
+    """A GPU cluster on EKS that works on day one. Uses the caller's AWS provider when one is passed
+    (`opts.provider` / `opts.providers`); otherwise makes one for `args.region` with `args.tags` as default tags."""
+
+    def __init__(self, name: str, args: GpuClusterArgs, opts: pulumi.ResourceOptions | None = None):
+        provider = caller_provider(opts, "aws")
+        if provider is None:
+            provider = aws.Provider(f"{name}-aws", region=args.region, default_tags={"tags": dict(args.tags)})
+            opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(providers={"aws": provider}))
+        super().__init__("gpu-blueprints:aws:GpuCluster", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         invoke = pulumi.InvokeOutputOptions(parent=self, provider=provider)
-        tags = {**spec.project_tags, "gpu-cluster": name}
-        production = spec.environment == "production"
+        tags = {**args.tags, "gpu-cluster": name}
+        production = args.protect_data
         identity = aws.get_caller_identity_output(opts=invoke)
         partition = aws.get_partition_output(opts=invoke).partition
 
-        key = DataKey(f"{name}-data", account_id=identity.account_id, region=spec.region,
+        key = DataKey(f"{name}-data", account_id=identity.account_id, region=args.region,
                       partition=partition, tags=tags, opts=child)
 
         # EFA node groups must share one AZ: the first subnet AZ that sells every RDMA shape in the plan.
         azs = aws.get_availability_zones_output(state="available", opts=invoke).names
-        rdma_types = sorted({g.shape.instance_type for g in plan.node_groups if g.rdma_interfaces})
+        rdma_types = sorted({g.instance_type for g in args.gpu_groups if g.rdma_interfaces})
         offered = [
             aws.ec2.get_instance_type_offerings_output(
                 location_type="availability-zone",
@@ -79,16 +82,16 @@ class AwsGpuCluster(pulumi.ComponentResource):
         rdma_index = pulumi.Output.all(azs, *offered).apply(
             lambda v: next((i for i, az in enumerate(v[0][:SUBNET_COUNT]) if all(az in o for o in v[1:])), 0))
         network = GpuNetwork(name, NetworkArgs(
-            region=spec.region, cidr=spec.networking.vpc_cidr, flow_log_retention_days=spec.logging.retention_days,
+            region=args.region, cidr=args.vpc_cidr, flow_log_retention_days=args.log_retention_days,
             kms_key_arn=key.arn, availability_zones=azs, tags=tags), opts=child)
 
         eks = EksCluster(name, EksArgs(
-            kubernetes_version=spec.kubernetes_version,
+            kubernetes_version=args.kubernetes_version,
             subnet_ids=[s.id for s in network.private_subnets],
-            kms_key_arn=key.arn, public_api=spec.networking.public_api,
-            public_api_cidrs=spec.networking.public_api_cidrs,
-            log_retention_days=spec.logging.retention_days, partition=partition, tags=tags,
-            deletion_protection=production, admin_principal_arns=spec.access.cluster_admins), opts=child)
+            kms_key_arn=key.arn, public_api=args.public_api,
+            public_api_cidrs=list(args.public_api_cidrs),
+            log_retention_days=args.log_retention_days, partition=partition, tags=tags,
+            deletion_protection=production, admin_principal_arns=list(args.cluster_admins)), opts=child)
         node_role = NodeRole(f"{name}-nodes", partition=partition, tags=tags, opts=child)
 
         # The private subnet in the RDMA AZ carries every EFA node group (and the file system beside them).
@@ -96,13 +99,14 @@ class AwsGpuCluster(pulumi.ComponentResource):
             lambda v: v[1 + v[0]])
 
         fabric = None
-        if plan.rdma:
+        if args.rdma:
             fabric = EfaFabric(f"{name}-efa", vpc_id=network.vpc.id,
-                               placement=any(g.placement_group for g in plan.node_groups), tags=tags, opts=child)
+                               placement=any(g.placement_group for g in args.gpu_groups), tags=tags, opts=child)
         client_sgs = [eks.security_group_id] + ([fabric.security_group.id] if fabric else [])
 
-        versions = dict(plan.addons.managed) if plan.addons else {}
-        if spec.storage.parallel_fs.type != "lustre":
+        versions = dict(args.addon_versions)
+        lustre_args = args.file_system if args.file_system and args.file_system.kind == "lustre" else None
+        if lustre_args is None:
             versions.pop("aws-fsx-csi-driver", None)
         addon_args = dict(cluster_name=eks.name, oidc_provider_arn=eks.oidc_provider.arn,
                           oidc_issuer=eks.oidc_issuer, roles=addon_roles(key.arn), partition=partition, tags=tags)
@@ -111,37 +115,36 @@ class AwsGpuCluster(pulumi.ComponentResource):
             versions={k: v for k, v in versions.items() if k in BEFORE_NODES}, **addon_args), opts=child)
         node_opts = pulumi.ResourceOptions(parent=self, depends_on=[*node_role.attachments, network_addons])
 
-        system = plan.system
+        system = args.system
         self.system_group = SystemNodeGroup(f"{name}-{SYSTEM_GROUP}", NodeGroupArgs(
-            cluster_name=eks.name, kubernetes_version=spec.kubernetes_version, node_role_arn=node_role.arn,
+            cluster_name=eks.name, kubernetes_version=args.kubernetes_version, node_role_arn=node_role.arn,
             instance_type=system.instance_type, subnet_ids=[s.id for s in network.private_subnets],
             security_group_ids=[eks.security_group_id], kms_key_arn=key.arn,
-            min_nodes=system.spec.min_nodes, desired_nodes=system.spec.desired_nodes,
-            max_nodes=system.spec.max_nodes, labels={NODE_GROUP_LABEL: SYSTEM_GROUP},
-            root_volume_gib=system.spec.root_volume_gib, tags=tags), opts=node_opts)
+            min_nodes=system.min_nodes, desired_nodes=system.desired_nodes,
+            max_nodes=system.max_nodes, labels={NODE_GROUP_LABEL: SYSTEM_GROUP},
+            root_volume_gib=system.root_volume_gib, tags=tags), opts=node_opts)
 
         self.node_groups = []
-        for group in plan.node_groups:
-            g = group.spec
-            efa = group.rdma_interfaces
-            labels = {**g.labels, NODE_GROUP_LABEL: group.name,
-                      "gpu-blueprints/gpu-model": group.shape.gpu.model,
-                      GPU_LABEL: f"nvidia-{group.shape.gpu.model.lower()}", GPU_PRESENT_LABEL: "true",
+        for g in args.gpu_groups:
+            efa = g.rdma_interfaces
+            labels = {**g.labels, NODE_GROUP_LABEL: g.name,
+                      "gpu-blueprints/gpu-model": g.gpu_model,
+                      GPU_LABEL: f"nvidia-{g.gpu_model.lower()}", GPU_PRESENT_LABEL: "true",
                       **({"vpc.amazonaws.com/efa.present": "true"} if efa else {}),
                       **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {})}
-            self.node_groups.append(GpuNodeGroup(f"{name}-{group.name}", NodeGroupArgs(
-                cluster_name=eks.name, kubernetes_version=spec.kubernetes_version, node_role_arn=node_role.arn,
-                instance_type=group.shape.instance_type,
+            self.node_groups.append(GpuNodeGroup(f"{name}-{g.name}", NodeGroupArgs(
+                cluster_name=eks.name, kubernetes_version=args.kubernetes_version, node_role_arn=node_role.arn,
+                instance_type=g.instance_type,
                 subnet_ids=[rdma_subnet_id] if efa else [s.id for s in network.private_subnets],
                 security_group_ids=client_sgs if efa else [eks.security_group_id],
                 kms_key_arn=key.arn, min_nodes=g.min_nodes, desired_nodes=g.desired_nodes, max_nodes=g.max_nodes,
                 capacity=g.capacity, capacity_reservation_id=g.capacity_reservation_id, labels=labels,
-                taints=group_taints(g, spec.kubernetes.acceptance), root_volume_gib=g.root_volume_gib,
+                taints=list(g.taints), root_volume_gib=g.root_volume_gib,
                 efa_interfaces=efa,
                 placement_group_name=(fabric.placement_group.name
-                                      if fabric and fabric.placement_group and group.placement_group else None),
-                local_nvme_raid0=spec.storage.local_nvme_scratch and group.shape.local_nvme_gb > 0,
-                extended_resources={"nvidia.com/gpu": group.shape.gpu.count * mig_slices(g.mig_profile),
+                                      if fabric and fabric.placement_group and g.placement_group else None),
+                local_nvme_raid0=g.local_nvme_raid0,
+                extended_resources={"nvidia.com/gpu": g.gpu_resources or g.gpus,
                                     "vpc.amazonaws.com/efa": efa},
                 tags=tags), opts=node_opts))
 
@@ -154,72 +157,72 @@ class AwsGpuCluster(pulumi.ComponentResource):
         outputs: dict[str, pulumi.Input] = {"cluster_name": eks.name, "kms_key_arn": key.arn,
                                             "vpc_id": network.vpc.id}
         bucket = None
-        storage = spec.storage
-        training_ns = spec.kubernetes.trainer_namespace
+        objects = args.object_storage
+        training_ns = args.trainer_namespace
         shared_volumes: list[SharedVolumeSpec] = []
-        if storage.object_storage.enabled:
+        if objects is not None:
             bucket = DataBucket(f"{name}-data", BucketArgs(
                 kms_key_arn=key.arn, protect=production,
-                noncurrent_version_days=storage.object_storage.noncurrent_version_days,
-                infrequent_access_after_days=storage.object_storage.infrequent_access_after_days,
+                noncurrent_version_days=objects.noncurrent_version_days,
+                infrequent_access_after_days=objects.infrequent_access_after_days,
                 tags=tags), opts=child)
             grants += bucket.grant_read("datasets", "ReadDatasets")
             grants += bucket.grant_read_write("checkpoints", "Checkpoints")
             outputs["data_bucket"] = bucket.name
             outputs["checkpoints_uri"] = pulumi.Output.concat("s3://", bucket.name, "/checkpoints/")
-        if storage.parallel_fs.type == "lustre":
+        if lustre_args is not None:
             lustre = LustreFileSystem(f"{name}-lustre", LustreArgs(
                 vpc_id=network.vpc.id, subnet_id=rdma_subnet_id, client_security_group_ids=[eks.security_group_id],
-                size_gib=storage.parallel_fs.size_gib or 0, deployment=storage.parallel_fs.deployment,
-                throughput_mbps_per_tib=storage.parallel_fs.throughput_mbps_per_tib, kms_key_arn=key.arn,
+                size_gib=lustre_args.size_gib, deployment=lustre_args.deployment,
+                throughput_mbps_per_tib=lustre_args.throughput_mbps_per_tib, kms_key_arn=key.arn,
                 protect=production, tags=tags,
-                cache_bucket=bucket if storage.object_storage.cache else None), opts=child)
+                cache_bucket=bucket if objects is not None and objects.cache else None), opts=child)
             outputs["lustre_dns_name"] = lustre.file_system.dns_name
             shared_volumes.append(SharedVolumeSpec(
                 claim=SHARED_CLAIM, namespace=training_ns, driver=FSX_CSI_DRIVER,
                 volume_handle=lustre.file_system.id,
                 attributes={"dnsname": lustre.file_system.dns_name, "mountname": lustre.file_system.mount_name},
-                capacity_gib=storage.parallel_fs.size_gib or 0, mount_options=("flock",)))
+                capacity_gib=lustre_args.size_gib, mount_options=("flock",)))
 
         trainer = WorkloadRole(f"{name}-trainer", oidc_provider_arn=eks.oidc_provider.arn,
                                oidc_issuer=eks.oidc_issuer, namespace=training_ns,
                                service_account=TRAINING_SERVICE_ACCOUNT, statements=grants, tags=tags, opts=child)
         outputs["trainer_role_arn"] = trainer.arn
 
-        AuditTrail(f"{name}-audit", kms_key_arn=key.arn, retention_days=spec.logging.retention_days,
-                   protect=production, account_id=identity.account_id, partition=partition, region=spec.region,
+        AuditTrail(f"{name}-audit", kms_key_arn=key.arn, retention_days=args.log_retention_days,
+                   protect=production, account_id=identity.account_id, partition=partition, region=args.region,
                    tags=tags, opts=child)
         ThreatDetection(f"{name}-guardduty", tags=tags, opts=child)
-        CostBudget(f"{name}-monthly", monthly_limit_usd=spec.budget.monthly_limit_usd,
-                   thresholds_pct=spec.budget.alert_thresholds_pct, contacts=spec.budget.contacts,
+        CostBudget(f"{name}-monthly", monthly_limit_usd=args.budget.monthly_limit_usd,
+                   thresholds_pct=list(args.budget.thresholds_pct), contacts=list(args.budget.contacts),
                    cost_tag=("gpu-cluster", name), tags=tags, opts=child)
 
         kubeconfig = eks_kubeconfig(eks.name, eks.cluster.endpoint, eks.cluster.certificate_authority.data,
-                                    spec.region)
+                                    args.region)
         outputs["kubeconfig"] = pulumi.Output.secret(kubeconfig)
-        if spec.kubernetes.enabled:
+        if args.platform is not None:
             # The EKS AL2023 NVIDIA AMI ships the driver and container toolkit, not the device plugin
             # (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html).
             kube = k8s.Provider(f"{name}-k8s", kubeconfig=kubeconfig, opts=child)
             autoscaler = None
-            if spec.autoscaling.enabled and plan.addons and plan.addons.autoscaler_image_tag:
+            scaling = args.autoscaling
+            if scaling is not None and scaling.image_tag:
                 role = WorkloadRole(f"{name}-cluster-autoscaler", oidc_provider_arn=eks.oidc_provider.arn,
                                     oidc_issuer=eks.oidc_issuer, namespace="kube-system",
                                     service_account=AUTOSCALER_SA, tags=tags, opts=child,
-                                    statements=cluster_autoscaler_statements(name, spec.region,
+                                    statements=cluster_autoscaler_statements(name, args.region,
                                                                              identity.account_id, partition))
-                scaling = spec.autoscaling
                 autoscaler = AutoscalerArgs(
-                    cluster_name=eks.name, region=spec.region, role_arn=role.arn,
-                    image_tag=plan.addons.autoscaler_image_tag, node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP},
-                    scale_down_unneeded_minutes=scaling.scale_down_unneeded_minutes,
-                    scale_down_utilization_threshold=scaling.scale_down_utilization_threshold,
-                    gpu_scale_down_utilization_threshold=scaling.gpu_scale_down_utilization_threshold)
+                    cluster_name=eks.name, region=args.region, role_arn=role.arn,
+                    image_tag=scaling.image_tag, node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP},
+                    scale_down_unneeded_minutes=scaling.unneeded_minutes,
+                    scale_down_utilization_threshold=scaling.utilization_threshold,
+                    gpu_scale_down_utilization_threshold=scaling.gpu_utilization_threshold)
             classes = [StorageClassSpec("gp3-encrypted", EBS_CSI_DRIVER, default=True, parameters={
                 "type": "gp3", "encrypted": "true", "kmsKeyId": key.arn, "csi.storage.k8s.io/fstype": "ext4"})] \
                 if "aws-ebs-csi-driver" in versions else []
-            GpuPlatform(name, platform_args(
-                plan, driver_preinstalled=True, device_plugin_preinstalled=False,
+            GpuPlatform(name, replace(
+                args.platform, driver_preinstalled=True, device_plugin_preinstalled=False,
                 system_node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP}, namespaces={training_ns: {}},
                 service_accounts=[WorkloadServiceAccount(training_ns, TRAINING_SERVICE_ACCOUNT,
                                                          {"eks.amazonaws.com/role-arn": trainer.arn})],
@@ -229,3 +232,6 @@ class AwsGpuCluster(pulumi.ComponentResource):
 
         self.outputs = outputs
         self.register_outputs(outputs)
+
+
+AwsGpuCluster = GpuCluster  # the name before both clouds' clusters were called GpuCluster

@@ -91,10 +91,11 @@ class WorkloadServiceAccount:
 class PlatformArgs:
     node_groups: Sequence[GpuNodes]
     gpu_stack: Literal["gpu-operator", "device-plugin"]
-    driver_preinstalled: bool  # the node image ships the NVIDIA driver and container toolkit
-    device_plugin_preinstalled: bool  # the cloud runs its own NVIDIA device plugin on GPU nodes
     teams: Mapping[str, Team]
     priorities: PriorityValues
+    # What the cloud's GPU nodes ship; the cluster component sets both, since it knows its node images.
+    driver_preinstalled: bool = False  # the node image ships the NVIDIA driver and container toolkit
+    device_plugin_preinstalled: bool = False  # the cloud runs its own NVIDIA device plugin on GPU nodes
     labels: Mapping[str, str] = field(default_factory=dict)
     # Where controllers run: the untainted system group's label. Empty leaves charts' defaults.
     system_node_selector: Mapping[str, str] = field(default_factory=dict)
@@ -272,43 +273,3 @@ def mig_slices(profile: Optional[str]) -> int:
     if not profile or not profile.startswith("all-") or "g." not in profile:
         return 1
     return max(1, 7 // int(profile[4:profile.index("g.")]))
-
-
-def group_taints(group_spec, acceptance_spec) -> list[dict[str, str]]:
-    """A GPU group's taints: the spec's, plus the acceptance gate while the check gates new nodes."""
-    taints = [t.model_dump() for t in group_spec.taints]
-    if acceptance_spec.enabled and acceptance_spec.gate:
-        taints.append(dict(GATE_TAINT))
-    return taints
-
-
-def platform_args(plan, *, driver_preinstalled: bool, device_plugin_preinstalled: bool, **cloud) -> PlatformArgs:
-    """PlatformArgs from a resolved plan (``blueprints.resolver.ResolvedPlan``, which carries the catalog facts)
-    and what the cloud's nodes ship."""
-    spec = plan.spec.kubernetes
-    check = spec.acceptance
-    image = plan.fabric_image
-    fabric = FabricSettings(image, spec.fabric_validation.run_on_create) if spec.fabric_validation.enabled and image \
-        else None
-
-    return PlatformArgs(
-        node_groups=[GpuNodes(name=g.name, rdma=g.shape.rdma.kind if g.rdma_interfaces else "none",
-                              taints=group_taints(g.spec, check), mig_profile=g.spec.mig_profile,
-                              acceptance=g.acceptance,
-                              gpus=g.shape.gpu.count, vcpus=g.shape.vcpus, memory_gib=g.shape.memory_gib,
-                              rdma_devices=g.rdma_interfaces, max_nodes=g.spec.max_nodes,
-                              fabric_min_busbw_gbps=g.fabric_min_busbw_gbps)
-                     for g in plan.node_groups],
-        gpu_stack=spec.gpu_stack, driver_preinstalled=driver_preinstalled,
-        device_plugin_preinstalled=device_plugin_preinstalled,
-        teams={name: Team(t.gpus, t.max_gpus_per_pod, t.default_cpu, t.default_memory)
-               for name, t in spec.teams.items()},
-        priorities=PriorityValues(spec.priorities.critical, spec.priorities.standard, spec.priorities.preemptible),
-        queueing=spec.queueing.pods_ready_timeout_minutes if spec.queueing.enabled else None,
-        recheck_idle_hours=check.recheck_idle_hours if check.enabled else None,
-        fabric=fabric,
-        monitoring=MonitoringArgs(system_node_selector=cloud.get("system_node_selector", {}),
-                                  idle_gpu_minutes=spec.monitoring.idle_gpu_minutes,
-                                  retention_days=spec.monitoring.retention_days) if spec.monitoring.enabled else None,
-        **cloud,
-    )

@@ -1,0 +1,137 @@
+"""compose(plan) -> component args: the one place a resolved plan becomes what the components take.
+
+Components know nothing of specs, presets or the catalog; the resolver knows nothing of Pulumi. This module
+sits between them: it copies each decided fact (shape, price-free sizes, add-on versions, the acceptance
+expectation) into the typed args of `components.cluster_args`, and picks the cloud's cluster component.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, Optional
+
+import pulumi
+
+from components.cluster_args import (AutoscalingArgs, BudgetArgs, FileSystemArgs, GpuClusterArgs, GpuGroupArgs,
+                                     ObjectStorageArgs, SystemGroupArgs)
+from components.kubernetes.acceptance import GATE_TAINT
+from components.kubernetes.monitoring import MonitoringArgs
+from components.kubernetes.platform import (NODE_GROUP_LABEL, FabricSettings, GpuNodes, PlatformArgs,
+                                            PriorityValues, Team, mig_slices)
+
+from .resolver import ResolvedNodeGroup, ResolvedPlan, resolve
+from .spec import AcceptanceSpec
+from .stackconfig import parse_cluster
+
+SYSTEM_GROUP = "system"
+_RESOLVED: dict[str, ResolvedPlan] = {}
+
+
+def resolve_config(raw: Mapping[str, Any], source: str) -> ResolvedPlan:
+    """Parse and resolve a stack's cluster object once per process: the offline plan resolves it to price and
+    judge it, then runs `__main__.py`, which asks again for the same object and gets the same plan."""
+    key = json.dumps(raw, sort_keys=True, default=str)
+    if key not in _RESOLVED:
+        if len(_RESOLVED) >= 16:  # --all-stacks: keep memory bounded
+            _RESOLVED.clear()
+        _RESOLVED[key] = resolve(parse_cluster(raw, source))
+    return _RESOLVED[key]
+
+
+def group_taints(group: ResolvedNodeGroup, acceptance: AcceptanceSpec) -> list[dict[str, str]]:
+    """A GPU group's taints: the spec's, plus the acceptance gate while the check gates new nodes."""
+    taints = [t.model_dump() for t in group.spec.taints]
+    if acceptance.enabled and acceptance.gate:
+        taints.append(dict(GATE_TAINT))
+    return taints
+
+
+def gpu_group_args(plan: ResolvedPlan, group: ResolvedNodeGroup) -> GpuGroupArgs:
+    g = group.spec
+    return GpuGroupArgs(
+        name=group.name, instance_type=group.shape.instance_type, gpu_model=group.shape.gpu.model,
+        gpus=group.shape.gpu.count, min_nodes=g.min_nodes, desired_nodes=g.desired_nodes, max_nodes=g.max_nodes,
+        root_volume_gib=g.root_volume_gib, capacity=g.capacity, capacity_reservation_id=g.capacity_reservation_id,
+        spot_max_price_usd=g.spot_max_price_usd, labels=dict(g.labels),
+        taints=group_taints(group, plan.spec.kubernetes.acceptance), mig_profile=g.mig_profile,
+        gpu_resources=group.shape.gpu.count * mig_slices(g.mig_profile), rdma_interfaces=group.rdma_interfaces,
+        placement_group=group.placement_group,
+        local_nvme_raid0=plan.spec.storage.local_nvme_scratch and group.shape.local_nvme_gb > 0)
+
+
+def platform_args(plan: ResolvedPlan) -> Optional[PlatformArgs]:
+    """The Kubernetes layer's args, or None when the stack turns the layer off."""
+    spec = plan.spec.kubernetes
+    if not spec.enabled:
+        return None
+    check = spec.acceptance
+    fabric = FabricSettings(plan.fabric_image, spec.fabric_validation.run_on_create) \
+        if spec.fabric_validation.enabled and plan.fabric_image else None
+    system = {NODE_GROUP_LABEL: SYSTEM_GROUP}
+    return PlatformArgs(
+        node_groups=[GpuNodes(name=g.name, rdma=g.shape.rdma.kind if g.rdma_interfaces else "none",
+                              taints=group_taints(g, check), mig_profile=g.spec.mig_profile,
+                              acceptance=g.acceptance, gpus=g.shape.gpu.count, vcpus=g.shape.vcpus,
+                              memory_gib=g.shape.memory_gib, rdma_devices=g.rdma_interfaces,
+                              max_nodes=g.spec.max_nodes, fabric_min_busbw_gbps=g.fabric_min_busbw_gbps)
+                     for g in plan.node_groups],
+        gpu_stack=spec.gpu_stack,
+        teams={name: Team(t.gpus, t.max_gpus_per_pod, t.default_cpu, t.default_memory)
+               for name, t in spec.teams.items()},
+        priorities=PriorityValues(spec.priorities.critical, spec.priorities.standard, spec.priorities.preemptible),
+        system_node_selector=system,
+        queueing=spec.queueing.pods_ready_timeout_minutes if spec.queueing.enabled else None,
+        recheck_idle_hours=check.recheck_idle_hours if check.enabled else None,
+        fabric=fabric,
+        monitoring=MonitoringArgs(system_node_selector=system, idle_gpu_minutes=spec.monitoring.idle_gpu_minutes,
+                                  retention_days=spec.monitoring.retention_days) if spec.monitoring.enabled else None,
+    )
+
+
+def cluster_args(plan: ResolvedPlan) -> GpuClusterArgs:
+    spec = plan.spec
+    storage = spec.storage
+    fs = storage.parallel_fs
+    scaling = spec.autoscaling
+    system = plan.system
+    return GpuClusterArgs(
+        region=spec.region, kubernetes_version=spec.kubernetes_version, vpc_cidr=spec.networking.vpc_cidr,
+        system=SystemGroupArgs(instance_type=system.instance_type, min_nodes=system.spec.min_nodes,
+                               desired_nodes=system.spec.desired_nodes, max_nodes=system.spec.max_nodes,
+                               root_volume_gib=system.spec.root_volume_gib),
+        gpu_groups=[gpu_group_args(plan, g) for g in plan.node_groups],
+        budget=BudgetArgs(monthly_limit_usd=spec.budget.monthly_limit_usd,
+                          thresholds_pct=tuple(spec.budget.alert_thresholds_pct),
+                          contacts=tuple(spec.budget.contacts)),
+        tags=dict(spec.project_tags), log_retention_days=spec.logging.retention_days,
+        protect_data=spec.environment == "production", public_api=spec.networking.public_api,
+        public_api_cidrs=tuple(spec.networking.public_api_cidrs), cluster_admins=tuple(spec.access.cluster_admins),
+        addon_versions=dict(plan.addons.managed) if plan.addons else {},
+        object_storage=ObjectStorageArgs(
+            noncurrent_version_days=storage.object_storage.noncurrent_version_days,
+            infrequent_access_after_days=storage.object_storage.infrequent_access_after_days,
+            cache=storage.object_storage.cache) if storage.object_storage.enabled else None,
+        file_system=FileSystemArgs(kind=fs.type, size_gib=fs.size_gib or 0, deployment=fs.deployment,
+                                   throughput_mbps_per_tib=fs.throughput_mbps_per_tib,
+                                   export_domain=fs.export_domain) if fs.type != "none" else None,
+        trainer_namespace=spec.kubernetes.trainer_namespace,
+        autoscaling=AutoscalingArgs(
+            unneeded_minutes=scaling.scale_down_unneeded_minutes,
+            utilization_threshold=scaling.scale_down_utilization_threshold,
+            gpu_utilization_threshold=scaling.gpu_scale_down_utilization_threshold,
+            image_tag=plan.addons.autoscaler_image_tag if plan.addons else None) if scaling.enabled else None,
+        mlps_hardening="mlps" in spec.compliance.frameworks,
+        platform=platform_args(plan),
+    )
+
+
+def build_cluster(plan: ResolvedPlan, name: str | None = None,
+                  opts: pulumi.ResourceOptions | None = None) -> pulumi.ComponentResource:
+    """The cloud's GpuCluster for a resolved plan, named after the stack unless told otherwise."""
+    name = name or pulumi.get_stack()
+    args = cluster_args(plan)
+    if plan.spec.cloud == "aws":
+        from components.aws.cluster import GpuCluster
+    else:
+        from components.alicloud.cluster import GpuCluster
+    return GpuCluster(name, args, opts)
