@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from blueprints.offline.plan import make_plan  # noqa: E402
-from blueprints.policy_config import stack_policy_config  # noqa: E402
+from blueprints.offline.pack_config import stack_policy_config  # noqa: E402
 from blueprints.offline.policy import PackSession, proto  # noqa: E402
 
 

@@ -87,7 +87,7 @@ def run(argv: Sequence[str]) -> int:
         _write(json.dumps(matrix(stacks)) + "\n", None)
         return 0
     if args.command == "policy-config":
-        from .policy_config import write_pack_configs
+        from .offline.pack_config import write_pack_configs
         from .stackconfig import load_stack_spec
 
         for path in write_pack_configs(load_stack_spec(args.stack), args.output_dir):

@@ -105,7 +105,7 @@ def test_matrix_carries_each_stacks_declared_packs():
 
 
 def test_policy_config_files_carry_what_the_offline_plan_uses(tmp_path):
-    from blueprints.policy_config import pack_config_files, stack_policy_config
+    from blueprints.offline.pack_config import pack_config_files, stack_policy_config
     from blueprints.stackconfig import load_stack_spec
 
     spec = load_stack_spec("enterprise-aliyun")

@@ -10,7 +10,7 @@ from typing import Any, Optional, Sequence
 from ..errors import EXIT_FINDINGS, EXIT_OK
 from ..compose import resolve_config
 from ..resolver import ResolvedPlan
-from ..policy_config import stack_policy_config
+from .pack_config import stack_policy_config
 from ..stackconfig import PROJECT, STACKS_DIR, cluster_config, read_stack_config
 from .cost import CostEstimate, estimate
 from .engine import Registration, run_program

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .offline.cost import service_prices
-from .spec import ClusterSpec
+from .cost import service_prices
+from ..spec import ClusterSpec
 
 
 def stack_policy_config(spec: ClusterSpec) -> dict[str, dict[str, Any]]:

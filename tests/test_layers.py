@@ -1,0 +1,119 @@
+"""The layers of DESIGN.md, enforced: imports only point down.
+
+catalog (facts) <- spec, resolver <- compose -> components; offline and the CLI on top; the policy library reads
+facts (the catalog) and nothing of blueprints' orchestration; a component imports no blueprint module at all.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+OURS = ("blueprints", "components", "policies", "acceptance")
+
+# layer of a module (longest prefix wins) -> prefixes it may import
+ALLOWED = {
+    "blueprints.catalog": ("blueprints.catalog",),
+    "blueprints.errors": (),
+    "blueprints.spec": ("blueprints.catalog", "blueprints.errors"),
+    "blueprints.schema": ("blueprints.spec", "blueprints.stackconfig", "blueprints.catalog", "blueprints.errors"),
+    "blueprints.stackconfig": ("blueprints.spec", "blueprints.catalog", "blueprints.errors"),
+    "blueprints.resolver": ("blueprints.spec", "blueprints.catalog", "blueprints.errors"),
+    "blueprints.compose": ("blueprints.resolver", "blueprints.spec", "blueprints.stackconfig", "blueprints.catalog",
+                           "blueprints.errors", "components"),
+    "components": ("components",),
+    "policies.library": ("policies.library", "blueprints.catalog"),
+    "policies": ("policies.library",),  # the packs' entry points
+}
+# blueprints' top (offline plan, diff, CLI, sizing) may import anything of ours.
+TOP = ("blueprints",)
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imported(path: Path) -> set[str]:
+    """Absolute names of our modules a file imports, relative imports resolved."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            names.add(target)
+    return {n for n in names if n.split(".")[0] in OURS}
+
+
+def layer_of(module: str) -> str | None:
+    matches = [layer for layer in ALLOWED if module == layer or module.startswith(layer + ".")]
+    return max(matches, key=len) if matches else None
+
+
+def sources() -> list[Path]:
+    files = []
+    for top in ("blueprints", "components", "policies"):
+        files += sorted((ROOT / top).rglob("*.py"))
+    return files
+
+
+def violations(files) -> list[str]:
+    found = []
+    for path in files:
+        module = module_name(path)
+        layer = layer_of(module)
+        if layer is None:
+            assert module.split(".")[0] in TOP, module
+            continue
+        for target in imported(path):
+            if not any(target == ok or target.startswith(ok + ".") for ok in ALLOWED[layer]):
+                found.append(f"{path.relative_to(ROOT)} ({layer}) imports {target}")
+    return found
+
+
+def test_no_import_points_up_or_sideways():
+    assert violations(sources()) == []
+
+
+def test_the_check_catches_a_component_that_imports_the_resolver(tmp_path, monkeypatch):
+    bad = ROOT / "components" / "aws" / "_layer_probe.py"
+    bad.write_text("from blueprints.resolver import ResolvedPlan\nfrom ..cluster_args import GpuClusterArgs\n")
+    try:
+        assert violations([bad]) == ["components/aws/_layer_probe.py (components) imports blueprints.resolver"]
+    finally:
+        bad.unlink()
+
+
+def test_the_check_catches_the_policy_library_reading_the_spec():
+    probe = ROOT / "policies" / "library" / "_layer_probe.py"
+    probe.write_text("from blueprints.spec import ClusterSpec\nfrom blueprints.catalog import load_catalog\n")
+    try:
+        assert violations([probe]) == ["policies/library/_layer_probe.py (policies.library) imports blueprints.spec"]
+    finally:
+        probe.unlink()
+
+
+@pytest.mark.parametrize("entry", ["policies.library.packs", "components.aws.cluster", "components.alicloud.cluster"])
+def test_importing_a_lower_layer_loads_nothing_above_it(entry):
+    """What a pack process or a component consumer pays for: no spec, resolver, compose or offline plan."""
+    code = (f"import sys, importlib; importlib.import_module({entry!r}); "
+            "print(' '.join(m for m in sys.modules if m.split('.')[0] == 'blueprints'))")
+    loaded = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    above = [m for m in loaded.stdout.split() if m != "blueprints" and not m.startswith("blueprints.catalog")]
+    assert above == []
