@@ -6,10 +6,9 @@ consumer fills them by hand. Facts (instance shapes, prices, add-on versions) ar
 nothing below reads the catalog, a preset or a stack.
 """
 
-from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Mapping, Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 from .kubernetes.platform import PlatformArgs
 
@@ -26,7 +25,7 @@ class GpuGroupArgs:
     desired_nodes: int  # the starting size; the autoscaler owns it afterwards
     max_nodes: int
     root_volume_gib: int = 200  # GPU images are large
-    capacity: Literal["on-demand", "spot", "reservation", "capacity-block"] = "on-demand"
+    capacity: str = "on-demand"  # on-demand, spot, reservation or capacity-block
     capacity_reservation_id: Optional[str] = None  # AWS reservation or capacity block
     spot_max_price_usd: Optional[float] = None  # Alibaba spot bid ceiling; None bids up to on-demand
     labels: Mapping[str, str] = field(default_factory=dict)
@@ -63,7 +62,7 @@ class ObjectStorageArgs:
 class FileSystemArgs:
     """The shared file system pods mount as the claim `shared-data`."""
 
-    kind: Literal["lustre", "cpfs", "nas"]
+    kind: str  # lustre, cpfs or nas
     size_gib: int
     deployment: str = "PERSISTENT_2"  # Lustre deployment type
     throughput_mbps_per_tib: int = 250  # Lustre PERSISTENT_2 throughput tier

@@ -4,7 +4,6 @@ Used instead of hand-written JSON strings so every policy is built from the same
 checked shapes, and resource ARNs that are still Outputs slot in without string splicing.
 """
 
-from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence

@@ -47,6 +47,8 @@ class Registration:
     dependencies: list[str]
     property_dependencies: dict[str, list[str]]
     properties: struct_pb2.Struct = field(repr=False)
+    # The URNs the engine would also match this resource by: its own type alias, or one an ancestor's alias implies.
+    aliases: list[str] = field(default_factory=list)
 
     @property
     def inputs(self) -> dict[str, Any]:
@@ -78,6 +80,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         super().__init__(mocks)
         self.registrations: list[Registration] = []
         self.stack_outputs: dict[str, Any] = {}
+        self._aliased: dict[str, list[str]] = {}  # URN -> the URNs its aliases and its ancestors' imply
 
     def make_urn(self, parent: str, type_: str, name: str) -> str:
         """URNs as the engine writes them: the parent's whole qualified type chain, then ours."""
@@ -85,8 +88,19 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             type_ = parent.split("::")[2] + "$" + type_
         return "urn:pulumi:" + "::".join([pulumi.get_stack(), pulumi.get_project(), type_, name])
 
+    def aliased_urns(self, request, urn: str) -> list[str]:
+        """The other URNs the engine matches this resource by: each of its alias specs' type and name, under its
+        parent's URN or any of the parent's aliases (children inherit their parent's aliases)."""
+        own = {(request.type, request.name)} | {(a.spec.type or request.type, a.spec.name or request.name)
+                                                for a in request.aliases if a.HasField("spec")}
+        parents = [request.parent, *self._aliased.get(request.parent, [])]
+        return sorted({self.make_urn(p, t, n) for p in parents for t, n in own} - {urn})
+
     def RegisterResource(self, request):  # noqa: N802 (the engine's RPC name)
         response = super().RegisterResource(request)
+        aliased = self.aliased_urns(request, response.urn)
+        if aliased:
+            self._aliased[response.urn] = aliased
         properties = struct_pb2.Struct()
         properties.CopyFrom(request.object)
         self.registrations.append(Registration(
@@ -101,6 +115,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             dependencies=list(request.dependencies),
             property_dependencies={k: list(v.urns) for k, v in request.propertyDependencies.items()},
             properties=properties,
+            aliases=aliased,
         ))
         return response
 

@@ -104,6 +104,7 @@ class Plan:
                     "custom": r.custom,
                     "protect": r.protect,
                     "inputs": r.inputs,
+                    **({"aliases": r.aliases} if r.aliases else {}),
                 }
                 for r in sorted(self.registrations, key=lambda r: r.urn)
             ],

@@ -1,12 +1,12 @@
 """ACK Pro cluster (private API, KMS secrets, SLS audit, RRSA, add-ons), its node pools and autoscaling."""
 
-from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import Optional, Sequence
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_alicloud as alicloud
+
+from ..base import ALICLOUD, Component, as_args
 
 CONTROL_PLANE_LOGS = ("apiserver", "kcm", "scheduler", "ccm")
 
@@ -23,15 +23,46 @@ def newest_patch(minor: str, offered: Sequence[str]) -> str:
     return max(matching, key=key)
 
 
-class AckCluster(pulumi.ComponentResource):
-    """``addons`` (name -> version or None for ACK's current release) are installed when the cluster is
-    created; ACK applies this list at creation only, so later changes go through cs.KubernetesAddon."""
+@dataclass(frozen=True)
+class AckClusterArgs:
+    kubernetes_version: str
+    """The minor version (`1.33`); the cluster gets the newest patch ACK offers for it in the region."""
+    vswitch_ids: Sequence[pulumi.Input[str]]
+    """The nodes' vSwitches."""
+    security_group_id: pulumi.Input[str]
+    """The nodes' security group."""
+    kms_key_id: pulumi.Input[str]
+    """Encrypts Kubernetes Secrets."""
+    log_project: pulumi.Input[str]
+    """The SLS project for control-plane and audit logs."""
+    log_ttl_days: int = 365
+    """Control-plane log retention; a year by default."""
+    public_api: bool = False
+    """Expose the API server on a public SLB; off by default."""
+    protect: bool = True
+    """Deletion protection; on by default."""
+    addons: Mapping[str, Optional[str]] = field(default_factory=dict)
+    """Add-ons installed at creation (name -> version, or None for ACK's current release); ACK applies this list
+    only when it creates the cluster, later changes go through cs.KubernetesAddon. Empty: ACK's default set."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on the cluster; none by default."""
 
-    def __init__(self, name: str, *, vswitch_ids: Sequence[pulumi.Input[str]], security_group_id: pulumi.Input[str],
-                 kms_key_id: pulumi.Input[str], log_project: pulumi.Input[str], log_ttl_days: int, public_api: bool,
-                 kubernetes_version: str, protect: bool, tags: dict[str, str],
-                 addons: Optional[dict[str, Optional[str]]] = None, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:alicloud:AckCluster", name, None, opts)
+
+class AckCluster(Component):
+    """An ACK Pro cluster: private API, KMS-encrypted secrets, control-plane and audit logs to SLS, RRSA on."""
+
+    PACKAGE = ALICLOUD
+    LEGACY_TYPE = "gpu-blueprints:alicloud:AckCluster"
+    cluster_id: pulumi.Output[str]
+    """The cluster's id."""
+
+    def __init__(self, name: str, args: AckClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(AckClusterArgs, args)
+        vswitch_ids, security_group_id, kms_key_id = args.vswitch_ids, args.security_group_id, args.kms_key_id
+        log_project, log_ttl_days, public_api = args.log_project, args.log_ttl_days, args.public_api
+        kubernetes_version, protect, addons, tags = (args.kubernetes_version, args.protect, dict(args.addons),
+                                                     dict(args.tags))
         # Pin the minor version the stack asks for, at the newest patch ACK offers for it.
         offered = alicloud.cs.get_kubernetes_version_output(
             cluster_type="ManagedKubernetes", profile="Default", opts=pulumi.InvokeOutputOptions(parent=self))
@@ -47,34 +78,51 @@ class AckCluster(pulumi.ComponentResource):
             addons=[{"name": addon, **({"version": version} if version else {})}
                     for addon, version in sorted((addons or {}).items())] or None,
             deletion_protection=protect, tags=tags, opts=pulumi.ResourceOptions(parent=self))
-        self.id = self.cluster.id
-        self.register_outputs({"cluster_id": self.cluster.id})
+        self.id = self.cluster_id = self.cluster.id
+        self.register_outputs({"cluster_id": self.cluster_id})
 
 
 @dataclass(frozen=True)
-class NodePoolArgs:
-    """One ACK node pool; every field is required unless it has a default below."""
+class NodeGroupArgs:
+    """One ACK node pool. Fields without a default are required."""
 
     cluster_id: pulumi.Input[str]
+    """The ACK cluster the pool joins."""
     instance_type: str
+    """One ECS instance type; the pool never mixes shapes."""
     vswitch_ids: Sequence[pulumi.Input[str]]
+    """vSwitches; eRDMA pools get one, so their nodes share a zone."""
     security_group_id: pulumi.Input[str]
-    kms_key_id: pulumi.Input[str]  # encrypts system and data disks
+    """The nodes' security group."""
+    kms_key_id: pulumi.Input[str]
+    """Encrypts system and data disks."""
     min_nodes: int
-    desired_nodes: int  # the starting size; ACK's autoscaler owns it afterwards (ignored on update)
+    """0 lets a GPU pool scale to zero when idle."""
+    desired_nodes: int
+    """The starting size; ACK's autoscaler owns it afterwards, so later changes are ignored."""
     max_nodes: int
-    labels: dict[str, str]
+    """The most nodes the autoscaler may add: the pool's cost ceiling."""
     root_volume_gib: int
-    mlps_hardening: bool  # classified-protection (MLPS) hardening instead of ACK's CIS-style hardening
-    tags: dict[str, str]
-    capacity: str = "on-demand"  # on-demand | spot | reservation (subscription)
-    taints: Sequence[dict[str, str]] = ()
+    """Encrypted ESSD system disk."""
+    labels: Mapping[str, str] = field(default_factory=dict)
+    """Kubernetes node labels; none by default."""
+    mlps_hardening: bool = False
+    """Classified-protection (MLPS) hardening instead of ACK's CIS-style default; off by default."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on the pool; none by default."""
+    capacity: str = "on-demand"
+    """How nodes are bought: on-demand (pay-as-you-go, default), spot or reservation (subscription)."""
+    taints: Sequence[Mapping[str, str]] = ()
+    """key, value, effect in Kubernetes spelling; none by default (GPU pools pass `nvidia.com/gpu`)."""
     spot_max_price_usd: Optional[float] = None
-    autoscaling: bool = False  # let ACK's node autoscaler scale between min and max (from zero for GPU pools)
-    data_disk_gib: int = 500  # container images and scratch; GPU images are large
+    """Spot bid ceiling per hour; None (default) bids up to the pay-as-you-go price."""
+    autoscaling: bool = False
+    """Let ACK's node autoscaler scale between min and max (from zero for GPU pools); off by default."""
+    data_disk_gib: int = 500
+    """Encrypted ESSD data disk for container images and scratch; GPU images are large."""
 
 
-def _declare_pool(component: pulumi.ComponentResource, name: str, args: NodePoolArgs,
+def _declare_pool(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs,
                   scaling_type: str) -> "alicloud.cs.NodePool":
     charge = {"instance_charge_type": "PrePaid", "period": 1, "period_unit": "Month", "auto_renew": True} \
         if args.capacity == "reservation" else {"instance_charge_type": "PostPaid"}
@@ -104,44 +152,68 @@ def _declare_pool(component: pulumi.ComponentResource, name: str, args: NodePool
         tags=args.tags, opts=pulumi.ResourceOptions(parent=component, ignore_changes=["desiredSize"]), **charge)
 
 
-class GpuNodePool(pulumi.ComponentResource):
-    """GPU nodes (ACK GPU images ship the driver and device plugin), tainted, scaled from zero by ACK."""
+class GpuNodeGroup(Component):
+    """GPU nodes in an ACK node pool (ACK GPU images ship the driver and device plugin), tainted, scaled from zero."""
 
-    def __init__(self, name: str, args: NodePoolArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:alicloud:GpuNodePool", name, None, opts)
-        self.node_pool = _declare_pool(self, name, args, "gpu")
-        self.register_outputs({"node_pool_id": self.node_pool.id})
+    PACKAGE = ALICLOUD
+    LEGACY_TYPE = "gpu-blueprints:alicloud:GpuNodePool"
+    node_pool_id: pulumi.Output[str]
+    """The ACK node pool."""
+
+    def __init__(self, name: str, args: NodeGroupArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        self.node_pool = _declare_pool(self, name, as_args(NodeGroupArgs, args), "gpu")
+        self.node_pool_id = self.node_pool.id
+        self.register_outputs({"node_pool_id": self.node_pool_id})
 
 
-class SystemNodePool(pulumi.ComponentResource):
+class SystemNodeGroup(Component):
     """Untainted, pay-as-you-go CPU nodes across the cluster's zones for CoreDNS, operators and controllers."""
 
-    def __init__(self, name: str, args: NodePoolArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:alicloud:SystemNodePool", name, None, opts)
+    PACKAGE = ALICLOUD
+    LEGACY_TYPE = "gpu-blueprints:alicloud:SystemNodePool"
+    node_pool_id: pulumi.Output[str]
+    """The ACK node pool."""
+
+    def __init__(self, name: str, args: NodeGroupArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(NodeGroupArgs, args)
         if args.taints or args.capacity != "on-demand":
             raise ValueError("a system node pool is untainted and pay-as-you-go")
         self.node_pool = _declare_pool(self, name, args, "cpu")
-        self.register_outputs({"node_pool_id": self.node_pool.id})
+        self.node_pool_id = self.node_pool.id
+        self.register_outputs({"node_pool_id": self.node_pool_id})
 
 
 @dataclass(frozen=True)
-class AutoscalingArgs:
+class AckAutoscalingArgs:
     cluster_id: pulumi.Input[str]
-    unneeded_minutes: int
-    utilization_threshold: float
-    gpu_utilization_threshold: float
+    """The ACK cluster."""
+    unneeded_minutes: int = 10
+    """Idle time before a node is given back; ten minutes by default."""
+    utilization_threshold: float = 0.3
+    """Scale in a CPU node below this use; 0.3 by default, the seeds' "scale in below 30%"."""
+    gpu_utilization_threshold: float = 0.3
+    """Scale in a GPU node below this GPU use; 0.3 by default."""
 
 
-class AckAutoscaling(pulumi.ComponentResource):
+class AckAutoscaling(Component):
     """The cluster's node autoscaler settings: scale up from zero, give idle nodes back after ``unneeded_minutes``.
     https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/auto-scaling-of-nodes"""
 
-    def __init__(self, name: str, args: AutoscalingArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:alicloud:AckAutoscaling", name, None, opts)
+    PACKAGE = ALICLOUD
+    LEGACY_TYPE = "gpu-blueprints:alicloud:AckAutoscaling"
+    config_id: pulumi.Output[str]
+    """The autoscaling configuration."""
+
+    def __init__(self, name: str, args: AckAutoscalingArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(AckAutoscalingArgs, args)
         self.config = alicloud.cs.AutoscalingConfig(
             name, cluster_id=args.cluster_id, scaler_type="cluster-autoscaler", scale_up_from_zero=True,
             scale_down_enabled=True, unneeded_duration=f"{args.unneeded_minutes}m",
             utilization_threshold=str(args.utilization_threshold),
             gpu_utilization_threshold=str(args.gpu_utilization_threshold), expander="least-waste",
             skip_nodes_with_local_storage=False, opts=pulumi.ResourceOptions(parent=self))
-        self.register_outputs({})
+        self.config_id = self.config.id
+        self.register_outputs({"config_id": self.config_id})

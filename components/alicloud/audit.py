@@ -1,17 +1,43 @@
 """Audit on Alibaba Cloud: an SLS project and logstores, ActionTrail over all regions, Security Center."""
 
-from __future__ import annotations
+from dataclasses import dataclass, field
+from typing import Mapping, Optional
 
 import pulumi
 import pulumi_alicloud as alicloud
 
+from ..base import ALICLOUD, Component, as_args
 
-class AuditLogs(pulumi.ComponentResource):
-    """SLS project for audit, flow and control-plane logs; every logstore kept `retention_days`."""
 
-    def __init__(self, name: str, *, region: str, account_id: pulumi.Input[str], retention_days: int,
-                 kms_key_id: pulumi.Input[str], tags: dict[str, str], opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:alicloud:AuditLogs", name, None, opts)
+@dataclass(frozen=True)
+class AuditTrailArgs:
+    region: str
+    """The SLS project's region."""
+    account_id: pulumi.Input[str]
+    """The account whose calls ActionTrail records."""
+    kms_key_id: pulumi.Input[str]
+    """Encrypts every logstore (BYOK through the SLS default role)."""
+    retention_days: int = 365
+    """How long every logstore keeps logs; a year by default (MLPS level 3 asks at least 180 days)."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on the project; none by default."""
+
+
+class AuditTrail(Component):
+    """SLS project for audit, flow and control-plane logs, and ActionTrail over every region into it."""
+
+    PACKAGE = ALICLOUD
+    LEGACY_TYPE = "gpu-blueprints:alicloud:AuditLogs"
+    project_name: pulumi.Output[str]
+    """The SLS project, where flow logs and the control plane's logs go too."""
+    flow_log_store: pulumi.Output[str]
+    """The logstore for VPC flow logs."""
+
+    def __init__(self, name: str, args: AuditTrailArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(AuditTrailArgs, args)
+        region, account_id, retention_days = args.region, args.account_id, args.retention_days
+        kms_key_id, tags = args.kms_key_id, dict(args.tags)
         child = pulumi.ResourceOptions(parent=self)
         self.project = alicloud.log.Project(name, project_name=name, description="GPU cluster audit and flow logs",
                                             tags=tags, opts=child)
@@ -31,15 +57,28 @@ class AuditLogs(pulumi.ComponentResource):
             sls_project_arn=pulumi.Output.concat("acs:log:", region, ":", account_id, ":project/",
                                                  self.project.project_name),
             opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.stores.values())))
-        self.register_outputs({"project": self.project.project_name})
+        self.project_name = self.project.project_name
+        self.flow_log_store = self.stores["flowlog"].logstore_name
+        self.register_outputs({"project_name": self.project_name, "flow_log_store": self.flow_log_store})
 
 
-class SecurityCenter(pulumi.ComponentResource):
+@dataclass(frozen=True)
+class ThreatDetectionArgs:
+    """Security Center takes no settings here: the pay-as-you-go edition with threat analysis."""
+
+
+class ThreatDetection(Component):
     """Security Center (threat detection) for the account, pay-as-you-go."""
 
-    def __init__(self, name: str, *, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:alicloud:SecurityCenter", name, None, opts)
+    PACKAGE = ALICLOUD
+    LEGACY_TYPE = "gpu-blueprints:alicloud:SecurityCenter"
+    instance_id: pulumi.Output[str]
+    """The Security Center instance."""
+
+    def __init__(self, name: str, args: ThreatDetectionArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
         self.instance = alicloud.threatdetection.Instance(
             name, payment_type="PayAsYouGo", post_paid_flag=1, threat_analysis_switch1=True,
             opts=pulumi.ResourceOptions(parent=self))
-        self.register_outputs({})
+        self.instance_id = self.instance.id
+        self.register_outputs({"instance_id": self.instance_id})

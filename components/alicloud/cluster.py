@@ -1,25 +1,26 @@
 """GpuCluster on Alibaba Cloud: ACK, GPU and system node pools, storage, identity and audit from one args object."""
 
-from __future__ import annotations
-
 import json
 from dataclasses import replace
+from typing import Optional
 
 import pulumi
 import pulumi_alicloud as alicloud
 import pulumi_kubernetes as k8s
 
+from ..base import ALICLOUD, Component, as_args
 from ..cluster_args import GpuClusterArgs
 from ..kubernetes.platform import MIG_CONFIG_LABEL, NODE_GROUP_LABEL, GpuPlatform, WorkloadServiceAccount
 from ..providers import caller_provider
 from ..kubernetes.storage import SharedVolumeSpec, StorageClassSpec
-from .ack import AckAutoscaling, AckCluster, AutoscalingArgs, GpuNodePool, NodePoolArgs, SystemNodePool
-from .audit import AuditLogs, SecurityCenter
-from .kms import DataKey
-from .network import GpuVpc
-from .ram import RrsaRole
 from ..policy_document import Statement
-from .storage import DataBucket, SharedFileSystem
+from .ack import (AckAutoscaling, AckAutoscalingArgs, AckCluster, AckClusterArgs, GpuNodeGroup, NodeGroupArgs,
+                  SystemNodeGroup)
+from .audit import AuditTrail, AuditTrailArgs, ThreatDetection, ThreatDetectionArgs
+from .kms import DataKey, DataKeyArgs
+from .network import GpuNetwork, NetworkArgs
+from .ram import WorkloadRole, WorkloadRoleArgs
+from .storage import BucketArgs, DataBucket, SharedFileSystem, SharedFileSystemArgs
 
 TRAINING_SERVICE_ACCOUNT = "trainer"
 SYSTEM_GROUP = "system"
@@ -41,16 +42,38 @@ DISK_CSI_DRIVER = "diskplugin.csi.alibabacloud.com"
 NAS_CSI_DRIVER = "nasplugin.csi.alibabacloud.com"
 
 
-class GpuCluster(pulumi.ComponentResource):
+class GpuCluster(Component):
     """A GPU cluster on ACK that works on day one. Uses the caller's Alibaba Cloud provider when one is passed
     (`opts.provider` / `opts.providers`); otherwise makes one for `args.region`."""
 
-    def __init__(self, name: str, args: GpuClusterArgs, opts: pulumi.ResourceOptions | None = None):
+    PACKAGE = ALICLOUD
+    LEGACY_TYPE = "gpu-blueprints:alicloud:GpuCluster"
+    cluster_id: pulumi.Output[str]
+    """The ACK cluster's id."""
+    kubeconfig: pulumi.Output[str]
+    """A one-hour kubeconfig of the identity running `pulumi up` (secret)."""
+    kms_key_id: pulumi.Output[str]
+    """The stack's data key."""
+    vpc_id: pulumi.Output[str]
+    """The VPC."""
+    trainer_role_arn: pulumi.Output[str]
+    """The RRSA role of the `trainer` ServiceAccount."""
+    data_bucket: pulumi.Output[Optional[str]]
+    """The data bucket's name, with object storage."""
+    checkpoints_uri: pulumi.Output[Optional[str]]
+    """Where jobs write checkpoints (`oss://<bucket>/checkpoints/`), with object storage."""
+    file_system_id: pulumi.Output[Optional[str]]
+    """The CPFS or NAS file system, with one."""
+    cpfs_export_id: pulumi.Output[Optional[str]]
+    """CPFS: the NFS export whose domain `storage.parallelFs.exportDomain` takes."""
+
+    def __init__(self, name: str, args: GpuClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        args = as_args(GpuClusterArgs, args)
         provider = caller_provider(opts, "alicloud")
         if provider is None:
             provider = alicloud.Provider(f"{name}-alicloud", region=args.region)
             opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(providers={"alicloud": provider}))
-        super().__init__("gpu-blueprints:alicloud:GpuCluster", name, None, opts)
+        super().__init__(name, opts)
         child = pulumi.ResourceOptions(parent=self)
         invoke = pulumi.InvokeOutputOptions(parent=self, provider=provider)
         tags = {**args.tags, "gpu-cluster": name}
@@ -60,23 +83,24 @@ class GpuCluster(pulumi.ComponentResource):
         zone_ids = alicloud.get_zones_output(available_instance_type=args.gpu_groups[0].instance_type,
                                              available_resource_creation="VSwitch", opts=invoke).ids
 
-        key = DataKey(f"{name}-data", protect=production, tags=tags, opts=child)
-        logs = AuditLogs(f"{name}-audit", region=args.region, account_id=account_id,
-                         retention_days=args.log_retention_days, kms_key_id=key.id, tags=tags, opts=child)
-        vpc = GpuVpc(name, cidr=args.vpc_cidr, zone_ids=zone_ids, log_project=logs.project.project_name,
-                     log_store=logs.stores["flowlog"].logstore_name, tags=tags, opts=child)
+        key = DataKey(f"{name}-data", DataKeyArgs(protect=production, tags=tags), opts=child)
+        logs = AuditTrail(f"{name}-audit", AuditTrailArgs(
+            region=args.region, account_id=account_id, retention_days=args.log_retention_days, kms_key_id=key.id,
+            tags=tags), opts=child)
+        vpc = GpuNetwork(name, NetworkArgs(cidr=args.vpc_cidr, zone_ids=zone_ids, log_project=logs.project_name,
+                                           log_store=logs.flow_log_store, tags=tags), opts=child)
         versions = dict(args.addon_versions)
         fs_args = args.file_system if args.file_system and args.file_system.kind in ("cpfs", "nas") else None
-        ack = AckCluster(name, vswitch_ids=[v.id for v in vpc.vswitches], security_group_id=vpc.security_group.id,
-                         kms_key_id=key.id, log_project=logs.project.project_name,
-                         log_ttl_days=args.log_retention_days, public_api=args.public_api,
-                         kubernetes_version=args.kubernetes_version, protect=production, tags=tags,
-                         addons={a: versions.get(a) for a in CREATE_ADDONS
-                                 + (CPFS_ADDONS if fs_args and fs_args.kind == "cpfs" else ())}, opts=child)
+        ack = AckCluster(name, AckClusterArgs(
+            vswitch_ids=[v.id for v in vpc.vswitches], security_group_id=vpc.security_group.id, kms_key_id=key.id,
+            log_project=logs.project_name, log_ttl_days=args.log_retention_days, public_api=args.public_api,
+            kubernetes_version=args.kubernetes_version, protect=production, tags=tags,
+            addons={a: versions.get(a) for a in CREATE_ADDONS
+                    + (CPFS_ADDONS if fs_args and fs_args.kind == "cpfs" else ())}), opts=child)
         mlps = args.mlps_hardening
         scaling = args.autoscaling
         system = args.system
-        self.system_pool = SystemNodePool(f"{name}-{SYSTEM_GROUP}", NodePoolArgs(
+        self.system_pool = SystemNodeGroup(f"{name}-{SYSTEM_GROUP}", NodeGroupArgs(
             cluster_id=ack.id, instance_type=system.instance_type, vswitch_ids=[v.id for v in vpc.vswitches],
             security_group_id=vpc.security_group.id, kms_key_id=key.id, min_nodes=system.min_nodes,
             desired_nodes=system.desired_nodes, max_nodes=system.max_nodes,
@@ -84,7 +108,7 @@ class GpuCluster(pulumi.ComponentResource):
             mlps_hardening=mlps, autoscaling=scaling is not None, data_disk_gib=100, tags=tags), opts=child)
         pools = []
         for g in args.gpu_groups:
-            pools.append(GpuNodePool(f"{name}-{g.name}", NodePoolArgs(
+            pools.append(GpuNodeGroup(f"{name}-{g.name}", NodeGroupArgs(
                 cluster_id=ack.id, instance_type=g.instance_type,
                 vswitch_ids=[vpc.vswitches[0].id] if g.rdma_interfaces else [v.id for v in vpc.vswitches],
                 security_group_id=vpc.security_group.id, kms_key_id=key.id, min_nodes=g.min_nodes,
@@ -97,7 +121,7 @@ class GpuCluster(pulumi.ComponentResource):
                 taints=[dict(t) for t in g.taints], root_volume_gib=g.root_volume_gib,
                 mlps_hardening=mlps, spot_max_price_usd=g.spot_max_price_usd, tags=tags), opts=child))
         if scaling is not None:
-            AckAutoscaling(f"{name}-autoscaling", AutoscalingArgs(
+            AckAutoscaling(f"{name}-autoscaling", AckAutoscalingArgs(
                 cluster_id=ack.id, unneeded_minutes=scaling.unneeded_minutes,
                 utilization_threshold=scaling.utilization_threshold,
                 gpu_utilization_threshold=scaling.gpu_utilization_threshold), opts=child)
@@ -116,37 +140,36 @@ class GpuCluster(pulumi.ComponentResource):
         shared_volumes: list[SharedVolumeSpec] = []
         bucket = None
         if objects is not None:
-            bucket = DataBucket(f"{name}-data", kms_key_id=key.id, protect=production,
-                                noncurrent_version_days=objects.noncurrent_version_days,
-                                infrequent_access_after_days=objects.infrequent_access_after_days,
-                                tags=tags, opts=child)
+            bucket = DataBucket(f"{name}-data", BucketArgs(
+                kms_key_id=key.id, protect=production, noncurrent_version_days=objects.noncurrent_version_days,
+                infrequent_access_after_days=objects.infrequent_access_after_days, tags=tags), opts=child)
             grants += bucket.grant_read_write("checkpoints") + bucket.grant_read_write("datasets")
             outputs["data_bucket"] = bucket.name
             outputs["checkpoints_uri"] = pulumi.Output.concat("oss://", bucket.name, "/checkpoints/")
         if fs_args is not None:
-            fs = SharedFileSystem(f"{name}-{fs_args.kind}", kind=fs_args.kind,
-                                  size_gib=fs_args.size_gib, vpc_id=vpc.vpc.id,
-                                  vswitch_id=vpc.vswitches[0].id, zone_id=vpc.vswitches[0].zone_id,
-                                  kms_key_id=key.id, protect=production, tags=tags, opts=child)
-            outputs["file_system_id"] = fs.file_system.id
-            if objects is not None and objects.cache and bucket is not None:
-                fs.cache(bucket.name)
+            fs = SharedFileSystem(f"{name}-{fs_args.kind}", SharedFileSystemArgs(
+                kind=fs_args.kind, size_gib=fs_args.size_gib, vpc_id=vpc.vpc.id, vswitch_id=vpc.vswitches[0].id,
+                zone_id=vpc.vswitches[0].zone_id, kms_key_id=key.id, protect=production, tags=tags,
+                export_domain=fs_args.export_domain,
+                cache_bucket_name=bucket.name if bucket is not None and objects.cache else None), opts=child)
+            outputs["file_system_id"] = fs.file_system_id
             cpfs = fs_args.kind == "cpfs"
-            server, path = fs.nfs_export(vpc.vpc.id, vpc.vswitches[0].id, fs_args.export_domain)
+            server, path = fs.nfs_server, fs.nfs_path
             if cpfs:
-                outputs["cpfs_export_id"] = fs.export.export_id
+                outputs["cpfs_export_id"] = fs.export_id
             if server is not None:
                 # CPFS goes through the CPFS-NFS client (cnfs-nas-daemon); NAS extreme is plain NFSv3.
                 shared_volumes.append(SharedVolumeSpec(
                     claim=SHARED_CLAIM, namespace=training_ns, driver=NAS_CSI_DRIVER,
                     # CPFS: the export's id (unique, and it ties the volume to the export in the plan).
-                    volume_handle=fs.export.export_id if cpfs else f"{training_ns}-{SHARED_CLAIM}",
+                    volume_handle=fs.export_id if cpfs else f"{training_ns}-{SHARED_CLAIM}",
                     attributes={"server": server, "path": path, **({"mountProtocol": "cpfs-nfs"} if cpfs else {})},
                     capacity_gib=fs_args.size_gib,
                     mount_options=("nolock,tcp,noresvport", "vers=3")))
 
-        trainer = RrsaRole(f"{name}-trainer", account_id=account_id, cluster_id=ack.id, namespace=training_ns,
-                           service_account=TRAINING_SERVICE_ACCOUNT, statements=grants, tags=tags, opts=child)
+        trainer = WorkloadRole(f"{name}-trainer", WorkloadRoleArgs(
+            account_id=account_id, cluster_id=ack.id, namespace=training_ns,
+            service_account=TRAINING_SERVICE_ACCOUNT, statements=grants, tags=tags), opts=child)
         outputs["trainer_role_arn"] = trainer.arn
         if args.rdma:
             # The eRDMA controller is an ACK add-on: ACK installs and authorizes it, so the stack grants it no
@@ -161,7 +184,7 @@ class GpuCluster(pulumi.ComponentResource):
                                                **({"version": versions["ack-pod-identity-webhook"]}
                                                   if versions.get("ack-pod-identity-webhook") else {}),
                                                opts=pulumi.ResourceOptions(parent=self, depends_on=[self.system_pool]))
-        SecurityCenter(f"{name}-security-center", opts=child)
+        ThreatDetection(f"{name}-security-center", ThreatDetectionArgs(), opts=child)
 
         # A one-hour credential of the identity running `pulumi up`, kept secret.
         credential = alicloud.cs.get_cluster_credential_output(cluster_id=ack.id, temporary_duration_minutes=60,
@@ -184,6 +207,8 @@ class GpuCluster(pulumi.ComponentResource):
                 opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": kube},
                                             depends_on=[self.system_pool, identity, *pools]))
         self.outputs = outputs
+        for key_name, value in outputs.items():
+            setattr(self, key_name, value)
         self.register_outputs(outputs)
 
 

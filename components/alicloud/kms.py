@@ -1,20 +1,40 @@
 """The stack's KMS key on Alibaba Cloud: automatic rotation, a 30-day pending window."""
 
-from __future__ import annotations
+from dataclasses import dataclass, field
+from typing import Mapping, Optional
 
 import pulumi
 import pulumi_alicloud as alicloud
 
+from ..base import ALICLOUD, Component, as_args
+
 ROTATION_INTERVAL = "8760h"  # yearly, as on AWS
 
 
-class DataKey(pulumi.ComponentResource):
-    def __init__(self, name: str, *, protect: bool, tags: dict[str, str], opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:alicloud:DataKey", name, None, opts)
+@dataclass(frozen=True)
+class DataKeyArgs:
+    protect: bool = True
+    """Deletion protection on the key; on by default, losing it loses the data it encrypts."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on the key; none by default."""
+
+
+class DataKey(Component):
+    """One KMS key for everything the stack keeps at rest (disks, OSS, CPFS/NAS, logs, ACK secrets)."""
+
+    PACKAGE = ALICLOUD
+    LEGACY_TYPE = "gpu-blueprints:alicloud:DataKey"
+    key_id: pulumi.Output[str]
+    """The key's id."""
+
+    def __init__(self, name: str, args: DataKeyArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(DataKeyArgs, args)
+        protect, tags = args.protect, dict(args.tags)
         self.key = alicloud.kms.Key(
             name, description=f"{name}: data at rest for the GPU cluster", key_usage="ENCRYPT/DECRYPT",
             key_spec="Aliyun_AES_256", automatic_rotation="Enabled", rotation_interval=ROTATION_INTERVAL,
             pending_window_in_days=30, deletion_protection="Enabled" if protect else "Disabled",
             tags=tags, opts=pulumi.ResourceOptions(parent=self))
-        self.id = self.key.id
-        self.register_outputs({"key_id": self.key.id})
+        self.id = self.key_id = self.key.id
+        self.register_outputs({"key_id": self.key_id})

@@ -1,18 +1,46 @@
 """VPC for GPU nodes: vSwitches in the zones that sell the shape, NAT with SNAT, closed security group, flow logs."""
 
-from __future__ import annotations
-
 import ipaddress
-from typing import Sequence
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_alicloud as alicloud
 
+from ..base import ALICLOUD, Component, as_args
 
-class GpuVpc(pulumi.ComponentResource):
-    def __init__(self, name: str, *, cidr: str, zone_ids: pulumi.Input[Sequence[str]], log_project: pulumi.Input[str],
-                 log_store: pulumi.Input[str], tags: dict[str, str], opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:alicloud:GpuVpc", name, None, opts)
+
+@dataclass(frozen=True)
+class NetworkArgs:
+    cidr: str
+    """The VPC's CIDR; two quarters become vSwitches."""
+    zone_ids: pulumi.Input[Sequence[str]]
+    """Zones that sell the GPU shapes; the first two get a vSwitch (eRDMA pools use the first)."""
+    log_project: pulumi.Input[str]
+    """The SLS project for flow logs."""
+    log_store: pulumi.Input[str]
+    """The logstore for flow logs."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on every resource; none by default."""
+
+
+class GpuNetwork(Component):
+    """A VPC for GPU nodes: vSwitches in zones that sell the shape, NAT with SNAT, a closed security group, flow logs."""
+
+    PACKAGE = ALICLOUD
+    LEGACY_TYPE = "gpu-blueprints:alicloud:GpuVpc"
+    vpc_id: pulumi.Output[str]
+    """The VPC."""
+    vswitch_ids: pulumi.Output[Sequence[str]]
+    """The vSwitches, first the one eRDMA pools and file systems use."""
+    security_group_id: pulumi.Output[str]
+    """The nodes' security group (intra-VPC only)."""
+
+    def __init__(self, name: str, args: NetworkArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(NetworkArgs, args)
+        cidr, zone_ids, log_project, log_store = args.cidr, args.zone_ids, args.log_project, args.log_store
+        tags = dict(args.tags)
         child = pulumi.ResourceOptions(parent=self)
         zones = pulumi.Output.from_input(zone_ids)
         self.vpc = alicloud.vpc.Network(name, vpc_name=name, cidr_block=cidr, tags=tags, opts=child)
@@ -41,4 +69,8 @@ class GpuVpc(pulumi.ComponentResource):
         alicloud.vpc.FlowLog(name, resource_type="VPC", resource_id=self.vpc.id, traffic_type="All",
                              project_name=log_project, log_store_name=log_store, flow_log_name=name,
                              tags=tags, opts=child)
-        self.register_outputs({"vpc_id": self.vpc.id})
+        self.vpc_id = self.vpc.id
+        self.vswitch_ids = pulumi.Output.all(*[v.id for v in self.vswitches])
+        self.security_group_id = self.security_group.id
+        self.register_outputs({"vpc_id": self.vpc_id, "vswitch_ids": self.vswitch_ids,
+                               "security_group_id": self.security_group_id})

@@ -1,19 +1,46 @@
 """RAM roles for workloads through ACK RRSA, each with only the statements it was granted."""
 
-from __future__ import annotations
-
-from typing import Sequence
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_alicloud as alicloud
 
+from ..base import ALICLOUD, Component, as_args
 from ..policy_document import Statement, ram_policy_json
 
-class RrsaRole(pulumi.ComponentResource):
-    def __init__(self, name: str, *, account_id: pulumi.Input[str], cluster_id: pulumi.Input[str], namespace: str,
-                 service_account: str, statements: Sequence[Statement], tags: dict[str, str],
-                 opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:alicloud:RrsaRole", name, None, opts)
+
+@dataclass(frozen=True)
+class WorkloadRoleArgs:
+    account_id: pulumi.Input[str]
+    """The account of the cluster's RRSA OIDC provider."""
+    cluster_id: pulumi.Input[str]
+    """The ACK cluster (RRSA on); its OIDC provider is `ack-rrsa-<cluster id>`."""
+    namespace: str
+    """The ServiceAccount's namespace: only it may assume the role."""
+    service_account: str
+    """The ServiceAccount's name: only it may assume the role."""
+    statements: Sequence[Statement] = ()
+    """Grants, as one custom policy; none by default."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on the role; none by default."""
+
+
+class WorkloadRole(Component):
+    """A RAM role one Kubernetes service account assumes through ACK RRSA, with exactly the grants it was given."""
+
+    PACKAGE = ALICLOUD
+    LEGACY_TYPE = "gpu-blueprints:alicloud:RrsaRole"
+    arn: pulumi.Output[str]
+    """The role's ARN."""
+    role_name: pulumi.Output[str]
+    """The role's name, for the ServiceAccount's `pod-identity.alibabacloud.com/role-name` annotation."""
+
+    def __init__(self, name: str, args: WorkloadRoleArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(WorkloadRoleArgs, args)
+        account_id, cluster_id, namespace = args.account_id, args.cluster_id, args.namespace
+        service_account, statements, tags = args.service_account, list(args.statements), dict(args.tags)
         child = pulumi.ResourceOptions(parent=self)
         provider_arn = pulumi.Output.concat("acs:ram::", account_id, ":oidc-provider/ack-rrsa-", cluster_id)
         trust = ram_policy_json([Statement(
@@ -31,4 +58,4 @@ class RrsaRole(pulumi.ComponentResource):
                                           policy_type="Custom", opts=child)
         self.arn = self.role.arn
         self.role_name = self.role.role_name
-        self.register_outputs({"arn": self.role.arn})
+        self.register_outputs({"arn": self.arn, "role_name": self.role_name})

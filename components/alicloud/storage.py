@@ -1,22 +1,45 @@
 """OSS bucket (KMS, versioned, private, lifecycle) and CPFS or NAS file systems encrypted with the stack key."""
 
-from __future__ import annotations
-
-from typing import Optional
+from dataclasses import dataclass, field
+from typing import Mapping, Optional
 
 import pulumi
 import pulumi_alicloud as alicloud
 
+from ..base import ALICLOUD, Component, as_args
 from ..policy_document import Statement, ram_policy_json
 
 CPFS_DATA_FLOW_MBPS = 600  # the smallest CPFS data-flow throughput (600, 1200 or 1500 MB/s)
 
 
-class DataBucket(pulumi.ComponentResource):
-    def __init__(self, name: str, *, kms_key_id: pulumi.Input[str], protect: bool, noncurrent_version_days: int,
-                 infrequent_access_after_days: Optional[int], tags: dict[str, str],
-                 opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:alicloud:DataBucket", name, None, opts)
+@dataclass(frozen=True)
+class BucketArgs:
+    kms_key_id: pulumi.Input[str]
+    """Encrypts every object (SSE-KMS)."""
+    protect: bool = True
+    """Refuse to delete the bucket and keep its objects on destroy; on by default, data outlives clusters."""
+    noncurrent_version_days: int = 30
+    """Days an overwritten or deleted object version is kept; a month by default."""
+    infrequent_access_after_days: Optional[int] = None
+    """Move objects to IA after this many days; None (default) keeps them in Standard."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on the bucket; none by default."""
+
+
+class DataBucket(Component):
+    """Versioned, SSE-KMS, zone-redundant, never public, TLS only; access is granted per prefix."""
+
+    PACKAGE = ALICLOUD
+    LEGACY_TYPE = "gpu-blueprints:alicloud:DataBucket"
+    name: pulumi.Output[str]
+    """The bucket's name."""
+
+    def __init__(self, name: str, args: BucketArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(BucketArgs, args)
+        kms_key_id, protect, tags = args.kms_key_id, args.protect, dict(args.tags)
+        noncurrent_version_days, infrequent_access_after_days = (args.noncurrent_version_days,
+                                                                 args.infrequent_access_after_days)
         rule = {"id": "versions-and-tiering", "enabled": True, "prefix": "",
                 "noncurrent_version_expirations": [{"days": noncurrent_version_days}],
                 "abort_multipart_uploads": [{"days": 7}]}
@@ -35,7 +58,7 @@ class DataBucket(pulumi.ComponentResource):
             resources=[bucket_arn, pulumi.Output.concat(bucket_arn, "/*")],
             conditions={"Bool": {"acs:SecureTransport": ["false"]}})]), opts=pulumi.ResourceOptions(parent=self))
         self.name = self.bucket.bucket
-        self.register_outputs({"bucket": self.bucket.bucket})
+        self.register_outputs({"name": self.name})
 
     def grant_read_write(self, prefix: str) -> list[Statement]:
         objects = pulumi.Output.concat("acs:oss:*:*:", self.bucket.bucket, "/", prefix.strip("/"), "/*")
@@ -47,13 +70,53 @@ class DataBucket(pulumi.ComponentResource):
         ]
 
 
-class SharedFileSystem(pulumi.ComponentResource):
-    """CPFS (parallel) or NAS extreme (shared) in the nodes' zone, encrypted with the stack's key (BYOK)."""
+@dataclass(frozen=True)
+class SharedFileSystemArgs:
+    kind: str
+    """`cpfs` (parallel, general-purpose CPFS) or `nas` (NAS extreme)."""
+    size_gib: int
+    """Capacity; CPFS grows in the region's scale-out steps."""
+    vpc_id: pulumi.Input[str]
+    """The nodes' VPC."""
+    vswitch_id: pulumi.Input[str]
+    """The vSwitch in the GPU nodes' zone."""
+    zone_id: pulumi.Input[str]
+    """That vSwitch's zone."""
+    kms_key_id: pulumi.Input[str]
+    """Encrypts the file system (BYOK)."""
+    protect: bool = True
+    """Refuse to delete the file system; on by default."""
+    export_domain: Optional[str] = None
+    """CPFS: the NFS export's domain, which only DescribeProtocolMountTarget returns; None (default) until the first
+    `pulumi up` created the export, and then pods cannot mount it yet."""
+    cache_bucket_name: Optional[pulumi.Input[str]] = None
+    """CPFS: an OSS bucket a fileset caches through a data flow; None (default) links none."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on the file system; none by default."""
 
-    def __init__(self, name: str, *, kind: str, size_gib: int, vpc_id: pulumi.Input[str],
-                 vswitch_id: pulumi.Input[str], zone_id: pulumi.Input[str], kms_key_id: pulumi.Input[str],
-                 protect: bool, tags: dict[str, str], opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:alicloud:SharedFileSystem", name, None, opts)
+
+class SharedFileSystem(Component):
+    """CPFS (parallel) or NAS extreme (shared) in the nodes' zone, encrypted with the stack's key (BYOK), with the
+    NFS endpoint nodes mount."""
+
+    PACKAGE = ALICLOUD
+    LEGACY_TYPE = "gpu-blueprints:alicloud:SharedFileSystem"
+    file_system_id: pulumi.Output[str]
+    """The file system's id."""
+    nfs_server: pulumi.Output[Optional[str]]
+    """Where nodes mount it over NFS; unset for CPFS until `export_domain` is given."""
+    nfs_path: pulumi.Output[str]
+    """The exported path."""
+    export_id: pulumi.Output[Optional[str]]
+    """CPFS: the NFS export's id (look its domain up with DescribeProtocolMountTarget)."""
+
+    def __init__(self, name: str, args: SharedFileSystemArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(SharedFileSystemArgs, args)
+        kind, size_gib, vpc_id, vswitch_id = args.kind, args.size_gib, args.vpc_id, args.vswitch_id
+        zone_id, kms_key_id, protect, tags = args.zone_id, args.kms_key_id, args.protect, dict(args.tags)
+        if kind not in ("cpfs", "nas"):
+            raise ValueError(f"SharedFileSystemArgs.kind: `cpfs` or `nas`, not {kind!r}")
         flavour = ({"file_system_type": "cpfs", "protocol_type": "cpfs", "storage_type": "advance_100"}
                    if kind == "cpfs" else
                    {"file_system_type": "extreme", "protocol_type": "NFS", "storage_type": "standard"})
@@ -62,10 +125,18 @@ class SharedFileSystem(pulumi.ComponentResource):
             zone_id=zone_id, description=f"{name}: shared data for GPU nodes", tags=tags,
             opts=pulumi.ResourceOptions(parent=self, protect=protect), **flavour)
         self.kind, self._base = kind, name
-        self.register_outputs({"file_system_id": self.file_system.id})
+        self.export = None
+        if args.cache_bucket_name is not None:
+            self.cache(args.cache_bucket_name)
+        server, self.nfs_path = self._nfs_export(vpc_id, vswitch_id, args.export_domain)
+        self.nfs_server = pulumi.Output.from_input(server) if server is not None else None
+        self.file_system_id = self.file_system.id
+        self.export_id = self.export.export_id if self.export is not None else None
+        self.register_outputs({"file_system_id": self.file_system_id, "nfs_server": self.nfs_server,
+                               "nfs_path": self.nfs_path, "export_id": self.export_id})
 
-    def nfs_export(self, vpc_id: pulumi.Input[str], vswitch_id: pulumi.Input[str],
-                   export_domain: Optional[str] = None) -> tuple[Optional[pulumi.Input[str]], str]:
+    def _nfs_export(self, vpc_id: pulumi.Input[str], vswitch_id: pulumi.Input[str],
+                    export_domain: Optional[str] = None) -> tuple[Optional[pulumi.Input[str]], str]:
         """Where nodes mount the file system over NFS: (server, path); server None while it is unknown.
 
         NAS extreme: a VPC mount target, path /share.

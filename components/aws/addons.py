@@ -6,16 +6,15 @@ system node group exists, so EKS can report them healthy.
 https://docs.aws.amazon.com/eks/latest/userguide/eks-add-ons.html
 """
 
-from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_aws as aws
 
+from ..base import AWS, Component, as_args
 from ..policy_document import Statement
-from .iam import WorkloadRole
+from .iam import WorkloadRole, WorkloadRoleArgs
 
 BEFORE_NODES = ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
 AFTER_NODES = ("coredns", "aws-ebs-csi-driver", "aws-fsx-csi-driver")
@@ -25,20 +24,30 @@ AFTER_NODES = ("coredns", "aws-ebs-csi-driver", "aws-fsx-csi-driver")
 class AddonRole:
     """Who an add-on's controller runs as and what AWS lets it do."""
 
-    service_account: str  # in kube-system
+    service_account: str
+    """The controller's ServiceAccount in kube-system."""
     managed_policies: Sequence[str] = ()
+    """AWS-managed policy paths; none by default."""
     statements: Sequence[Statement] = ()
+    """Extra grants (for example on the stack's KMS key); none by default."""
 
 
 @dataclass(frozen=True)
 class EksAddonsArgs:
     cluster_name: pulumi.Input[str]
-    versions: Mapping[str, str]  # add-on name -> version; only the add-ons named here are installed
+    """The EKS cluster."""
+    versions: Mapping[str, str]
+    """Add-on name -> version; only the add-ons named here are installed (pin them per Kubernetes minor)."""
     oidc_provider_arn: pulumi.Input[str]
+    """The cluster's IAM OIDC provider, for the add-ons' IRSA roles."""
     oidc_issuer: pulumi.Input[str]
-    roles: Mapping[str, AddonRole]  # add-on name -> its IRSA role; add-ons without one use none
-    partition: pulumi.Input[str]
-    tags: Mapping[str, str]
+    """The cluster's OIDC issuer URL."""
+    roles: Mapping[str, AddonRole] = field(default_factory=dict)
+    """Add-on name -> its IRSA role; add-ons without one run with none (default: none)."""
+    partition: pulumi.Input[str] = "aws"
+    """The AWS partition of managed policy ARNs."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on the add-ons and roles; none by default."""
 
 
 def ebs_csi_key_statements(kms_key_arn: pulumi.Input[str]) -> list[Statement]:
@@ -55,22 +64,28 @@ def ebs_csi_key_statements(kms_key_arn: pulumi.Input[str]) -> list[Statement]:
     ]
 
 
-class EksAddons(pulumi.ComponentResource):
+class EksAddons(Component):
     """The add-ons named in ``args.versions``; the caller orders node groups between two of these
     (``BEFORE_NODES``, then ``AFTER_NODES`` with ``depends_on`` the system group)."""
 
-    def __init__(self, name: str, args: EksAddonsArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:aws:EksAddons", name, None, opts)
+    PACKAGE = AWS
+    LEGACY_TYPE = "gpu-blueprints:aws:EksAddons"
+    addon_names: pulumi.Output[Sequence[str]]
+    """The add-ons installed."""
+
+    def __init__(self, name: str, args: EksAddonsArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(EksAddonsArgs, args)
         self.addons: dict[str, aws.eks.Addon] = {}
         self.roles: dict[str, WorkloadRole] = {}
         for addon in sorted(args.versions):
             role_arn = None
             role = args.roles.get(addon)
             if role is not None:
-                self.roles[addon] = WorkloadRole(
-                    f"{name}-{addon}", oidc_provider_arn=args.oidc_provider_arn, oidc_issuer=args.oidc_issuer,
+                self.roles[addon] = WorkloadRole(f"{name}-{addon}", WorkloadRoleArgs(
+                    oidc_provider_arn=args.oidc_provider_arn, oidc_issuer=args.oidc_issuer,
                     namespace="kube-system", service_account=role.service_account, statements=role.statements,
-                    managed_policies=role.managed_policies, partition=args.partition, tags=dict(args.tags),
+                    managed_policies=role.managed_policies, partition=args.partition, tags=dict(args.tags)),
                     opts=pulumi.ResourceOptions(parent=self))
                 role_arn = self.roles[addon].arn
             self.addons[addon] = aws.eks.Addon(
@@ -78,4 +93,5 @@ class EksAddons(pulumi.ComponentResource):
                 addon_version=args.versions[addon], service_account_role_arn=role_arn,
                 resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE",
                 tags=dict(args.tags), opts=pulumi.ResourceOptions(parent=self))
-        self.register_outputs({"addons": sorted(self.addons)})
+        self.addon_names = pulumi.Output.from_input(sorted(self.addons))
+        self.register_outputs({"addon_names": self.addon_names})

@@ -1,21 +1,48 @@
 """Audit and detection: a multi-region CloudTrail with validation and KMS, and GuardDuty."""
 
-from __future__ import annotations
+from dataclasses import dataclass, field
+from typing import Mapping, Optional
 
 import pulumi
 import pulumi_aws as aws
 
+from ..base import AWS, Component, as_args
 from ..policy_document import Statement, service_role
 from .storage import BucketArgs, DataBucket
 
 
-class AuditTrail(pulumi.ComponentResource):
+@dataclass(frozen=True)
+class AuditTrailArgs:
+    kms_key_arn: pulumi.Input[str]
+    """Encrypts the trail's files, its bucket and its log group."""
+    account_id: pulumi.Input[str]
+    """The account whose calls the trail records (scopes the bucket policy)."""
+    region: str
+    """The trail's home region."""
+    retention_days: int = 365
+    """How long the log group and old versions in the bucket are kept; a year by default (HIPAA asks six years of
+    documentation, MLPS 180 days of logs: set it to what the stack's frameworks require)."""
+    protect: bool = True
+    """Refuse to delete the log bucket; on by default, audit logs outlive clusters."""
+    partition: pulumi.Input[str] = "aws"
+    """The AWS partition of the trail's ARN."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on every resource; none by default."""
+
+
+class AuditTrail(Component):
     """Every API call in every region, to a dedicated versioned bucket and to CloudWatch Logs."""
 
-    def __init__(self, name: str, *, kms_key_arn: pulumi.Input[str], retention_days: int, protect: bool,
-                 account_id: pulumi.Input[str], partition: pulumi.Input[str], region: str,
-                 tags: dict[str, str], opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:aws:AuditTrail", name, None, opts)
+    PACKAGE = AWS
+    LEGACY_TYPE = "gpu-blueprints:aws:AuditTrail"
+    trail_arn: pulumi.Output[str]
+    """The trail's ARN."""
+
+    def __init__(self, name: str, args: AuditTrailArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(AuditTrailArgs, args)
+        kms_key_arn, retention_days, protect = args.kms_key_arn, args.retention_days, args.protect
+        account_id, partition, region, tags = args.account_id, args.partition, args.region, dict(args.tags)
         child = pulumi.ResourceOptions(parent=self)
         trail_arn = pulumi.Output.concat("arn:", partition, ":cloudtrail:", region, ":", account_id, ":trail/", name)
 
@@ -33,7 +60,7 @@ class AuditTrail(pulumi.ComponentResource):
 
         self.bucket = DataBucket(f"{name}-logs", BucketArgs(
             kms_key_arn=kms_key_arn, protect=protect, noncurrent_version_days=retention_days,
-            infrequent_access_after_days=90, tags=tags, extra_statements=delivery), opts=child)
+            infrequent_access_after_days=90, tags=tags, _extra_statements=delivery), opts=child)
         self.log_group = aws.cloudwatch.LogGroup(f"{name}-trail", retention_in_days=retention_days,
                                                  kms_key_id=kms_key_arn, tags=tags, opts=child)
         role = service_role(f"{name}-trail-to-logs", "cloudtrail.amazonaws.com", [Statement(
@@ -47,12 +74,27 @@ class AuditTrail(pulumi.ComponentResource):
             cloud_watch_logs_role_arn=role.arn,
             event_selectors=[{"read_write_type": "All", "include_management_events": True}],
             tags=tags, opts=pulumi.ResourceOptions(parent=self, depends_on=[self.bucket.policy]))
-        self.register_outputs({"trail_arn": self.trail.arn})
+        self.trail_arn = self.trail.arn
+        self.register_outputs({"trail_arn": self.trail_arn})
 
 
-class ThreatDetection(pulumi.ComponentResource):
-    def __init__(self, name: str, *, tags: dict[str, str], opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:aws:ThreatDetection", name, None, opts)
+@dataclass(frozen=True)
+class ThreatDetectionArgs:
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on the detector; none by default."""
+
+
+class ThreatDetection(Component):
+    """GuardDuty with EKS runtime monitoring (its agent managed as an EKS add-on)."""
+
+    PACKAGE = AWS
+    LEGACY_TYPE = "gpu-blueprints:aws:ThreatDetection"
+    detector_id: pulumi.Output[str]
+    """The GuardDuty detector."""
+
+    def __init__(self, name: str, args: ThreatDetectionArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        tags = dict(as_args(ThreatDetectionArgs, args).tags)
         self.detector = aws.guardduty.Detector(name, enable=True, finding_publishing_frequency="FIFTEEN_MINUTES",
                                                tags=tags, opts=pulumi.ResourceOptions(parent=self))
         aws.guardduty.DetectorFeature(f"{name}-eks-runtime", detector_id=self.detector.id,
@@ -60,4 +102,5 @@ class ThreatDetection(pulumi.ComponentResource):
                                       additional_configurations=[{"name": "EKS_ADDON_MANAGEMENT",
                                                                   "status": "ENABLED"}],
                                       opts=pulumi.ResourceOptions(parent=self))
-        self.register_outputs({"detector_id": self.detector.id})
+        self.detector_id = self.detector.id
+        self.register_outputs({"detector_id": self.detector_id})

@@ -1,17 +1,43 @@
 """AWS Budgets: a monthly cost budget that e-mails the stack's contacts at each threshold."""
 
-from __future__ import annotations
-
-from typing import Sequence
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_aws as aws
 
+from ..base import AWS, Component, as_args
 
-class CostBudget(pulumi.ComponentResource):
-    def __init__(self, name: str, *, monthly_limit_usd: float, thresholds_pct: Sequence[int],
-                 contacts: Sequence[str], cost_tag: tuple[str, str], tags: dict[str, str], opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:aws:CostBudget", name, None, opts)
+
+@dataclass(frozen=True)
+class CostBudgetArgs:
+    monthly_limit_usd: float
+    """The monthly limit, USD."""
+    cost_tag_key: str
+    """The cost-allocation tag the budget filters on (the stack's resources carry it)."""
+    cost_tag_value: str
+    """Its value: this cluster."""
+    thresholds_pct: Sequence[int] = (50, 80, 100)
+    """Alert at these percentages of the limit, actual and forecast."""
+    contacts: Sequence[str] = ()
+    """E-mail addresses alerted; none by default (then the budget only records)."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on the budget; none by default."""
+
+
+class CostBudget(Component):
+    """A monthly AWS cost budget for the cluster's tagged resources, alerting its contacts at each threshold."""
+
+    PACKAGE = AWS
+    LEGACY_TYPE = "gpu-blueprints:aws:CostBudget"
+    budget_name: pulumi.Output[str]
+    """The budget's name."""
+
+    def __init__(self, name: str, args: CostBudgetArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(CostBudgetArgs, args)
+        monthly_limit_usd, thresholds_pct, contacts = args.monthly_limit_usd, args.thresholds_pct, args.contacts
+        cost_tag, tags = (args.cost_tag_key, args.cost_tag_value), dict(args.tags)
         notifications = [
             {"comparison_operator": "GREATER_THAN", "threshold": float(pct), "threshold_type": "PERCENTAGE",
              "notification_type": kind, "subscriber_email_addresses": list(contacts)}
@@ -23,4 +49,5 @@ class CostBudget(pulumi.ComponentResource):
             limit_amount=f"{monthly_limit_usd:.2f}", limit_unit="USD",
             cost_filters=[{"name": "TagKeyValue", "values": [f"user:{cost_tag[0]}${cost_tag[1]}"]}],
             notifications=notifications, tags=tags, opts=pulumi.ResourceOptions(parent=self))
-        self.register_outputs({"name": self.budget.name})
+        self.budget_name = self.budget.name
+        self.register_outputs({"budget_name": self.budget_name})

@@ -1,8 +1,8 @@
 """GpuCluster on AWS: EKS, GPU and system node groups, storage, identity, audit and budget from one args object."""
 
-from __future__ import annotations
-
 from dataclasses import replace
+
+from typing import Optional
 
 import pulumi
 import pulumi_aws as aws
@@ -10,17 +10,18 @@ import pulumi_kubernetes as k8s
 
 from ..kubernetes.autoscaler import SERVICE_ACCOUNT as AUTOSCALER_SA, AutoscalerArgs
 from ..kubernetes.kubeconfig import eks_kubeconfig
+from ..base import AWS, Component, as_args
 from ..cluster_args import GpuClusterArgs
 from ..kubernetes.platform import MIG_CONFIG_LABEL, NODE_GROUP_LABEL, GpuPlatform, WorkloadServiceAccount
 from ..providers import caller_provider
 from ..kubernetes.storage import SharedVolumeSpec, StorageClassSpec
 from .addons import AFTER_NODES, BEFORE_NODES, AddonRole, EksAddons, EksAddonsArgs, ebs_csi_key_statements
-from .audit import AuditTrail, ThreatDetection
-from .budget import CostBudget
+from .audit import AuditTrail, AuditTrailArgs, ThreatDetection, ThreatDetectionArgs
+from .budget import CostBudget, CostBudgetArgs
 from .eks import EksArgs, EksCluster
-from .iam import NodeRole, WorkloadRole, cluster_autoscaler_statements
-from .kms import DataKey
-from .network import SUBNET_COUNT, EfaFabric, GpuNetwork, NetworkArgs
+from .iam import NodeRole, NodeRoleArgs, WorkloadRole, WorkloadRoleArgs, cluster_autoscaler_statements
+from .kms import DataKey, DataKeyArgs
+from .network import SUBNET_COUNT, EfaFabric, EfaFabricArgs, GpuNetwork, NetworkArgs
 from .node_group import GpuNodeGroup, NodeGroupArgs, SystemNodeGroup
 from .storage import BucketArgs, DataBucket, LustreArgs, LustreFileSystem
 
@@ -50,16 +51,36 @@ def addon_roles(key_arn: pulumi.Input[str]) -> dict[str, AddonRole]:
     }
 
 
-class GpuCluster(pulumi.ComponentResource):
+class GpuCluster(Component):
     """A GPU cluster on EKS that works on day one. Uses the caller's AWS provider when one is passed
     (`opts.provider` / `opts.providers`); otherwise makes one for `args.region` with `args.tags` as default tags."""
 
-    def __init__(self, name: str, args: GpuClusterArgs, opts: pulumi.ResourceOptions | None = None):
+    PACKAGE = AWS
+    LEGACY_TYPE = "gpu-blueprints:aws:GpuCluster"
+    cluster_name: pulumi.Output[str]
+    """The EKS cluster's name."""
+    kubeconfig: pulumi.Output[str]
+    """A kubeconfig for the cluster (secret); it authenticates with `aws eks get-token`."""
+    kms_key_arn: pulumi.Output[str]
+    """The stack's data key."""
+    vpc_id: pulumi.Output[str]
+    """The VPC."""
+    trainer_role_arn: pulumi.Output[str]
+    """The IRSA role of the `trainer` ServiceAccount."""
+    data_bucket: pulumi.Output[Optional[str]]
+    """The data bucket's name, with object storage."""
+    checkpoints_uri: pulumi.Output[Optional[str]]
+    """Where jobs write checkpoints (`s3://<bucket>/checkpoints/`), with object storage."""
+    lustre_dns_name: pulumi.Output[Optional[str]]
+    """The Lustre file system's DNS name, with one."""
+
+    def __init__(self, name: str, args: GpuClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        args = as_args(GpuClusterArgs, args)
         provider = caller_provider(opts, "aws")
         if provider is None:
             provider = aws.Provider(f"{name}-aws", region=args.region, default_tags={"tags": dict(args.tags)})
             opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(providers={"aws": provider}))
-        super().__init__("gpu-blueprints:aws:GpuCluster", name, None, opts)
+        super().__init__(name, opts)
         child = pulumi.ResourceOptions(parent=self)
         invoke = pulumi.InvokeOutputOptions(parent=self, provider=provider)
         tags = {**args.tags, "gpu-cluster": name}
@@ -67,8 +88,8 @@ class GpuCluster(pulumi.ComponentResource):
         identity = aws.get_caller_identity_output(opts=invoke)
         partition = aws.get_partition_output(opts=invoke).partition
 
-        key = DataKey(f"{name}-data", account_id=identity.account_id, region=args.region,
-                      partition=partition, tags=tags, opts=child)
+        key = DataKey(f"{name}-data", DataKeyArgs(account_id=identity.account_id, region=args.region,
+                                                  partition=partition, tags=tags), opts=child)
 
         # EFA node groups must share one AZ: the first subnet AZ that sells every RDMA shape in the plan.
         azs = aws.get_availability_zones_output(state="available", opts=invoke).names
@@ -92,7 +113,7 @@ class GpuCluster(pulumi.ComponentResource):
             public_api_cidrs=list(args.public_api_cidrs),
             log_retention_days=args.log_retention_days, partition=partition, tags=tags,
             deletion_protection=production, admin_principal_arns=list(args.cluster_admins)), opts=child)
-        node_role = NodeRole(f"{name}-nodes", partition=partition, tags=tags, opts=child)
+        node_role = NodeRole(f"{name}-nodes", NodeRoleArgs(partition=partition, tags=tags), opts=child)
 
         # The private subnet in the RDMA AZ carries every EFA node group (and the file system beside them).
         rdma_subnet_id = pulumi.Output.all(rdma_index, *[s.id for s in network.private_subnets]).apply(
@@ -100,8 +121,9 @@ class GpuCluster(pulumi.ComponentResource):
 
         fabric = None
         if args.rdma:
-            fabric = EfaFabric(f"{name}-efa", vpc_id=network.vpc.id,
-                               placement=any(g.placement_group for g in args.gpu_groups), tags=tags, opts=child)
+            fabric = EfaFabric(f"{name}-efa", EfaFabricArgs(
+                vpc_id=network.vpc.id, placement=any(g.placement_group for g in args.gpu_groups), tags=tags),
+                opts=child)
         client_sgs = [eks.security_group_id] + ([fabric.security_group.id] if fabric else [])
 
         versions = dict(args.addon_versions)
@@ -176,7 +198,7 @@ class GpuCluster(pulumi.ComponentResource):
                 size_gib=lustre_args.size_gib, deployment=lustre_args.deployment,
                 throughput_mbps_per_tib=lustre_args.throughput_mbps_per_tib, kms_key_arn=key.arn,
                 protect=production, tags=tags,
-                cache_bucket=bucket if objects is not None and objects.cache else None), opts=child)
+                cache_bucket_name=bucket.name if bucket is not None and objects.cache else None), opts=child)
             outputs["lustre_dns_name"] = lustre.file_system.dns_name
             shared_volumes.append(SharedVolumeSpec(
                 claim=SHARED_CLAIM, namespace=training_ns, driver=FSX_CSI_DRIVER,
@@ -184,18 +206,19 @@ class GpuCluster(pulumi.ComponentResource):
                 attributes={"dnsname": lustre.file_system.dns_name, "mountname": lustre.file_system.mount_name},
                 capacity_gib=lustre_args.size_gib, mount_options=("flock",)))
 
-        trainer = WorkloadRole(f"{name}-trainer", oidc_provider_arn=eks.oidc_provider.arn,
-                               oidc_issuer=eks.oidc_issuer, namespace=training_ns,
-                               service_account=TRAINING_SERVICE_ACCOUNT, statements=grants, tags=tags, opts=child)
+        trainer = WorkloadRole(f"{name}-trainer", WorkloadRoleArgs(
+            oidc_provider_arn=eks.oidc_provider.arn, oidc_issuer=eks.oidc_issuer, namespace=training_ns,
+            service_account=TRAINING_SERVICE_ACCOUNT, statements=grants, tags=tags), opts=child)
         outputs["trainer_role_arn"] = trainer.arn
 
-        AuditTrail(f"{name}-audit", kms_key_arn=key.arn, retention_days=args.log_retention_days,
-                   protect=production, account_id=identity.account_id, partition=partition, region=args.region,
-                   tags=tags, opts=child)
-        ThreatDetection(f"{name}-guardduty", tags=tags, opts=child)
-        CostBudget(f"{name}-monthly", monthly_limit_usd=args.budget.monthly_limit_usd,
-                   thresholds_pct=list(args.budget.thresholds_pct), contacts=list(args.budget.contacts),
-                   cost_tag=("gpu-cluster", name), tags=tags, opts=child)
+        AuditTrail(f"{name}-audit", AuditTrailArgs(
+            kms_key_arn=key.arn, retention_days=args.log_retention_days, protect=production,
+            account_id=identity.account_id, partition=partition, region=args.region, tags=tags), opts=child)
+        ThreatDetection(f"{name}-guardduty", ThreatDetectionArgs(tags=tags), opts=child)
+        CostBudget(f"{name}-monthly", CostBudgetArgs(
+            monthly_limit_usd=args.budget.monthly_limit_usd, thresholds_pct=list(args.budget.thresholds_pct),
+            contacts=list(args.budget.contacts), cost_tag_key="gpu-cluster", cost_tag_value=name, tags=tags),
+            opts=child)
 
         kubeconfig = eks_kubeconfig(eks.name, eks.cluster.endpoint, eks.cluster.certificate_authority.data,
                                     args.region)
@@ -207,11 +230,11 @@ class GpuCluster(pulumi.ComponentResource):
             autoscaler = None
             scaling = args.autoscaling
             if scaling is not None and scaling.image_tag:
-                role = WorkloadRole(f"{name}-cluster-autoscaler", oidc_provider_arn=eks.oidc_provider.arn,
-                                    oidc_issuer=eks.oidc_issuer, namespace="kube-system",
-                                    service_account=AUTOSCALER_SA, tags=tags, opts=child,
-                                    statements=cluster_autoscaler_statements(name, args.region,
-                                                                             identity.account_id, partition))
+                role = WorkloadRole(f"{name}-cluster-autoscaler", WorkloadRoleArgs(
+                    oidc_provider_arn=eks.oidc_provider.arn, oidc_issuer=eks.oidc_issuer, namespace="kube-system",
+                    service_account=AUTOSCALER_SA, tags=tags,
+                    statements=cluster_autoscaler_statements(name, args.region, identity.account_id, partition)),
+                    opts=child)
                 autoscaler = AutoscalerArgs(
                     cluster_name=eks.name, region=args.region, role_arn=role.arn,
                     image_tag=scaling.image_tag, node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP},
@@ -231,6 +254,8 @@ class GpuCluster(pulumi.ComponentResource):
                                             depends_on=[self.system_group, service_addons]))
 
         self.outputs = outputs
+        for key, value in outputs.items():
+            setattr(self, key, value)
         self.register_outputs(outputs)
 
 

@@ -1,13 +1,12 @@
 """EKS control plane: private endpoint, KMS-encrypted secrets, audit logs, IRSA, access entries."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_aws as aws
 
+from ..base import AWS, Component, as_args
 from ..policy_document import Statement, policy_json
 
 CONTROL_PLANE_LOGS = ("api", "audit", "authenticator", "controllerManager", "scheduler")
@@ -16,22 +15,46 @@ CONTROL_PLANE_LOGS = ("api", "audit", "authenticator", "controllerManager", "sch
 @dataclass(frozen=True)
 class EksArgs:
     kubernetes_version: str
+    """The Kubernetes minor version (`1.33`)."""
     subnet_ids: Sequence[pulumi.Input[str]]
+    """Private subnets for the control plane's network interfaces."""
     kms_key_arn: pulumi.Input[str]
-    public_api: bool
-    public_api_cidrs: Sequence[str]
-    log_retention_days: int
-    partition: pulumi.Input[str]
-    tags: dict[str, str]
+    """Encrypts Kubernetes Secrets (envelope encryption) and the control-plane log group."""
+    log_retention_days: int = 365
+    """Control-plane log retention; a year by default, what audit frameworks commonly ask."""
+    public_api: bool = False
+    """Also expose the API server publicly; off by default, the endpoint stays inside the VPC."""
+    public_api_cidrs: Sequence[str] = ()
+    """CIDRs allowed to the public endpoint, when there is one."""
+    partition: pulumi.Input[str] = "aws"
+    """The AWS partition of managed policy ARNs."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on every resource; none by default."""
     deletion_protection: bool = False
-    admin_principal_arns: Sequence[str] = field(default_factory=tuple)
+    """Refuse to delete the cluster (production stacks turn it on); off by default."""
+    admin_principal_arns: Sequence[str] = ()
+    """IAM role/user ARNs granted cluster admin through access entries; the creator is admin either way."""
 
 
-class EksCluster(pulumi.ComponentResource):
-    def __init__(self, name: str, args: EksArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:aws:EksCluster", name, None, opts)
+class EksCluster(Component):
+    """An EKS control plane: private endpoint, KMS-encrypted secrets, every control-plane log, IRSA, access entries."""
+
+    PACKAGE = AWS
+    LEGACY_TYPE = "gpu-blueprints:aws:EksCluster"
+    name: pulumi.Output[str]
+    """The cluster's name."""
+    endpoint: pulumi.Output[str]
+    """The API server's URL."""
+    oidc_issuer: pulumi.Output[str]
+    """The OIDC issuer without `https://`, as IRSA trust policies key it."""
+    security_group_id: pulumi.Output[str]
+    """The cluster security group EKS creates."""
+
+    def __init__(self, name: str, args: EksArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(EksArgs, args)
         child = pulumi.ResourceOptions(parent=self)
-        tags = args.tags
+        tags = dict(args.tags)
         self.role = aws.iam.Role(
             f"{name}-cluster",
             assume_role_policy=policy_json([Statement(
@@ -76,4 +99,6 @@ class EksCluster(pulumi.ComponentResource):
                 access_scope={"type": "cluster"}, opts=pulumi.ResourceOptions(parent=self, depends_on=[entry]))
         self.name = self.cluster.name
         self.security_group_id = self.cluster.vpc_config.cluster_security_group_id
-        self.register_outputs({"name": self.cluster.name, "endpoint": self.cluster.endpoint})
+        self.endpoint = self.cluster.endpoint
+        self.register_outputs({"name": self.name, "endpoint": self.endpoint, "oidc_issuer": self.oidc_issuer,
+                               "security_group_id": self.security_group_id})

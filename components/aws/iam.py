@@ -1,12 +1,12 @@
 """Roles: the node role with only the AWS-managed policies nodes need, and IRSA workload roles."""
 
-from __future__ import annotations
-
-from typing import Sequence
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_aws as aws
 
+from ..base import AWS, Component, as_args
 from ..policy_document import Statement, policy_json
 
 # What an EKS worker needs: join the cluster and pull images. The VPC CNI gets its own IRSA role
@@ -16,10 +16,26 @@ from ..policy_document import Statement, policy_json
 NODE_MANAGED_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryPullOnly")
 
 
-class NodeRole(pulumi.ComponentResource):
-    def __init__(self, name: str, *, partition: pulumi.Input[str], tags: dict[str, str],
-                 opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:aws:NodeRole", name, None, opts)
+@dataclass(frozen=True)
+class NodeRoleArgs:
+    partition: pulumi.Input[str] = "aws"
+    """The AWS partition of the managed policies' ARNs; `aws` unless the account is in China or GovCloud."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on the role; none by default."""
+
+
+class NodeRole(Component):
+    """The EKS node role with only the AWS-managed policies nodes need (join the cluster, pull images)."""
+
+    PACKAGE = AWS
+    LEGACY_TYPE = "gpu-blueprints:aws:NodeRole"
+    arn: pulumi.Output[str]
+    """The role's ARN, for node groups."""
+
+    def __init__(self, name: str, args: NodeRoleArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(NodeRoleArgs, args)
+        partition, tags = args.partition, dict(args.tags)
         child = pulumi.ResourceOptions(parent=self)
         self.role = aws.iam.Role(
             name,
@@ -36,18 +52,41 @@ class NodeRole(pulumi.ComponentResource):
         self.register_outputs({"arn": self.role.arn})
 
 
-class WorkloadRole(pulumi.ComponentResource):
-    """An IRSA role one Kubernetes service account can assume, with the grants it was given.
+@dataclass(frozen=True)
+class WorkloadRoleArgs:
+    oidc_provider_arn: pulumi.Input[str]
+    """The cluster's IAM OIDC provider."""
+    oidc_issuer: pulumi.Input[str]
+    """The cluster's OIDC issuer URL; the trust policy's conditions are keyed on it."""
+    namespace: str
+    """The ServiceAccount's namespace: only it may assume the role."""
+    service_account: str
+    """The ServiceAccount's name: only it may assume the role."""
+    statements: Sequence[Statement] = ()
+    """Grants, as one inline policy; none by default (an add-on may need only managed policies)."""
+    managed_policies: Sequence[str] = ()
+    """AWS-managed policy paths (`service-role/AmazonEBSCSIDriverPolicy`) for add-ons whose permissions AWS keeps;
+    none by default."""
+    partition: pulumi.Input[str] = "aws"
+    """The AWS partition of managed policy ARNs."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on the role; none by default."""
 
-    ``statements`` become one inline policy; ``managed_policies`` are AWS-managed policy paths
-    (``service-role/AmazonEBSCSIDriverPolicy``) for add-ons whose permissions AWS maintains.
-    """
 
-    def __init__(self, name: str, *, oidc_provider_arn: pulumi.Input[str], oidc_issuer: pulumi.Input[str],
-                 namespace: str, service_account: str, tags: dict[str, str],
-                 statements: Sequence[Statement] = (), managed_policies: Sequence[str] = (),
-                 partition: pulumi.Input[str] = "aws", opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:aws:WorkloadRole", name, None, opts)
+class WorkloadRole(Component):
+    """An IRSA role one Kubernetes service account can assume, with exactly the grants it was given."""
+
+    PACKAGE = AWS
+    LEGACY_TYPE = "gpu-blueprints:aws:WorkloadRole"
+    arn: pulumi.Output[str]
+    """The role's ARN, for the ServiceAccount's `eks.amazonaws.com/role-arn` annotation."""
+
+    def __init__(self, name: str, args: WorkloadRoleArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(WorkloadRoleArgs, args)
+        oidc_provider_arn, oidc_issuer, namespace = args.oidc_provider_arn, args.oidc_issuer, args.namespace
+        service_account, statements, tags = args.service_account, list(args.statements), dict(args.tags)
+        managed_policies, partition = args.managed_policies, args.partition
         child = pulumi.ResourceOptions(parent=self)
         trust = pulumi.Output.from_input(oidc_issuer).apply(lambda issuer: policy_json([Statement(
             sid="ServiceAccountAssume", actions=["sts:AssumeRoleWithWebIdentity"],

@@ -1,10 +1,12 @@
 """The stack's customer-managed KMS key: rotation on, 30-day deletion window, scoped key policy."""
 
-from __future__ import annotations
+from dataclasses import dataclass, field
+from typing import Mapping, Optional
 
 import pulumi
 import pulumi_aws as aws
 
+from ..base import AWS, Component, as_args
 from ..policy_document import Statement, policy_json
 
 DELETION_WINDOW_DAYS = 30
@@ -20,12 +22,30 @@ ADMIN_ACTIONS = (
 ENCRYPT_ACTIONS = ("kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey")
 
 
-class DataKey(pulumi.ComponentResource):
+@dataclass(frozen=True)
+class DataKeyArgs:
+    account_id: pulumi.Input[str]
+    """The account that administers the key (its root principal, so IAM policies can grant use)."""
+    region: str
+    """The key's region: names the regional CloudWatch Logs principal in the key policy."""
+    partition: pulumi.Input[str] = "aws"
+    """The AWS partition of the ARNs in the key policy."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on the key; none by default."""
+
+
+class DataKey(Component):
     """One KMS key for everything the stack keeps at rest (EBS, S3, FSx, logs, EKS secrets)."""
 
-    def __init__(self, name: str, *, account_id: pulumi.Input[str], region: str, partition: pulumi.Input[str],
-                 tags: dict[str, str], opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:aws:DataKey", name, None, opts)
+    PACKAGE = AWS
+    LEGACY_TYPE = "gpu-blueprints:aws:DataKey"
+    arn: pulumi.Output[str]
+    """The key's ARN."""
+
+    def __init__(self, name: str, args: DataKeyArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(DataKeyArgs, args)
+        account_id, region, partition, tags = args.account_id, args.region, args.partition, dict(args.tags)
         child = pulumi.ResourceOptions(parent=self)
         root = pulumi.Output.concat("arn:", partition, ":iam::", account_id, ":root")
         # EKS node groups launch through Auto Scaling, whose service-linked role must be able to use the key

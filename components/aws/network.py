@@ -1,13 +1,13 @@
 """VPC for GPU nodes: private subnets, NAT, VPC endpoints, flow logs, EFA security group, placement."""
 
-from __future__ import annotations
-
 import ipaddress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_aws as aws
 
+from ..base import AWS, Component, as_args
 from ..policy_document import Statement, service_role
 
 # Interface endpoints nodes need so image pulls, IRSA and logs stay inside the VPC.
@@ -18,11 +18,17 @@ SUBNET_COUNT = 3
 @dataclass(frozen=True)
 class NetworkArgs:
     region: str
+    """The VPC's region: names the VPC endpoints' services."""
     cidr: str
-    flow_log_retention_days: int
+    """The VPC's CIDR; split into three private subnets for nodes and pods and three small public ones for NAT."""
     kms_key_arn: pulumi.Input[str]
-    availability_zones: pulumi.Input[list[str]]
-    tags: dict[str, str]
+    """Encrypts the flow-log group."""
+    availability_zones: pulumi.Input[Sequence[str]]
+    """Zones for the subnets; the first three are used."""
+    flow_log_retention_days: int = 365
+    """Flow-log retention; a year by default, what audit frameworks commonly ask."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on every resource; none by default."""
 
 
 def _subnets(cidr: str) -> tuple[list[str], list[str]]:
@@ -34,13 +40,21 @@ def _subnets(cidr: str) -> tuple[list[str], list[str]]:
     return private, public
 
 
-class GpuNetwork(pulumi.ComponentResource):
+class GpuNetwork(Component):
     """Private-by-default networking; nothing accepts traffic from 0.0.0.0/0."""
 
-    def __init__(self, name: str, args: NetworkArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:aws:GpuNetwork", name, None, opts)
+    PACKAGE = AWS
+    LEGACY_TYPE = "gpu-blueprints:aws:GpuNetwork"
+    vpc_id: pulumi.Output[str]
+    """The VPC."""
+    private_subnet_ids: pulumi.Output[Sequence[str]]
+    """The private subnets, one per zone, for nodes and file systems."""
+
+    def __init__(self, name: str, args: NetworkArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(NetworkArgs, args)
         child = pulumi.ResourceOptions(parent=self)
-        tags = args.tags
+        tags = dict(args.tags)
         private_cidrs, public_cidrs = _subnets(args.cidr)
         azs = pulumi.Output.from_input(args.availability_zones)
 
@@ -104,15 +118,33 @@ class GpuNetwork(pulumi.ComponentResource):
         aws.ec2.FlowLog(name, vpc_id=self.vpc.id, traffic_type="ALL", log_destination_type="cloud-watch-logs",
                         log_destination=flow_logs.arn, iam_role_arn=flow_role.arn, tags=tags, opts=child)
 
-        self.register_outputs({"vpc_id": self.vpc.id})
+        self.vpc_id = self.vpc.id
+        self.private_subnet_ids = pulumi.Output.all(*[s.id for s in self.private_subnets])
+        self.register_outputs({"vpc_id": self.vpc_id, "private_subnet_ids": self.private_subnet_ids})
 
 
-class EfaFabric(pulumi.ComponentResource):
+@dataclass(frozen=True)
+class EfaFabricArgs:
+    vpc_id: pulumi.Input[str]
+    """The VPC of the EFA nodes."""
+    placement: bool = True
+    """A cluster placement group; on by default (EFA's latency wants it), off for capacity blocks and ODCRs."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on every resource; none by default."""
+
+
+class EfaFabric(Component):
     """What EFA needs besides the interfaces: one security group open to itself, and a placement group."""
 
-    def __init__(self, name: str, *, vpc_id: pulumi.Input[str], placement: bool, tags: dict[str, str],
-                 opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:aws:EfaFabric", name, None, opts)
+    PACKAGE = AWS
+    LEGACY_TYPE = "gpu-blueprints:aws:EfaFabric"
+    security_group_id: pulumi.Output[str]
+    """The group every EFA interface carries."""
+
+    def __init__(self, name: str, args: EfaFabricArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(EfaFabricArgs, args)
+        vpc_id, placement, tags = args.vpc_id, args.placement, dict(args.tags)
         child = pulumi.ResourceOptions(parent=self)
         # EFA's OS-bypass traffic must be allowed in and out to the group itself, all protocols.
         # https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start.html#efa-start-security
@@ -124,4 +156,5 @@ class EfaFabric(pulumi.ComponentResource):
         self.placement_group = (
             aws.ec2.PlacementGroup(name, strategy="cluster", tags=tags, opts=child) if placement else None
         )
-        self.register_outputs({"security_group_id": self.security_group.id})
+        self.security_group_id = self.security_group.id
+        self.register_outputs({"security_group_id": self.security_group_id})

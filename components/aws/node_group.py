@@ -5,14 +5,14 @@ group, what a node would offer (labels, taints, GPUs, EFA devices), so the group
 `SystemNodeGroup` is the untainted CPU group that runs cluster services.
 """
 
-from __future__ import annotations
-
 import base64
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_aws as aws
+
+from ..base import AWS, Component, as_args
 
 CAPACITY_TYPES = {"on-demand": "ON_DEMAND", "spot": "SPOT", "reservation": "ON_DEMAND",
                   "capacity-block": "CAPACITY_BLOCK"}
@@ -77,29 +77,48 @@ def autoscaler_node_template(labels: Mapping[str, str], taints: Sequence[Mapping
 
 @dataclass(frozen=True)
 class NodeGroupArgs:
-    """One EKS managed node group; every field is required unless it has a default below."""
+    """One EKS managed node group. Fields without a default are required."""
 
     cluster_name: pulumi.Input[str]
-    kubernetes_version: str  # picks the AMI release from the EKS-optimized AMI's public SSM parameter
+    """The EKS cluster the group joins."""
+    kubernetes_version: str
+    """The cluster's minor version (`1.33`): picks the AMI release from the EKS-optimized AMI's public SSM parameter."""
     node_role_arn: pulumi.Input[str]
+    """The nodes' IAM role (see NodeRole)."""
     instance_type: str
+    """One EC2 instance type; the group never mixes shapes, so every node offers the same GPUs."""
     subnet_ids: Sequence[pulumi.Input[str]]
+    """Private subnets; EFA groups get one, in the zone of their placement group."""
     security_group_ids: Sequence[pulumi.Input[str]]
-    kms_key_arn: pulumi.Input[str]  # encrypts the root volume
+    """The cluster security group, plus the EFA group for EFA nodes."""
+    kms_key_arn: pulumi.Input[str]
+    """Encrypts the root volume (the key policy must let Auto Scaling use it)."""
     min_nodes: int
-    desired_nodes: int  # the starting size; the autoscaler owns it afterwards (ignored on update)
+    """0 lets a GPU group scale to zero when idle."""
+    desired_nodes: int
+    """The starting size; the autoscaler owns it afterwards, so later changes are ignored."""
     max_nodes: int
+    """The most nodes the autoscaler may add: the cost ceiling of the group."""
     labels: Mapping[str, str]
+    """Kubernetes node labels, also written to the autoscaler's node template."""
     root_volume_gib: int
+    """Encrypted gp3 root volume; GPU images are large."""
     tags: Mapping[str, str]
-    capacity: str = "on-demand"  # on-demand | spot | reservation | capacity-block
-    taints: Sequence[Mapping[str, str]] = ()  # key, value, effect (Kubernetes spelling)
-    efa_interfaces: int = 0  # EFA devices per node; 0 attaches none
+    """Tags on the group, its launch template, instances and volumes."""
+    capacity: str = "on-demand"
+    """How nodes are bought: on-demand (default), spot, reservation (an ODCR) or capacity-block."""
+    taints: Sequence[Mapping[str, str]] = ()
+    """key, value, effect in Kubernetes spelling; none by default (GPU groups pass `nvidia.com/gpu`)."""
+    efa_interfaces: int = 0
+    """EFA devices per node; 0 (default) attaches none."""
     placement_group_name: Optional[pulumi.Input[str]] = None
+    """A cluster placement group; None (default) places nodes anywhere in the subnets."""
     capacity_reservation_id: Optional[str] = None
-    local_nvme_raid0: bool = False  # stripe instance-store NVMe for kubelet/containerd (needs NVMe on the shape)
-    # Extended resources a node offers (nvidia.com/gpu, vpc.amazonaws.com/efa), for scale-from-zero templates.
+    """The reservation or capacity block to launch into; required with capacity `reservation`/`capacity-block`."""
+    local_nvme_raid0: bool = False
+    """Stripe instance-store NVMe as RAID0 for kubelet and containerd; off by default (needs NVMe on the shape)."""
     extended_resources: Mapping[str, int] = field(default_factory=dict)
+    """What a node offers (`nvidia.com/gpu`, `vpc.amazonaws.com/efa`), for scale-from-zero templates; empty by default."""
 
 
 def _declare(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs, ami_type: str,
@@ -157,11 +176,17 @@ def _declare(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs
     return launch_template, node_group
 
 
-class GpuNodeGroup(pulumi.ComponentResource):
+class GpuNodeGroup(Component):
     """GPU nodes on the EKS AL2023 NVIDIA AMI, tainted, described to the autoscaler so they scale from zero."""
 
-    def __init__(self, name: str, args: NodeGroupArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:aws:GpuNodeGroup", name, None, opts)
+    PACKAGE = AWS
+    LEGACY_TYPE = "gpu-blueprints:aws:GpuNodeGroup"
+    node_group_name: pulumi.Output[str]
+    """The EKS node group's name."""
+
+    def __init__(self, name: str, args: NodeGroupArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(NodeGroupArgs, args)
         self.launch_template, self.node_group = _declare(self, name, args, GPU_AMI_TYPE, "nvidia/")
         # EKS does not copy node group tags to its Auto Scaling group, so the templates are tagged there.
         asg_name = self.node_group.resources.apply(lambda r: r[0].autoscaling_groups[0].name)
@@ -172,15 +197,23 @@ class GpuNodeGroup(pulumi.ComponentResource):
                                 opts=pulumi.ResourceOptions(parent=self))
             for i, (key, value) in enumerate(sorted(template.items()))
         ]
-        self.register_outputs({"node_group": self.node_group.node_group_name})
+        self.node_group_name = self.node_group.node_group_name
+        self.register_outputs({"node_group_name": self.node_group_name})
 
 
-class SystemNodeGroup(pulumi.ComponentResource):
+class SystemNodeGroup(Component):
     """Untainted, on-demand CPU nodes across the cluster's zones for CoreDNS, operators and controllers."""
 
-    def __init__(self, name: str, args: NodeGroupArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:aws:SystemNodeGroup", name, None, opts)
+    PACKAGE = AWS
+    LEGACY_TYPE = "gpu-blueprints:aws:SystemNodeGroup"
+    node_group_name: pulumi.Output[str]
+    """The EKS node group's name."""
+
+    def __init__(self, name: str, args: NodeGroupArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(NodeGroupArgs, args)
         if args.taints or args.capacity != "on-demand":
             raise ValueError("a system node group is untainted and on-demand")
         self.launch_template, self.node_group = _declare(self, name, args, SYSTEM_AMI_TYPE, "standard/")
-        self.register_outputs({"node_group": self.node_group.node_group_name})
+        self.node_group_name = self.node_group.node_group_name
+        self.register_outputs({"node_group_name": self.node_group_name})

@@ -1,13 +1,12 @@
 """Data at rest: an S3 bucket that grants access like CDK does, and FSx for Lustre with its ports."""
 
-from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_aws as aws
 
+from ..base import AWS, Component, as_args
 from ..policy_document import Statement, policy_json
 
 # Lustre clients reach the file servers on TCP 988 and 1018-1023.
@@ -21,21 +20,35 @@ LIST_ACTIONS = ("s3:ListBucket",)
 @dataclass(frozen=True)
 class BucketArgs:
     kms_key_arn: pulumi.Input[str]
-    protect: bool
-    noncurrent_version_days: int
-    infrequent_access_after_days: Optional[int]
-    tags: dict[str, str]
-    # More bucket-policy statements, given the bucket's ARN (a bucket has exactly one policy).
-    extra_statements: Optional[Callable[[pulumi.Output[str]], Sequence[Statement]]] = None
+    """Encrypts every object (SSE-KMS with a bucket key)."""
+    protect: bool = True
+    """Refuse to delete the bucket and keep its objects on destroy; on by default, data outlives clusters."""
+    noncurrent_version_days: int = 30
+    """Days an overwritten or deleted object version is kept; a month by default, room to undo a bad checkpoint."""
+    infrequent_access_after_days: Optional[int] = None
+    """Move objects to STANDARD_IA after this many days; None (default) keeps them in STANDARD, which datasets
+    read daily want."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on the bucket; none by default."""
+    _extra_statements: Optional[Callable[[pulumi.Output[str]], Sequence[Statement]]] = None
+    """Python only: more bucket-policy statements, given the bucket's ARN (a bucket has exactly one policy)."""
 
 
-class DataBucket(pulumi.ComponentResource):
+class DataBucket(Component):
     """Versioned, SSE-KMS, never public, TLS only; access is granted per prefix, never with s3:*."""
 
-    def __init__(self, name: str, args: BucketArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:aws:DataBucket", name, None, opts)
+    PACKAGE = AWS
+    LEGACY_TYPE = "gpu-blueprints:aws:DataBucket"
+    arn: pulumi.Output[str]
+    """The bucket's ARN."""
+    name: pulumi.Output[str]
+    """The bucket's name."""
+
+    def __init__(self, name: str, args: BucketArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(BucketArgs, args)
         child = pulumi.ResourceOptions(parent=self)
-        self.bucket = aws.s3.Bucket(name, force_destroy=not args.protect, tags=args.tags,
+        self.bucket = aws.s3.Bucket(name, force_destroy=not args.protect, tags=dict(args.tags),
                                     opts=pulumi.ResourceOptions(parent=self, protect=args.protect))
         aws.s3.BucketOwnershipControls(name, bucket=self.bucket.id,
                                        rule={"object_ownership": "BucketOwnerEnforced"}, opts=child)
@@ -55,13 +68,13 @@ class DataBucket(pulumi.ComponentResource):
         if args.infrequent_access_after_days:
             rule["transitions"] = [{"days": args.infrequent_access_after_days, "storage_class": "STANDARD_IA"}]
         aws.s3.BucketLifecycleConfiguration(name, bucket=self.bucket.id, rules=[rule], opts=child)
-        extra = list(args.extra_statements(self.bucket.arn)) if args.extra_statements else []
+        extra = list(args._extra_statements(self.bucket.arn)) if args._extra_statements else []
         self.policy = aws.s3.BucketPolicy(
             name, bucket=self.bucket.id, policy=policy_json([deny_insecure_transport(self.bucket.arn), *extra]),
             opts=pulumi.ResourceOptions(parent=self, depends_on=[public_access_block]))
         self.arn = self.bucket.arn
         self.name = self.bucket.bucket
-        self.register_outputs({"bucket": self.bucket.bucket})
+        self.register_outputs({"arn": self.arn, "name": self.name})
 
     def _prefix_arn(self, prefix: str) -> pulumi.Output[str]:
         return pulumi.Output.concat(self.bucket.arn, "/", prefix.strip("/"), "/*")
@@ -89,22 +102,42 @@ def deny_insecure_transport(bucket_arn: pulumi.Input[str]) -> Statement:
 @dataclass(frozen=True)
 class LustreArgs:
     vpc_id: pulumi.Input[str]
+    """The VPC of the file system and its clients."""
     subnet_id: pulumi.Input[str]
+    """One subnet: put it in the GPU nodes' zone (the EFA zone), cross-zone traffic is slower and billed."""
     client_security_group_ids: Sequence[pulumi.Input[str]]
+    """Groups whose members may mount (ports 988 and 1018-1023)."""
     size_gib: int
-    deployment: str
-    throughput_mbps_per_tib: int
+    """Capacity: 1200 GiB or a multiple of 2400 GiB for PERSISTENT_2 and SCRATCH_2."""
     kms_key_arn: pulumi.Input[str]
-    protect: bool
-    tags: dict[str, str]
-    cache_bucket: Optional[DataBucket] = None
+    """Encrypts PERSISTENT deployments (SCRATCH takes only an AWS-owned key)."""
+    deployment: str = "PERSISTENT_2"
+    """PERSISTENT_2 (default: replicated, takes the customer key, backed up) or SCRATCH_2."""
+    throughput_mbps_per_tib: int = 125
+    """PERSISTENT_2 throughput per TiB: 125 (default, the cheapest), 250, 500 or 1000."""
+    protect: bool = True
+    """Refuse to delete the file system; on by default."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on every resource; none by default."""
+    cache_bucket_name: Optional[pulumi.Input[str]] = None
+    """A bucket the file system caches (a data repository association at /data); None (default) links none."""
 
 
-class LustreFileSystem(pulumi.ComponentResource):
+class LustreFileSystem(Component):
     """FSx for Lustre; with a bucket it becomes the bucket's cache through a data repository association."""
 
-    def __init__(self, name: str, args: LustreArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-blueprints:aws:LustreFileSystem", name, None, opts)
+    PACKAGE = AWS
+    LEGACY_TYPE = "gpu-blueprints:aws:LustreFileSystem"
+    file_system_id: pulumi.Output[str]
+    """The file system's id: the CSI volume handle."""
+    dns_name: pulumi.Output[str]
+    """Where clients mount it."""
+    mount_name: pulumi.Output[str]
+    """The Lustre mount name."""
+
+    def __init__(self, name: str, args: LustreArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(LustreArgs, args)
         child = pulumi.ResourceOptions(parent=self)
         rules = []
         for low, high in LUSTRE_PORTS:
@@ -133,12 +166,16 @@ class LustreFileSystem(pulumi.ComponentResource):
                 "automatic_backup_retention_days": 7, "copy_tags_to_backups": True} if persistent else {}),
             tags=args.tags,
             opts=pulumi.ResourceOptions(parent=self, protect=args.protect))
-        if args.cache_bucket is not None:
+        if args.cache_bucket_name is not None:
             aws.fsx.DataRepositoryAssociation(
                 name, file_system_id=self.file_system.id, file_system_path="/data",
-                data_repository_path=pulumi.Output.concat("s3://", args.cache_bucket.name),
+                data_repository_path=pulumi.Output.concat("s3://", args.cache_bucket_name),
                 batch_import_meta_data_on_create=True,
                 s3={"auto_import_policy": {"events": ["NEW", "CHANGED", "DELETED"]},
                     "auto_export_policy": {"events": ["NEW", "CHANGED", "DELETED"]}},
                 tags=args.tags, opts=child)
-        self.register_outputs({"dns_name": self.file_system.dns_name})
+        self.file_system_id = self.file_system.id
+        self.dns_name = self.file_system.dns_name
+        self.mount_name = self.file_system.mount_name
+        self.register_outputs({"file_system_id": self.file_system_id, "dns_name": self.dns_name,
+                               "mount_name": self.mount_name})

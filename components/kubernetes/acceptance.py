@@ -8,14 +8,15 @@ The pod sees the node's GPUs through the NVIDIA container runtime (NVIDIA_VISIBL
 requesting `nvidia.com/gpu`, as node monitoring agents do, so it never holds GPUs away from workloads.
 """
 
-from __future__ import annotations
-
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
+
+from ..base import KUBERNETES, Component, as_args
 
 SCRIPT = Path(__file__).resolve().parents[2] / "acceptance" / "gpu_check.py"
 RECHECK_SCRIPT = SCRIPT.with_name("recheck.py")
@@ -31,12 +32,36 @@ STARTUP_TAINT_PREFIX = "startup-taint.cluster-autoscaler.kubernetes.io/"
 IMAGE = "pytorch/pytorch:2.9.0-cuda12.8-cudnn9-runtime"
 
 
-class GpuAcceptance(pulumi.ComponentResource):
-    def __init__(self, name: str, *, expectations: Mapping[str, dict], tolerations: Sequence[dict],
-                 priority_class: str, labels: Mapping[str, str], recheck_idle_hours: Optional[int] = None,
-                 system_node_selector: Optional[Mapping[str, str]] = None,
-                 opts: Optional[pulumi.ResourceOptions] = None):
-        super().__init__("gpu-blueprints:kubernetes:GpuAcceptance", name, None, opts)
+@dataclass(frozen=True)
+class GpuAcceptanceArgs:
+    expectations: Mapping[str, Mapping[str, Any]]
+    """Node group -> what acceptance/gpu_check.py expects of its nodes (GPU count, model, memory, bandwidths)."""
+    tolerations: Sequence[Mapping[str, str]]
+    """Tolerations that reach every GPU node, the acceptance gate included."""
+    priority_class: str = "gpu-standard"
+    """The check's pods' priority class."""
+    labels: Mapping[str, str] = field(default_factory=dict)
+    """Labels on every object; none by default."""
+    recheck_idle_hours: Optional[int] = None
+    """Re-gate GPU nodes idle this long for a fresh check; None (default) checks each node once."""
+    system_node_selector: Mapping[str, str] = field(default_factory=dict)
+    """Where the re-check CronJob runs (the system group); empty by default."""
+
+
+class GpuAcceptance(Component):
+    """Runs acceptance/gpu_check.py once on every new GPU node and labels the node with the verdict."""
+
+    PACKAGE = KUBERNETES
+    LEGACY_TYPE = "gpu-blueprints:kubernetes:GpuAcceptance"
+    node_groups: pulumi.Output[Sequence[str]]
+    """The node groups checked."""
+
+    def __init__(self, name: str, args: GpuAcceptanceArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(GpuAcceptanceArgs, args)
+        expectations, tolerations, priority_class = args.expectations, args.tolerations, args.priority_class
+        labels, recheck_idle_hours = dict(args.labels), args.recheck_idle_hours
+        system_node_selector = args.system_node_selector
         child = pulumi.ResourceOptions(parent=self)
         app = {"app.kubernetes.io/name": "gpu-acceptance"}
         meta = {"namespace": NAMESPACE, "labels": {**labels, **app}}
@@ -117,7 +142,8 @@ class GpuAcceptance(pulumi.ComponentResource):
                                                       "readOnly": True}]}],
                     "volumes": [{"name": "script", "configMap": {"name": "gpu-acceptance"}}]}}}}},
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[config, account]))
-        self.register_outputs({"node_groups": sorted(expectations)})
+        self.node_groups = pulumi.Output.from_input(sorted(expectations))
+        self.register_outputs({"node_groups": self.node_groups})
 
 
 def recheck_schedule(hours: int) -> str:

@@ -8,13 +8,12 @@ https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/cloudpro
 https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/FAQ.md (flags and their defaults)
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from typing import Mapping, Optional
 
 import pulumi
 
+from ..base import KUBERNETES, Component, as_args
 from .charts import chart_release
 
 SERVICE_ACCOUNT = "cluster-autoscaler"
@@ -55,10 +54,19 @@ def autoscaler_values(args: AutoscalerArgs, cluster_name: str, role_arn: str) ->
     }
 
 
-class ClusterAutoscaler(pulumi.ComponentResource):
+class ClusterAutoscaler(Component):
+    """The Kubernetes Cluster Autoscaler (upstream chart) for EKS, on the system group."""
+
+    PACKAGE = KUBERNETES
+    LEGACY_TYPE = "gpu-blueprints:kubernetes:ClusterAutoscaler"
+    release_name: pulumi.Output[str]
+    """The Helm release."""
+
     def __init__(self, name: str, args: AutoscalerArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        super().__init__("gpu-blueprints:kubernetes:ClusterAutoscaler", name, None, opts)
+        super().__init__(name, opts)
+        args = as_args(AutoscalerArgs, args)
         values = pulumi.Output.all(args.cluster_name, args.role_arn).apply(
             lambda v: autoscaler_values(args, v[0], v[1]))
         self.release = chart_release(self, name, "cluster-autoscaler", NAMESPACE, values)
-        self.register_outputs({"release": self.release.name})
+        self.release_name = self.release.name
+        self.register_outputs({"release_name": self.release_name})

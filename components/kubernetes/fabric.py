@@ -8,8 +8,6 @@ It starts suspended (it scales two GPU nodes up): `kubectl -n gpu-acceptance pat
 (schema kept in tests/data/crds/jobset-0.12.0).
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
@@ -17,6 +15,7 @@ from typing import Mapping, Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
+from ..base import KUBERNETES, Component, as_args
 from .charts import chart_release
 
 SCRIPT = Path(__file__).resolve().parents[2] / "acceptance" / "fabric_check.py"
@@ -48,6 +47,7 @@ class FabricArgs:
     nodes: int = 2
     priority_class: str = "gpu-standard"
     accepted_label: str = "gpu-blueprints/acceptance"
+    labels: Mapping[str, str] = field(default_factory=dict)  # on every object
 
 
 def fabric_jobset(target: FabricTarget, args: FabricArgs, labels: Mapping[str, str]) -> dict:
@@ -98,10 +98,19 @@ def fabric_jobset(target: FabricTarget, args: FabricArgs, labels: Mapping[str, s
     }
 
 
-class FabricValidation(pulumi.ComponentResource):
-    def __init__(self, name: str, args: FabricArgs, labels: Mapping[str, str],
-                 opts: Optional[pulumi.ResourceOptions] = None):
-        super().__init__("gpu-blueprints:kubernetes:FabricValidation", name, None, opts)
+class FabricValidation(Component):
+    """The JobSet controller and one suspended two-node NCCL JobSet per RDMA group, judged against the published
+    bus bandwidth of its shape."""
+
+    PACKAGE = KUBERNETES
+    LEGACY_TYPE = "gpu-blueprints:kubernetes:FabricValidation"
+    groups: pulumi.Output[Sequence[str]]
+    """The node groups validated."""
+
+    def __init__(self, name: str, args: FabricArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(FabricArgs, args)
+        labels = dict(args.labels)
         child = pulumi.ResourceOptions(parent=self)
         self.release = chart_release(self, f"{name}-jobset", "jobset", CONTROLLER_NAMESPACE, {
             "controller": {"nodeSelector": dict(args.system_node_selector)}}, create_namespace=True)
@@ -121,4 +130,5 @@ class FabricValidation(pulumi.ComponentResource):
             self.jobsets[target.group] = k8s.apiextensions.CustomResource(
                 f"{name}-{target.group}", api_version=API, kind="JobSet", metadata=body["metadata"], spec=body["spec"],
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[self.release, script, account]))
-        self.register_outputs({"groups": sorted(self.jobsets)})
+        self.groups = pulumi.Output.from_input(sorted(self.jobsets))
+        self.register_outputs({"groups": self.groups})

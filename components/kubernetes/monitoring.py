@@ -8,10 +8,8 @@ ECC volatile double-bit errors and clock-event reasons are not in its default co
 them. The rules are checked with promtool (`check rules`, and `test rules` on sample series) in the tests.
 """
 
-from __future__ import annotations
-
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Optional
 
@@ -19,6 +17,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
+from ..base import KUBERNETES, Component, as_args
 from .charts import chart_release
 
 NAMESPACE = "monitoring"
@@ -59,6 +58,7 @@ class MonitoringArgs:
     system_node_selector: Mapping[str, str]
     idle_gpu_minutes: int = 60
     retention_days: int = 15
+    labels: Mapping[str, str] = field(default_factory=dict)  # on every object
 
 
 def alert_rules(idle_gpu_minutes: int) -> dict:
@@ -88,10 +88,18 @@ def stack_values(args: MonitoringArgs) -> dict:
     }
 
 
-class GpuMonitoring(pulumi.ComponentResource):
-    def __init__(self, name: str, args: MonitoringArgs, labels: Mapping[str, str],
-                 opts: Optional[pulumi.ResourceOptions] = None):
-        super().__init__("gpu-blueprints:kubernetes:GpuMonitoring", name, None, opts)
+class GpuMonitoring(Component):
+    """kube-prometheus-stack on the system group, GPU alert rules and a GPU dashboard."""
+
+    PACKAGE = KUBERNETES
+    LEGACY_TYPE = "gpu-blueprints:kubernetes:GpuMonitoring"
+    namespace: pulumi.Output[str]
+    """Where Prometheus and Grafana run."""
+
+    def __init__(self, name: str, args: MonitoringArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(MonitoringArgs, args)
+        labels = dict(args.labels)
         # node-exporter needs host namespaces: the namespace runs privileged pods.
         namespace = k8s.core.v1.Namespace(f"{name}-namespace", metadata={"name": NAMESPACE, "labels": {
             **labels, "pod-security.kubernetes.io/enforce": "privileged"}}, opts=pulumi.ResourceOptions(parent=self))
@@ -106,4 +114,5 @@ class GpuMonitoring(pulumi.ComponentResource):
             "name": "gpu-dashboard", "namespace": NAMESPACE, "labels": {**labels, "grafana_dashboard": "1"}},
             data={"gpu.json": json.dumps(json.loads(DASHBOARD_FILE.read_text(encoding="utf-8")), indent=1)},
             opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]))
-        self.register_outputs({"namespace": NAMESPACE})
+        self.namespace = pulumi.Output.from_input(NAMESPACE)
+        self.register_outputs({"namespace": self.namespace})

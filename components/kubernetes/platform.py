@@ -6,21 +6,20 @@ NVIDIA AMI, drivers and device plugin on ACK GPU nodes), which groups have EFA, 
 nodes are, and passes a Kubernetes provider for its cluster.
 """
 
-from __future__ import annotations
-
-from dataclasses import dataclass, field
-from typing import Literal, Mapping, Optional, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from .acceptance import GATE_TAINT, NAMESPACE as ACCEPTANCE_NAMESPACE, STARTUP_TAINT_PREFIX, GpuAcceptance
+from ..base import KUBERNETES, Component, as_args
+from .acceptance import GATE_TAINT, NAMESPACE as ACCEPTANCE_NAMESPACE, STARTUP_TAINT_PREFIX, GpuAcceptance, GpuAcceptanceArgs
 from .autoscaler import AutoscalerArgs, ClusterAutoscaler
 from .charts import chart_release
 from .fabric import FabricArgs, FabricTarget, FabricValidation
 from .monitoring import DCGM_COUNTERS, GpuMonitoring, MonitoringArgs
 from .queueing import FairQueueing, GpuFlavor, QueueingArgs, TeamQueue
-from .storage import ClusterStorage, SharedVolumeSpec, StorageClassSpec
+from .storage import ClusterStorage, ClusterStorageArgs, SharedVolumeSpec, StorageClassSpec
 
 GPU_RESOURCE = "nvidia.com/gpu"
 OPERATOR_NAMESPACE = "gpu-operator"
@@ -32,10 +31,10 @@ NODE_GROUP_LABEL = "gpu-blueprints/node-group"
 @dataclass(frozen=True)
 class GpuNodes:
     name: str
-    rdma: Literal["none", "efa", "erdma"]
+    rdma: str  # none, efa or erdma
     taints: Sequence[Mapping[str, str]]  # key, value, effect (Kubernetes spelling), the acceptance gate included
     mig_profile: Optional[str] = None
-    acceptance: Optional[dict] = None  # acceptance/gpu_check.py expectation; None runs no check
+    acceptance: Optional[Mapping[str, Any]] = None  # acceptance/gpu_check.py expectation; None runs no check
     gpus: int = 0  # GPUs per node
     vcpus: int = 0
     memory_gib: int = 0
@@ -90,7 +89,7 @@ class WorkloadServiceAccount:
 @dataclass(frozen=True)
 class PlatformArgs:
     node_groups: Sequence[GpuNodes]
-    gpu_stack: Literal["gpu-operator", "device-plugin"]
+    gpu_stack: str  # gpu-operator (NVIDIA GPU Operator) or device-plugin (the device plugin chart alone)
     teams: Mapping[str, Team]
     priorities: PriorityValues
     # What the cloud's GPU nodes ship; the cluster component sets both, since it knows its node images.
@@ -141,9 +140,18 @@ def operator_values(args: PlatformArgs) -> dict:
     }
 
 
-class GpuPlatform(pulumi.ComponentResource):
+class GpuPlatform(Component):
+    """What makes GPUs usable on a cluster: GPU enablement, RDMA device plugins, priorities, team quotas and queues,
+    storage, workload identity, the autoscaler, acceptance and fabric checks, monitoring."""
+
+    PACKAGE = KUBERNETES
+    LEGACY_TYPE = "gpu-blueprints:kubernetes:GpuPlatform"
+    releases: pulumi.Output[Sequence[str]]
+    """The Helm releases installed."""
+
     def __init__(self, name: str, args: PlatformArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        super().__init__("gpu-blueprints:kubernetes:GpuPlatform", name, None, opts)
+        super().__init__(name, opts)
+        args = as_args(PlatformArgs, args)
         child = pulumi.ResourceOptions(parent=self)
         labels = {"app.kubernetes.io/managed-by": "gpu-cluster-blueprints", **args.labels}
         tolerations = gpu_tolerations(args.node_groups)
@@ -158,7 +166,7 @@ class GpuPlatform(pulumi.ComponentResource):
         self.releases: dict[str, k8s.helm.v3.Release] = {}
         monitoring_deps: list[pulumi.Resource] = []
         if args.monitoring is not None:
-            monitoring = GpuMonitoring(f"{name}-monitoring", args.monitoring, labels, opts=child)
+            monitoring = GpuMonitoring(f"{name}-monitoring", replace(args.monitoring, labels=labels), opts=child)
             monitoring_deps = [monitoring.release]  # the ServiceMonitor CRD comes with it
         if args.gpu_stack == "gpu-operator":
             operator_deps: list[pulumi.Resource] = [operator_ns, *monitoring_deps]
@@ -226,8 +234,8 @@ class GpuPlatform(pulumi.ComponentResource):
             for sa in args.service_accounts
         ]
         if args.storage_classes or args.shared_volumes:
-            ClusterStorage(f"{name}-storage", classes=args.storage_classes, volumes=args.shared_volumes,
-                           labels=labels, opts=pulumi.ResourceOptions(
+            ClusterStorage(f"{name}-storage", ClusterStorageArgs(
+                classes=args.storage_classes, volumes=args.shared_volumes, labels=labels), opts=pulumi.ResourceOptions(
                                parent=self, depends_on=[self.namespaces[v.namespace] for v in args.shared_volumes]))
         if args.autoscaler is not None:
             ClusterAutoscaler(f"{name}-cluster-autoscaler", args.autoscaler, opts=child)
@@ -244,14 +252,13 @@ class GpuPlatform(pulumi.ComponentResource):
                        for team, t in sorted(args.teams.items())],
                 system_node_selector=args.system_node_selector, standard_priority=args.priorities.standard,
                 pods_ready_timeout_minutes=args.queueing,
-                depends_on=[self.namespaces[t] for t in sorted(args.teams)]), opts=child)
+                _depends_on=[self.namespaces[t] for t in sorted(args.teams)]), opts=child)
 
         expectations = {g.name: g.acceptance for g in args.node_groups if g.acceptance is not None}
         if expectations:
-            acceptance = GpuAcceptance(
-                f"{name}-acceptance", expectations=expectations, tolerations=tolerations,
-                priority_class="gpu-standard", labels=labels, recheck_idle_hours=args.recheck_idle_hours,
-                system_node_selector=args.system_node_selector,
+            acceptance = GpuAcceptance(f"{name}-acceptance", GpuAcceptanceArgs(
+                expectations=expectations, tolerations=tolerations, priority_class="gpu-standard", labels=labels,
+                recheck_idle_hours=args.recheck_idle_hours, system_node_selector=args.system_node_selector),
                 opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.priority_classes.values())))
             targets = [FabricTarget(group=g.name, node_selector={NODE_GROUP_LABEL: g.name}, tolerations=g.workload_taints,
                                     gpus=g.gpus, devices={RDMA_RESOURCES[g.rdma]: g.rdma_devices},
@@ -261,11 +268,11 @@ class GpuPlatform(pulumi.ComponentResource):
             if args.fabric is not None and targets:
                 FabricValidation(f"{name}-fabric", FabricArgs(
                     targets=targets, image=args.fabric.image, namespace=ACCEPTANCE_NAMESPACE,
-                    system_node_selector=args.system_node_selector, run_on_create=args.fabric.run_on_create),
-                    labels=labels, opts=pulumi.ResourceOptions(parent=self, depends_on=[acceptance,
+                    system_node_selector=args.system_node_selector, run_on_create=args.fabric.run_on_create,
+                    labels=labels), opts=pulumi.ResourceOptions(parent=self, depends_on=[acceptance,
                                                                                         *self.priority_classes.values()]))
 
-        self.register_outputs({"releases": sorted(self.releases)})
+        self.register_outputs({"releases": pulumi.Output.from_input(sorted(self.releases))})
 
 
 def mig_slices(profile: Optional[str]) -> int:

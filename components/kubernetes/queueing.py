@@ -7,8 +7,6 @@ Kueue 0.19 API (kueue.x-k8s.io/v1beta2) and manager configuration (config.kueue.
 https://kueue.sigs.k8s.io/docs/reference/ ; schemas kept in tests/data/crds/kueue-0.19.2.
 """
 
-from __future__ import annotations
-
 import math
 from dataclasses import dataclass, field
 from typing import Mapping, Optional, Sequence
@@ -17,6 +15,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
+from ..base import KUBERNETES, Component, as_args
 from .charts import chart_release
 
 API = "kueue.x-k8s.io/v1beta2"
@@ -56,7 +55,7 @@ class QueueingArgs:
     pods_ready_timeout_minutes: int = 10
     system_cpu_per_team: str = "4"
     system_memory_per_team: str = "16Gi"
-    depends_on: Sequence[pulumi.Resource] = ()  # team namespaces
+    _depends_on: Sequence[pulumi.Resource] = ()  # Python only: the team namespaces, created by the caller
 
 
 def manager_config(pods_ready_timeout_minutes: int) -> str:
@@ -105,15 +104,23 @@ def team_flavors(team: TeamQueue, flavors: Sequence[GpuFlavor], system_cpu: str,
     return rows
 
 
-class FairQueueing(pulumi.ComponentResource):
+class FairQueueing(Component):
+    """Kueue with one ClusterQueue per team in a cohort, GPU flavors per node group, all-or-nothing admission."""
+
+    PACKAGE = KUBERNETES
+    LEGACY_TYPE = "gpu-blueprints:kubernetes:FairQueueing"
+    cohort: pulumi.Output[str]
+    """The cohort the teams' queues borrow within."""
+
     def __init__(self, name: str, args: QueueingArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        super().__init__("gpu-blueprints:kubernetes:FairQueueing", name, None, opts)
+        super().__init__(name, opts)
+        args = as_args(QueueingArgs, args)
         self.release = chart_release(self, f"{name}-kueue", "kueue", NAMESPACE, {
             "managerConfig": {"controllerManagerConfigYaml": manager_config(args.pods_ready_timeout_minutes)},
             "controllerManager": {"nodeSelector": dict(args.system_node_selector)},
         }, create_namespace=True)
         # Kueue's webhooks reject its objects until the controller runs.
-        after = pulumi.ResourceOptions(parent=self, depends_on=[self.release, *args.depends_on])
+        after = pulumi.ResourceOptions(parent=self, depends_on=[self.release, *args._depends_on])
 
         def custom(kind: str, resource_name: str, metadata: dict, spec: dict) -> k8s.apiextensions.CustomResource:
             return k8s.apiextensions.CustomResource(resource_name, api_version=API, kind=kind, metadata=metadata,
@@ -140,4 +147,5 @@ class FairQueueing(pulumi.ComponentResource):
             })
             custom("LocalQueue", f"{name}-{team.name}-default", {"name": DEFAULT_QUEUE, "namespace": team.name},
                    {"clusterQueue": team.name})
-        self.register_outputs({"cohort": COHORT, "teams": [t.name for t in args.teams]})
+        self.cohort = pulumi.Output.from_input(COHORT)
+        self.register_outputs({"cohort": self.cohort})

@@ -4,13 +4,13 @@ A shared file system (FSx for Lustre, CPFS, NAS) already exists when the platfor
 bound by a PersistentVolume that names it and a claim in the namespace that uses it, ReadWriteMany.
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass, field
 from typing import Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
+
+from ..base import KUBERNETES, Component, as_args
 
 DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
 
@@ -39,10 +39,28 @@ class SharedVolumeSpec:
     labels: Mapping[str, str] = field(default_factory=dict)
 
 
-class ClusterStorage(pulumi.ComponentResource):
-    def __init__(self, name: str, *, classes: Sequence[StorageClassSpec], volumes: Sequence[SharedVolumeSpec],
-                 labels: Mapping[str, str], opts: Optional[pulumi.ResourceOptions] = None):
-        super().__init__("gpu-blueprints:kubernetes:ClusterStorage", name, None, opts)
+@dataclass(frozen=True)
+class ClusterStorageArgs:
+    classes: Sequence[StorageClassSpec] = ()
+    """StorageClasses for block volumes; none by default."""
+    volumes: Sequence[SharedVolumeSpec] = ()
+    """Shared file systems as statically provisioned volumes, each bound to its claim; none by default."""
+    labels: Mapping[str, str] = field(default_factory=dict)
+    """Labels on every object; none by default."""
+
+
+class ClusterStorage(Component):
+    """Storage pods can mount: StorageClasses and statically provisioned shared volumes with their claims."""
+
+    PACKAGE = KUBERNETES
+    LEGACY_TYPE = "gpu-blueprints:kubernetes:ClusterStorage"
+    claims: pulumi.Output[Sequence[str]]
+    """The claims, as namespace/name."""
+
+    def __init__(self, name: str, args: ClusterStorageArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(ClusterStorageArgs, args)
+        classes, volumes, labels = args.classes, args.volumes, dict(args.labels)
         child = pulumi.ResourceOptions(parent=self)
         self.classes = {
             c.name: k8s.storage.v1.StorageClass(
@@ -71,4 +89,4 @@ class ClusterStorage(pulumi.ComponentResource):
                     "accessModes": ["ReadWriteMany"], "storageClassName": "", "volumeName": pv_name,
                     "resources": {"requests": {"storage": f"{v.capacity_gib}Gi"}},
                 }, opts=pulumi.ResourceOptions(parent=self, depends_on=[volume]))
-        self.register_outputs({"claims": [f"{ns}/{c}" for ns, c in sorted(self.claims)]})
+        self.register_outputs({"claims": pulumi.Output.from_input([f"{ns}/{c}" for ns, c in sorted(self.claims)])})
