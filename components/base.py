@@ -42,8 +42,8 @@ def as_args(cls: type[Args], value: Union[Args, Mapping[str, Any]]) -> Args:
     keys, nested dicts for nested args), so components read `args.field` either way."""
     if not isinstance(value, Mapping):
         return value
-    hints = typing.get_type_hints(cls)
-    known = {f.name for f in dataclasses.fields(cls)}
+    hints = {f.name: f.type for f in dataclasses.fields(cls)}  # real types: component modules keep annotations live
+    known = set(hints)
     unknown = sorted(set(value) - known)
     if unknown:
         raise TypeError(f"{cls.__name__}: unknown field(s) {', '.join(unknown)}")
@@ -60,3 +60,19 @@ def _coerce(hint: Any, value: Any) -> Any:
     if get_origin(hint) in (list, abc.Sequence) and isinstance(value, list) and get_args(hint):
         return [_coerce(get_args(hint)[0], item) for item in value]
     return value
+
+
+class Args:
+    """Base of every args dataclass: a field given None takes its default.
+
+    Fields with a default are typed Optional so Pulumi's schema marks them optional (the component analyzer reads
+    optionality from the type, not from dataclass defaults); None, or leaving the field out, means the default.
+    """
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            if getattr(self, f.name) is None:
+                if f.default is not dataclasses.MISSING and f.default is not None:
+                    object.__setattr__(self, f.name, f.default)
+                elif f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
+                    object.__setattr__(self, f.name, f.default_factory())  # type: ignore[misc]

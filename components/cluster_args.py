@@ -10,107 +10,168 @@ nothing below reads the catalog, a preset or a stack.
 from dataclasses import dataclass, field
 from typing import Mapping, Optional, Sequence
 
+from .base import Args
+
 from .kubernetes.platform import PlatformArgs
 
 
 @dataclass(frozen=True)
-class GpuGroupArgs:
+class GpuGroupArgs(Args):
     """One GPU node group (EKS managed node group / ACK node pool)."""
 
-    name: str  # the group's name in the cluster, also the `gpu-blueprints/node-group` label
-    instance_type: str  # a real shape: the caller has checked it sells in the region
-    gpu_model: str  # written to the `gpu-blueprints/gpu-model` label and the autoscaler's GPU label
-    gpus: int  # GPUs per node
+    name: str
+    """The group's name in the cluster, also the `gpu-blueprints/node-group` label."""
+    instance_type: str
+    """A real shape: the caller has checked it sells in the region."""
+    gpu_model: str
+    """Written to the `gpu-blueprints/gpu-model` label and the autoscaler's GPU label."""
+    gpus: int
+    """GPUs per node."""
     min_nodes: int
-    desired_nodes: int  # the starting size; the autoscaler owns it afterwards
+    """0 lets the group scale to zero when idle."""
+    desired_nodes: int
+    """The starting size; the autoscaler owns it afterwards."""
     max_nodes: int
-    root_volume_gib: int = 200  # GPU images are large
-    capacity: str = "on-demand"  # on-demand, spot, reservation or capacity-block
-    capacity_reservation_id: Optional[str] = None  # AWS reservation or capacity block
-    spot_max_price_usd: Optional[float] = None  # Alibaba spot bid ceiling; None bids up to on-demand
-    labels: Mapping[str, str] = field(default_factory=dict)
+    """The most nodes the autoscaler may add: the group's cost ceiling."""
+    root_volume_gib: Optional[int] = 200
+    """GPU images are large."""
+    capacity: Optional[str] = "on-demand"
+    """On-demand, spot, reservation or capacity-block."""
+    capacity_reservation_id: Optional[str] = None
+    """AWS reservation or capacity block."""
+    spot_max_price_usd: Optional[float] = None
+    """Alibaba spot bid ceiling; None bids up to on-demand."""
+    labels: Optional[Mapping[str, str]] = field(default_factory=dict)
+    """Kubernetes node labels beyond the ones the cluster sets; none by default."""
     # key, value, effect (Kubernetes spelling), the acceptance gate included when the check gates nodes
-    taints: Sequence[Mapping[str, str]] = ()
-    mig_profile: Optional[str] = None  # `nvidia.com/mig.config` layout; None leaves GPUs whole
-    gpu_resources: int = 0  # `nvidia.com/gpu` a node offers (GPUs x MIG slices); 0 means `gpus`
-    rdma_interfaces: int = 0  # EFA interfaces / eRDMA devices per node; 0: no fabric
-    placement_group: bool = False  # a cluster placement group (EFA groups that want one)
-    local_nvme_raid0: bool = False  # stripe instance-store NVMe for kubelet and containerd
+    taints: Optional[Sequence[Mapping[str, str]]] = ()
+    """Taints (key, value, effect in Kubernetes spelling), the acceptance gate included when the check gates nodes."""
+    mig_profile: Optional[str] = None
+    """`nvidia.com/mig.config` layout; None leaves GPUs whole."""
+    gpu_resources: Optional[int] = 0
+    """`nvidia.com/gpu` a node offers (GPUs x MIG slices); 0 means `gpus`."""
+    rdma_interfaces: Optional[int] = 0
+    """EFA interfaces / eRDMA devices per node; 0: no fabric."""
+    placement_group: Optional[bool] = False
+    """A cluster placement group (EFA groups that want one)."""
+    local_nvme_raid0: Optional[bool] = False
+    """Stripe instance-store NVMe for kubelet and containerd."""
 
 
 @dataclass(frozen=True)
-class SystemGroupArgs:
+class SystemGroupArgs(Args):
     """The untainted, on-demand CPU group for cluster services."""
 
     instance_type: str
-    min_nodes: int = 2  # two, so controllers survive a node loss
-    desired_nodes: int = 2
-    max_nodes: int = 4
-    root_volume_gib: int = 100
+    """A CPU instance type for cluster services."""
+    min_nodes: Optional[int] = 2
+    """Two, so controllers survive a node loss."""
+    desired_nodes: Optional[int] = 2
+    """The starting size."""
+    max_nodes: Optional[int] = 4
+    """The most nodes the autoscaler may add."""
+    root_volume_gib: Optional[int] = 100
+    """Encrypted root volume size, GiB."""
 
 
 @dataclass(frozen=True)
-class ObjectStorageArgs:
+class ObjectStorageArgs(Args):
     """The data bucket: datasets and checkpoints."""
 
-    noncurrent_version_days: int = 30  # old checkpoint versions kept this long
-    infrequent_access_after_days: Optional[int] = None  # None keeps everything in the standard class
-    cache: bool = False  # link the parallel file system to the bucket (Lustre data repository / CPFS dataflow)
+    noncurrent_version_days: Optional[int] = 30
+    """Old checkpoint versions kept this long."""
+    infrequent_access_after_days: Optional[int] = None
+    """None keeps everything in the standard class."""
+    cache: Optional[bool] = False
+    """Link the parallel file system to the bucket (Lustre data repository / CPFS dataflow)."""
 
 
 @dataclass(frozen=True)
-class FileSystemArgs:
+class FileSystemArgs(Args):
     """The shared file system pods mount as the claim `shared-data`."""
 
-    kind: str  # lustre, cpfs or nas
+    kind: str
+    """Lustre, cpfs or nas."""
     size_gib: int
-    deployment: str = "PERSISTENT_2"  # Lustre deployment type
-    throughput_mbps_per_tib: int = 250  # Lustre PERSISTENT_2 throughput tier
-    export_domain: Optional[str] = None  # CPFS: the NFS export's domain, known after the first `pulumi up`
+    """Capacity, GiB, in the steps the file system type allows."""
+    deployment: Optional[str] = "PERSISTENT_2"
+    """Lustre deployment type."""
+    throughput_mbps_per_tib: Optional[int] = 250
+    """Lustre PERSISTENT_2 throughput tier."""
+    export_domain: Optional[str] = None
+    """CPFS: the NFS export's domain, known after the first `pulumi up`."""
 
 
 @dataclass(frozen=True)
-class AutoscalingArgs:
+class AutoscalingArgs(Args):
     """Scale GPU groups from zero and give idle nodes back."""
 
-    unneeded_minutes: int = 10
-    utilization_threshold: float = 0.3  # the seeds' "scale in below 30% use"
-    gpu_utilization_threshold: float = 0.3
-    image_tag: Optional[str] = None  # EKS: the Cluster Autoscaler image for the Kubernetes minor; None: no autoscaler
+    unneeded_minutes: Optional[int] = 10
+    """Idle time before a node is given back; ten minutes by default."""
+    utilization_threshold: Optional[float] = 0.3
+    """The seeds' "scale in below 30% use"."""
+    gpu_utilization_threshold: Optional[float] = 0.3
+    """Scale in a GPU node below this GPU use; 0.3 by default."""
+    image_tag: Optional[str] = None
+    """EKS: the Cluster Autoscaler image for the Kubernetes minor; None: no autoscaler."""
 
 
 @dataclass(frozen=True)
-class BudgetArgs:
+class BudgetArgs(Args):
+    """The monthly budget and who hears about it."""
+
     monthly_limit_usd: float
-    thresholds_pct: Sequence[int] = (50, 80, 100)
-    contacts: Sequence[str] = ()
+    """The monthly limit, USD."""
+    thresholds_pct: Optional[Sequence[int]] = (50, 80, 100)
+    """Alert at these percentages of the limit."""
+    contacts: Optional[Sequence[str]] = ()
+    """E-mail addresses alerted; none by default."""
 
 
 @dataclass(frozen=True)
-class GpuClusterArgs:
+class GpuClusterArgs(Args):
     """A whole GPU cluster; fields without a default are required."""
 
     region: str
+    """The cloud region."""
     kubernetes_version: str
+    """The Kubernetes minor version (`1.33`)."""
     vpc_cidr: str
+    """The VPC's CIDR."""
     system: SystemGroupArgs
+    """The untainted CPU group for cluster services."""
     gpu_groups: Sequence[GpuGroupArgs]
+    """The GPU node groups."""
     budget: BudgetArgs
+    """The monthly cost budget."""
     # tags on every resource (through the provider's default tags when the cluster creates its provider)
-    tags: Mapping[str, str] = field(default_factory=dict)
-    log_retention_days: int = 365
-    protect_data: bool = False  # production: protect data stores and the cluster from deletion
-    public_api: bool = False  # the API server stays private unless asked
-    public_api_cidrs: Sequence[str] = ()
-    cluster_admins: Sequence[str] = ()  # AWS IAM ARNs / RAM user ids (`role:<id>` for RAM roles)
-    addon_versions: Mapping[str, Optional[str]] = field(default_factory=dict)  # managed add-on -> version
-    object_storage: Optional[ObjectStorageArgs] = None  # None: no bucket
-    file_system: Optional[FileSystemArgs] = None  # None: no shared file system
-    trainer_namespace: str = "training"  # where the `trainer` ServiceAccount and the `shared-data` claim live
-    autoscaling: Optional[AutoscalingArgs] = None  # None leaves node counts as declared
-    mlps_hardening: bool = False  # ACK: MLPS hardening of node images instead of the CIS-style default
+    tags: Optional[Mapping[str, str]] = field(default_factory=dict)
+    """Tags on every resource (default tags of the provider the cluster creates); none by default."""
+    log_retention_days: Optional[int] = 365
+    """Audit, flow and control-plane log retention; a year by default."""
+    protect_data: Optional[bool] = False
+    """Production: protect data stores and the cluster from deletion."""
+    public_api: Optional[bool] = False
+    """The API server stays private unless asked."""
+    public_api_cidrs: Optional[Sequence[str]] = ()
+    """CIDRs allowed to a public API endpoint."""
+    cluster_admins: Optional[Sequence[str]] = ()
+    """AWS IAM ARNs / RAM user ids (`role:<id>` for RAM roles)."""
+    addon_versions: Optional[Mapping[str, Optional[str]]] = field(default_factory=dict)
+    """Managed add-on -> version."""
+    object_storage: Optional[ObjectStorageArgs] = None
+    """None: no bucket."""
+    file_system: Optional[FileSystemArgs] = None
+    """None: no shared file system."""
+    trainer_namespace: Optional[str] = "training"
+    """Where the `trainer` ServiceAccount and the `shared-data` claim live."""
+    autoscaling: Optional[AutoscalingArgs] = None
+    """None leaves node counts as declared."""
+    mlps_hardening: Optional[bool] = False
+    """ACK: MLPS hardening of node images instead of the CIS-style default."""
     # The Kubernetes layer; the cluster fills in its system nodes, storage, identities and autoscaler.
     platform: Optional[PlatformArgs] = None
+    """The Kubernetes layer; the cluster fills in its system nodes, storage, identities and autoscaler. None skips it."""
 
     @property
     def rdma(self) -> bool:

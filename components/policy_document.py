@@ -8,17 +8,27 @@ checked shapes, and resource ARNs that are still Outputs slot in without string 
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
+from .base import Args
+
 import pulumi
 
 
 @dataclass(frozen=True)
-class Statement:
+class Statement(Args):
+    """One IAM/RAM policy statement."""
+
     actions: Sequence[str]
+    """Actions allowed or denied."""
     sid: Optional[str] = None
-    resources: Sequence[pulumi.Input[str]] = ()
-    effect: str = "Allow"
-    principals: Optional[Mapping[str, Any] | Sequence[str]] = None  # IAM: {"Service": ...}; OSS: ["*"]
-    conditions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Statement id; none by default."""
+    resources: Optional[Sequence[pulumi.Input[str]]] = ()
+    """ARNs the statement covers; `*` where the action takes none."""
+    effect: Optional[str] = "Allow"
+    """Allow (default) or Deny."""
+    principals: Optional[Mapping[str, Any] | Sequence[str]] = None
+    """IAM: {"Service": ...}; OSS: ["*"]."""
+    conditions: Optional[Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)
+    """Condition operator -> key -> value; none by default."""
 
     def to_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {"Sid": self.sid} if self.sid else {}

@@ -6,7 +6,7 @@ from typing import Mapping, Optional, Sequence
 import pulumi
 import pulumi_alicloud as alicloud
 
-from ..base import ALICLOUD, Component, as_args
+from ..base import ALICLOUD, Args, Component, as_args
 
 CONTROL_PLANE_LOGS = ("apiserver", "kcm", "scheduler", "ccm")
 
@@ -24,7 +24,9 @@ def newest_patch(minor: str, offered: Sequence[str]) -> str:
 
 
 @dataclass(frozen=True)
-class AckClusterArgs:
+class AckClusterArgs(Args):
+    """An ACK Pro cluster. Fields without a default are required."""
+
     kubernetes_version: str
     """The minor version (`1.33`); the cluster gets the newest patch ACK offers for it in the region."""
     vswitch_ids: Sequence[pulumi.Input[str]]
@@ -35,16 +37,16 @@ class AckClusterArgs:
     """Encrypts Kubernetes Secrets."""
     log_project: pulumi.Input[str]
     """The SLS project for control-plane and audit logs."""
-    log_ttl_days: int = 365
+    log_ttl_days: Optional[int] = 365
     """Control-plane log retention; a year by default."""
-    public_api: bool = False
+    public_api: Optional[bool] = False
     """Expose the API server on a public SLB; off by default."""
-    protect: bool = True
+    protect: Optional[bool] = True
     """Deletion protection; on by default."""
-    addons: Mapping[str, Optional[str]] = field(default_factory=dict)
+    addons: Optional[Mapping[str, Optional[str]]] = field(default_factory=dict)
     """Add-ons installed at creation (name -> version, or None for ACK's current release); ACK applies this list
     only when it creates the cluster, later changes go through cs.KubernetesAddon. Empty: ACK's default set."""
-    tags: Mapping[str, str] = field(default_factory=dict)
+    tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the cluster; none by default."""
 
 
@@ -83,7 +85,7 @@ class AckCluster(Component):
 
 
 @dataclass(frozen=True)
-class NodeGroupArgs:
+class NodeGroupArgs(Args):
     """One ACK node pool. Fields without a default are required."""
 
     cluster_id: pulumi.Input[str]
@@ -104,21 +106,21 @@ class NodeGroupArgs:
     """The most nodes the autoscaler may add: the pool's cost ceiling."""
     root_volume_gib: int
     """Encrypted ESSD system disk."""
-    labels: Mapping[str, str] = field(default_factory=dict)
+    labels: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Kubernetes node labels; none by default."""
-    mlps_hardening: bool = False
+    mlps_hardening: Optional[bool] = False
     """Classified-protection (MLPS) hardening instead of ACK's CIS-style default; off by default."""
-    tags: Mapping[str, str] = field(default_factory=dict)
+    tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the pool; none by default."""
-    capacity: str = "on-demand"
+    capacity: Optional[str] = "on-demand"
     """How nodes are bought: on-demand (pay-as-you-go, default), spot or reservation (subscription)."""
-    taints: Sequence[Mapping[str, str]] = ()
+    taints: Optional[Sequence[Mapping[str, str]]] = ()
     """key, value, effect in Kubernetes spelling; none by default (GPU pools pass `nvidia.com/gpu`)."""
     spot_max_price_usd: Optional[float] = None
     """Spot bid ceiling per hour; None (default) bids up to the pay-as-you-go price."""
-    autoscaling: bool = False
+    autoscaling: Optional[bool] = False
     """Let ACK's node autoscaler scale between min and max (from zero for GPU pools); off by default."""
-    data_disk_gib: int = 500
+    data_disk_gib: Optional[int] = 500
     """Encrypted ESSD data disk for container images and scratch; GPU images are large."""
 
 
@@ -186,14 +188,16 @@ class SystemNodeGroup(Component):
 
 
 @dataclass(frozen=True)
-class AckAutoscalingArgs:
+class AckAutoscalingArgs(Args):
+    """The cluster's node autoscaler settings."""
+
     cluster_id: pulumi.Input[str]
     """The ACK cluster."""
-    unneeded_minutes: int = 10
+    unneeded_minutes: Optional[int] = 10
     """Idle time before a node is given back; ten minutes by default."""
-    utilization_threshold: float = 0.3
+    utilization_threshold: Optional[float] = 0.3
     """Scale in a CPU node below this use; 0.3 by default, the seeds' "scale in below 30%"."""
-    gpu_utilization_threshold: float = 0.3
+    gpu_utilization_threshold: Optional[float] = 0.3
     """Scale in a GPU node below this GPU use; 0.3 by default."""
 
 

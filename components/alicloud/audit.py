@@ -6,20 +6,22 @@ from typing import Mapping, Optional
 import pulumi
 import pulumi_alicloud as alicloud
 
-from ..base import ALICLOUD, Component, as_args
+from ..base import ALICLOUD, Args, Component, as_args
 
 
 @dataclass(frozen=True)
-class AuditTrailArgs:
+class AuditTrailArgs(Args):
+    """Where audit logs go and how long they stay."""
+
     region: str
     """The SLS project's region."""
     account_id: pulumi.Input[str]
     """The account whose calls ActionTrail records."""
     kms_key_id: pulumi.Input[str]
     """Encrypts every logstore (BYOK through the SLS default role)."""
-    retention_days: int = 365
+    retention_days: Optional[int] = 365
     """How long every logstore keeps logs; a year by default (MLPS level 3 asks at least 180 days)."""
-    tags: Mapping[str, str] = field(default_factory=dict)
+    tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the project; none by default."""
 
 
@@ -63,7 +65,7 @@ class AuditTrail(Component):
 
 
 @dataclass(frozen=True)
-class ThreatDetectionArgs:
+class ThreatDetectionArgs(Args):
     """Security Center takes no settings here: the pay-as-you-go edition with threat analysis."""
 
 

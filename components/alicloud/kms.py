@@ -6,16 +6,18 @@ from typing import Mapping, Optional
 import pulumi
 import pulumi_alicloud as alicloud
 
-from ..base import ALICLOUD, Component, as_args
+from ..base import ALICLOUD, Args, Component, as_args
 
 ROTATION_INTERVAL = "8760h"  # yearly, as on AWS
 
 
 @dataclass(frozen=True)
-class DataKeyArgs:
-    protect: bool = True
+class DataKeyArgs(Args):
+    """The stack key."""
+
+    protect: Optional[bool] = True
     """Deletion protection on the key; on by default, losing it loses the data it encrypts."""
-    tags: Mapping[str, str] = field(default_factory=dict)
+    tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the key; none by default."""
 
 

@@ -7,11 +7,13 @@ from typing import Mapping, Optional, Sequence
 import pulumi
 import pulumi_alicloud as alicloud
 
-from ..base import ALICLOUD, Component, as_args
+from ..base import ALICLOUD, Args, Component, as_args
 
 
 @dataclass(frozen=True)
-class NetworkArgs:
+class NetworkArgs(Args):
+    """The GPU nodes' network."""
+
     cidr: str
     """The VPC's CIDR; two quarters become vSwitches."""
     zone_ids: pulumi.Input[Sequence[str]]
@@ -20,7 +22,7 @@ class NetworkArgs:
     """The SLS project for flow logs."""
     log_store: pulumi.Input[str]
     """The logstore for flow logs."""
-    tags: Mapping[str, str] = field(default_factory=dict)
+    tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on every resource; none by default."""
 
 

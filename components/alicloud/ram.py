@@ -6,12 +6,14 @@ from typing import Mapping, Optional, Sequence
 import pulumi
 import pulumi_alicloud as alicloud
 
-from ..base import ALICLOUD, Component, as_args
+from ..base import ALICLOUD, Args, Component, as_args
 from ..policy_document import Statement, ram_policy_json
 
 
 @dataclass(frozen=True)
-class WorkloadRoleArgs:
+class WorkloadRoleArgs(Args):
+    """A role one ServiceAccount may assume, and its grants."""
+
     account_id: pulumi.Input[str]
     """The account of the cluster's RRSA OIDC provider."""
     cluster_id: pulumi.Input[str]
@@ -20,9 +22,9 @@ class WorkloadRoleArgs:
     """The ServiceAccount's namespace: only it may assume the role."""
     service_account: str
     """The ServiceAccount's name: only it may assume the role."""
-    statements: Sequence[Statement] = ()
+    statements: Optional[Sequence[Statement]] = ()
     """Grants, as one custom policy; none by default."""
-    tags: Mapping[str, str] = field(default_factory=dict)
+    tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the role; none by default."""
 
 

@@ -6,23 +6,25 @@ from typing import Mapping, Optional
 import pulumi
 import pulumi_alicloud as alicloud
 
-from ..base import ALICLOUD, Component, as_args
+from ..base import ALICLOUD, Args, Component, as_args
 from ..policy_document import Statement, ram_policy_json
 
 CPFS_DATA_FLOW_MBPS = 600  # the smallest CPFS data-flow throughput (600, 1200 or 1500 MB/s)
 
 
 @dataclass(frozen=True)
-class BucketArgs:
+class BucketArgs(Args):
+    """The data bucket."""
+
     kms_key_id: pulumi.Input[str]
     """Encrypts every object (SSE-KMS)."""
-    protect: bool = True
+    protect: Optional[bool] = True
     """Refuse to delete the bucket and keep its objects on destroy; on by default, data outlives clusters."""
-    noncurrent_version_days: int = 30
+    noncurrent_version_days: Optional[int] = 30
     """Days an overwritten or deleted object version is kept; a month by default."""
     infrequent_access_after_days: Optional[int] = None
     """Move objects to IA after this many days; None (default) keeps them in Standard."""
-    tags: Mapping[str, str] = field(default_factory=dict)
+    tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the bucket; none by default."""
 
 
@@ -71,7 +73,9 @@ class DataBucket(Component):
 
 
 @dataclass(frozen=True)
-class SharedFileSystemArgs:
+class SharedFileSystemArgs(Args):
+    """A CPFS or NAS file system and its NFS export."""
+
     kind: str
     """`cpfs` (parallel, general-purpose CPFS) or `nas` (NAS extreme)."""
     size_gib: int
@@ -84,14 +88,14 @@ class SharedFileSystemArgs:
     """That vSwitch's zone."""
     kms_key_id: pulumi.Input[str]
     """Encrypts the file system (BYOK)."""
-    protect: bool = True
+    protect: Optional[bool] = True
     """Refuse to delete the file system; on by default."""
     export_domain: Optional[str] = None
     """CPFS: the NFS export's domain, which only DescribeProtocolMountTarget returns; None (default) until the first
     `pulumi up` created the export, and then pods cannot mount it yet."""
     cache_bucket_name: Optional[pulumi.Input[str]] = None
     """CPFS: an OSS bucket a fileset caches through a data flow; None (default) links none."""
-    tags: Mapping[str, str] = field(default_factory=dict)
+    tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the file system; none by default."""
 
 

@@ -12,7 +12,7 @@ from typing import Mapping, Optional, Sequence
 import pulumi
 import pulumi_aws as aws
 
-from ..base import AWS, Component, as_args
+from ..base import AWS, Args, Component, as_args
 from ..policy_document import Statement
 from .iam import WorkloadRole, WorkloadRoleArgs
 
@@ -21,19 +21,21 @@ AFTER_NODES = ("coredns", "aws-ebs-csi-driver", "aws-fsx-csi-driver")
 
 
 @dataclass(frozen=True)
-class AddonRole:
+class AddonRole(Args):
     """Who an add-on's controller runs as and what AWS lets it do."""
 
     service_account: str
     """The controller's ServiceAccount in kube-system."""
-    managed_policies: Sequence[str] = ()
+    managed_policies: Optional[Sequence[str]] = ()
     """AWS-managed policy paths; none by default."""
-    statements: Sequence[Statement] = ()
+    statements: Optional[Sequence[Statement]] = ()
     """Extra grants (for example on the stack's KMS key); none by default."""
 
 
 @dataclass(frozen=True)
-class EksAddonsArgs:
+class EksAddonsArgs(Args):
+    """EKS managed add-ons at pinned versions."""
+
     cluster_name: pulumi.Input[str]
     """The EKS cluster."""
     versions: Mapping[str, str]
@@ -42,11 +44,11 @@ class EksAddonsArgs:
     """The cluster's IAM OIDC provider, for the add-ons' IRSA roles."""
     oidc_issuer: pulumi.Input[str]
     """The cluster's OIDC issuer URL."""
-    roles: Mapping[str, AddonRole] = field(default_factory=dict)
+    roles: Optional[Mapping[str, AddonRole]] = field(default_factory=dict)
     """Add-on name -> its IRSA role; add-ons without one run with none (default: none)."""
-    partition: pulumi.Input[str] = "aws"
+    partition: Optional[pulumi.Input[str]] = "aws"
     """The AWS partition of managed policy ARNs."""
-    tags: Mapping[str, str] = field(default_factory=dict)
+    tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the add-ons and roles; none by default."""
 
 

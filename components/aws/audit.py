@@ -6,27 +6,29 @@ from typing import Mapping, Optional
 import pulumi
 import pulumi_aws as aws
 
-from ..base import AWS, Component, as_args
+from ..base import AWS, Args, Component, as_args
 from ..policy_document import Statement, service_role
 from .storage import BucketArgs, DataBucket
 
 
 @dataclass(frozen=True)
-class AuditTrailArgs:
+class AuditTrailArgs(Args):
+    """Where audit logs go and how long they stay."""
+
     kms_key_arn: pulumi.Input[str]
     """Encrypts the trail's files, its bucket and its log group."""
     account_id: pulumi.Input[str]
     """The account whose calls the trail records (scopes the bucket policy)."""
     region: str
     """The trail's home region."""
-    retention_days: int = 365
+    retention_days: Optional[int] = 365
     """How long the log group and old versions in the bucket are kept; a year by default (HIPAA asks six years of
     documentation, MLPS 180 days of logs: set it to what the stack's frameworks require)."""
-    protect: bool = True
+    protect: Optional[bool] = True
     """Refuse to delete the log bucket; on by default, audit logs outlive clusters."""
-    partition: pulumi.Input[str] = "aws"
+    partition: Optional[pulumi.Input[str]] = "aws"
     """The AWS partition of the trail's ARN."""
-    tags: Mapping[str, str] = field(default_factory=dict)
+    tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on every resource; none by default."""
 
 
@@ -79,8 +81,10 @@ class AuditTrail(Component):
 
 
 @dataclass(frozen=True)
-class ThreatDetectionArgs:
-    tags: Mapping[str, str] = field(default_factory=dict)
+class ThreatDetectionArgs(Args):
+    """GuardDuty settings."""
+
+    tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the detector; none by default."""
 
 

@@ -6,22 +6,24 @@ from typing import Mapping, Optional, Sequence
 import pulumi
 import pulumi_aws as aws
 
-from ..base import AWS, Component, as_args
+from ..base import AWS, Args, Component, as_args
 
 
 @dataclass(frozen=True)
-class CostBudgetArgs:
+class CostBudgetArgs(Args):
+    """A monthly cost budget."""
+
     monthly_limit_usd: float
     """The monthly limit, USD."""
     cost_tag_key: str
     """The cost-allocation tag the budget filters on (the stack's resources carry it)."""
     cost_tag_value: str
     """Its value: this cluster."""
-    thresholds_pct: Sequence[int] = (50, 80, 100)
+    thresholds_pct: Optional[Sequence[int]] = (50, 80, 100)
     """Alert at these percentages of the limit, actual and forecast."""
-    contacts: Sequence[str] = ()
+    contacts: Optional[Sequence[str]] = ()
     """E-mail addresses alerted; none by default (then the budget only records)."""
-    tags: Mapping[str, str] = field(default_factory=dict)
+    tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the budget; none by default."""
 
 

@@ -6,33 +6,35 @@ from typing import Mapping, Optional, Sequence
 import pulumi
 import pulumi_aws as aws
 
-from ..base import AWS, Component, as_args
+from ..base import AWS, Args, Component, as_args
 from ..policy_document import Statement, policy_json
 
 CONTROL_PLANE_LOGS = ("api", "audit", "authenticator", "controllerManager", "scheduler")
 
 
 @dataclass(frozen=True)
-class EksArgs:
+class EksArgs(Args):
+    """An EKS control plane. Fields without a default are required."""
+
     kubernetes_version: str
     """The Kubernetes minor version (`1.33`)."""
     subnet_ids: Sequence[pulumi.Input[str]]
     """Private subnets for the control plane's network interfaces."""
     kms_key_arn: pulumi.Input[str]
     """Encrypts Kubernetes Secrets (envelope encryption) and the control-plane log group."""
-    log_retention_days: int = 365
+    log_retention_days: Optional[int] = 365
     """Control-plane log retention; a year by default, what audit frameworks commonly ask."""
-    public_api: bool = False
+    public_api: Optional[bool] = False
     """Also expose the API server publicly; off by default, the endpoint stays inside the VPC."""
-    public_api_cidrs: Sequence[str] = ()
+    public_api_cidrs: Optional[Sequence[str]] = ()
     """CIDRs allowed to the public endpoint, when there is one."""
-    partition: pulumi.Input[str] = "aws"
+    partition: Optional[pulumi.Input[str]] = "aws"
     """The AWS partition of managed policy ARNs."""
-    tags: Mapping[str, str] = field(default_factory=dict)
+    tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on every resource; none by default."""
-    deletion_protection: bool = False
+    deletion_protection: Optional[bool] = False
     """Refuse to delete the cluster (production stacks turn it on); off by default."""
-    admin_principal_arns: Sequence[str] = ()
+    admin_principal_arns: Optional[Sequence[str]] = ()
     """IAM role/user ARNs granted cluster admin through access entries; the creator is admin either way."""
 
 

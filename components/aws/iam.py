@@ -6,7 +6,7 @@ from typing import Mapping, Optional, Sequence
 import pulumi
 import pulumi_aws as aws
 
-from ..base import AWS, Component, as_args
+from ..base import AWS, Args, Component, as_args
 from ..policy_document import Statement, policy_json
 
 # What an EKS worker needs: join the cluster and pull images. The VPC CNI gets its own IRSA role
@@ -17,10 +17,12 @@ NODE_MANAGED_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistr
 
 
 @dataclass(frozen=True)
-class NodeRoleArgs:
-    partition: pulumi.Input[str] = "aws"
+class NodeRoleArgs(Args):
+    """The node role."""
+
+    partition: Optional[pulumi.Input[str]] = "aws"
     """The AWS partition of the managed policies' ARNs; `aws` unless the account is in China or GovCloud."""
-    tags: Mapping[str, str] = field(default_factory=dict)
+    tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the role; none by default."""
 
 
@@ -53,7 +55,9 @@ class NodeRole(Component):
 
 
 @dataclass(frozen=True)
-class WorkloadRoleArgs:
+class WorkloadRoleArgs(Args):
+    """A role one ServiceAccount may assume, and its grants."""
+
     oidc_provider_arn: pulumi.Input[str]
     """The cluster's IAM OIDC provider."""
     oidc_issuer: pulumi.Input[str]
@@ -62,14 +66,14 @@ class WorkloadRoleArgs:
     """The ServiceAccount's namespace: only it may assume the role."""
     service_account: str
     """The ServiceAccount's name: only it may assume the role."""
-    statements: Sequence[Statement] = ()
+    statements: Optional[Sequence[Statement]] = ()
     """Grants, as one inline policy; none by default (an add-on may need only managed policies)."""
-    managed_policies: Sequence[str] = ()
+    managed_policies: Optional[Sequence[str]] = ()
     """AWS-managed policy paths (`service-role/AmazonEBSCSIDriverPolicy`) for add-ons whose permissions AWS keeps;
     none by default."""
-    partition: pulumi.Input[str] = "aws"
+    partition: Optional[pulumi.Input[str]] = "aws"
     """The AWS partition of managed policy ARNs."""
-    tags: Mapping[str, str] = field(default_factory=dict)
+    tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the role; none by default."""
 
 

@@ -6,7 +6,7 @@ from typing import Mapping, Optional
 import pulumi
 import pulumi_aws as aws
 
-from ..base import AWS, Component, as_args
+from ..base import AWS, Args, Component, as_args
 from ..policy_document import Statement, policy_json
 
 DELETION_WINDOW_DAYS = 30
@@ -23,14 +23,16 @@ ENCRYPT_ACTIONS = ("kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:Generate
 
 
 @dataclass(frozen=True)
-class DataKeyArgs:
+class DataKeyArgs(Args):
+    """The stack key."""
+
     account_id: pulumi.Input[str]
     """The account that administers the key (its root principal, so IAM policies can grant use)."""
     region: str
     """The key's region: names the regional CloudWatch Logs principal in the key policy."""
-    partition: pulumi.Input[str] = "aws"
+    partition: Optional[pulumi.Input[str]] = "aws"
     """The AWS partition of the ARNs in the key policy."""
-    tags: Mapping[str, str] = field(default_factory=dict)
+    tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the key; none by default."""
 
 

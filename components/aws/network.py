@@ -7,7 +7,7 @@ from typing import Mapping, Optional, Sequence
 import pulumi
 import pulumi_aws as aws
 
-from ..base import AWS, Component, as_args
+from ..base import AWS, Args, Component, as_args
 from ..policy_document import Statement, service_role
 
 # Interface endpoints nodes need so image pulls, IRSA and logs stay inside the VPC.
@@ -16,7 +16,9 @@ SUBNET_COUNT = 3
 
 
 @dataclass(frozen=True)
-class NetworkArgs:
+class NetworkArgs(Args):
+    """The GPU nodes' network."""
+
     region: str
     """The VPC's region: names the VPC endpoints' services."""
     cidr: str
@@ -25,9 +27,9 @@ class NetworkArgs:
     """Encrypts the flow-log group."""
     availability_zones: pulumi.Input[Sequence[str]]
     """Zones for the subnets; the first three are used."""
-    flow_log_retention_days: int = 365
+    flow_log_retention_days: Optional[int] = 365
     """Flow-log retention; a year by default, what audit frameworks commonly ask."""
-    tags: Mapping[str, str] = field(default_factory=dict)
+    tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on every resource; none by default."""
 
 
@@ -124,12 +126,14 @@ class GpuNetwork(Component):
 
 
 @dataclass(frozen=True)
-class EfaFabricArgs:
+class EfaFabricArgs(Args):
+    """The EFA security group and placement."""
+
     vpc_id: pulumi.Input[str]
     """The VPC of the EFA nodes."""
-    placement: bool = True
+    placement: Optional[bool] = True
     """A cluster placement group; on by default (EFA's latency wants it), off for capacity blocks and ODCRs."""
-    tags: Mapping[str, str] = field(default_factory=dict)
+    tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on every resource; none by default."""
 
 

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Optional, Sequence
 import pulumi
 import pulumi_aws as aws
 
-from ..base import AWS, Component, as_args
+from ..base import AWS, Args, Component, as_args
 
 CAPACITY_TYPES = {"on-demand": "ON_DEMAND", "spot": "SPOT", "reservation": "ON_DEMAND",
                   "capacity-block": "CAPACITY_BLOCK"}
@@ -76,7 +76,7 @@ def autoscaler_node_template(labels: Mapping[str, str], taints: Sequence[Mapping
 
 
 @dataclass(frozen=True)
-class NodeGroupArgs:
+class NodeGroupArgs(Args):
     """One EKS managed node group. Fields without a default are required."""
 
     cluster_name: pulumi.Input[str]
@@ -105,19 +105,19 @@ class NodeGroupArgs:
     """Encrypted gp3 root volume; GPU images are large."""
     tags: Mapping[str, str]
     """Tags on the group, its launch template, instances and volumes."""
-    capacity: str = "on-demand"
+    capacity: Optional[str] = "on-demand"
     """How nodes are bought: on-demand (default), spot, reservation (an ODCR) or capacity-block."""
-    taints: Sequence[Mapping[str, str]] = ()
+    taints: Optional[Sequence[Mapping[str, str]]] = ()
     """key, value, effect in Kubernetes spelling; none by default (GPU groups pass `nvidia.com/gpu`)."""
-    efa_interfaces: int = 0
+    efa_interfaces: Optional[int] = 0
     """EFA devices per node; 0 (default) attaches none."""
     placement_group_name: Optional[pulumi.Input[str]] = None
     """A cluster placement group; None (default) places nodes anywhere in the subnets."""
     capacity_reservation_id: Optional[str] = None
     """The reservation or capacity block to launch into; required with capacity `reservation`/`capacity-block`."""
-    local_nvme_raid0: bool = False
+    local_nvme_raid0: Optional[bool] = False
     """Stripe instance-store NVMe as RAID0 for kubelet and containerd; off by default (needs NVMe on the shape)."""
-    extended_resources: Mapping[str, int] = field(default_factory=dict)
+    extended_resources: Optional[Mapping[str, int]] = field(default_factory=dict)
     """What a node offers (`nvidia.com/gpu`, `vpc.amazonaws.com/efa`), for scale-from-zero templates; empty by default."""
 
 

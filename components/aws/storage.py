@@ -6,7 +6,7 @@ from typing import Callable, Mapping, Optional, Sequence
 import pulumi
 import pulumi_aws as aws
 
-from ..base import AWS, Component, as_args
+from ..base import AWS, Args, Component, as_args
 from ..policy_document import Statement, policy_json
 
 # Lustre clients reach the file servers on TCP 988 and 1018-1023.
@@ -18,17 +18,19 @@ LIST_ACTIONS = ("s3:ListBucket",)
 
 
 @dataclass(frozen=True)
-class BucketArgs:
+class BucketArgs(Args):
+    """The data bucket."""
+
     kms_key_arn: pulumi.Input[str]
     """Encrypts every object (SSE-KMS with a bucket key)."""
-    protect: bool = True
+    protect: Optional[bool] = True
     """Refuse to delete the bucket and keep its objects on destroy; on by default, data outlives clusters."""
-    noncurrent_version_days: int = 30
+    noncurrent_version_days: Optional[int] = 30
     """Days an overwritten or deleted object version is kept; a month by default, room to undo a bad checkpoint."""
     infrequent_access_after_days: Optional[int] = None
     """Move objects to STANDARD_IA after this many days; None (default) keeps them in STANDARD, which datasets
     read daily want."""
-    tags: Mapping[str, str] = field(default_factory=dict)
+    tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the bucket; none by default."""
     _extra_statements: Optional[Callable[[pulumi.Output[str]], Sequence[Statement]]] = None
     """Python only: more bucket-policy statements, given the bucket's ARN (a bucket has exactly one policy)."""
@@ -100,7 +102,9 @@ def deny_insecure_transport(bucket_arn: pulumi.Input[str]) -> Statement:
 
 
 @dataclass(frozen=True)
-class LustreArgs:
+class LustreArgs(Args):
+    """An FSx for Lustre file system."""
+
     vpc_id: pulumi.Input[str]
     """The VPC of the file system and its clients."""
     subnet_id: pulumi.Input[str]
@@ -111,13 +115,13 @@ class LustreArgs:
     """Capacity: 1200 GiB or a multiple of 2400 GiB for PERSISTENT_2 and SCRATCH_2."""
     kms_key_arn: pulumi.Input[str]
     """Encrypts PERSISTENT deployments (SCRATCH takes only an AWS-owned key)."""
-    deployment: str = "PERSISTENT_2"
+    deployment: Optional[str] = "PERSISTENT_2"
     """PERSISTENT_2 (default: replicated, takes the customer key, backed up) or SCRATCH_2."""
-    throughput_mbps_per_tib: int = 125
+    throughput_mbps_per_tib: Optional[int] = 125
     """PERSISTENT_2 throughput per TiB: 125 (default, the cheapest), 250, 500 or 1000."""
-    protect: bool = True
+    protect: Optional[bool] = True
     """Refuse to delete the file system; on by default."""
-    tags: Mapping[str, str] = field(default_factory=dict)
+    tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on every resource; none by default."""
     cache_bucket_name: Optional[pulumi.Input[str]] = None
     """A bucket the file system caches (a data repository association at /data); None (default) links none."""

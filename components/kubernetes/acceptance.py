@@ -16,7 +16,7 @@ from typing import Any, Mapping, Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..base import KUBERNETES, Component, as_args
+from ..base import Args, Component, KUBERNETES, as_args
 
 SCRIPT = Path(__file__).resolve().parents[2] / "acceptance" / "gpu_check.py"
 RECHECK_SCRIPT = SCRIPT.with_name("recheck.py")
@@ -33,18 +33,20 @@ IMAGE = "pytorch/pytorch:2.9.0-cuda12.8-cudnn9-runtime"
 
 
 @dataclass(frozen=True)
-class GpuAcceptanceArgs:
+class GpuAcceptanceArgs(Args):
+    """The per-node GPU acceptance check."""
+
     expectations: Mapping[str, Mapping[str, Any]]
     """Node group -> what acceptance/gpu_check.py expects of its nodes (GPU count, model, memory, bandwidths)."""
     tolerations: Sequence[Mapping[str, str]]
     """Tolerations that reach every GPU node, the acceptance gate included."""
-    priority_class: str = "gpu-standard"
+    priority_class: Optional[str] = "gpu-standard"
     """The check's pods' priority class."""
-    labels: Mapping[str, str] = field(default_factory=dict)
+    labels: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Labels on every object; none by default."""
     recheck_idle_hours: Optional[int] = None
     """Re-gate GPU nodes idle this long for a fresh check; None (default) checks each node once."""
-    system_node_selector: Mapping[str, str] = field(default_factory=dict)
+    system_node_selector: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Where the re-check CronJob runs (the system group); empty by default."""
 
 

@@ -13,7 +13,7 @@ from typing import Mapping, Optional
 
 import pulumi
 
-from ..base import KUBERNETES, Component, as_args
+from ..base import Args, Component, KUBERNETES, as_args
 from .charts import chart_release
 
 SERVICE_ACCOUNT = "cluster-autoscaler"
@@ -21,15 +21,25 @@ NAMESPACE = "kube-system"
 
 
 @dataclass(frozen=True)
-class AutoscalerArgs:
+class AutoscalerArgs(Args):
+    """The Cluster Autoscaler on EKS."""
+
     cluster_name: pulumi.Input[str]
+    """The EKS cluster the autoscaler discovers node groups of."""
     region: str
-    role_arn: pulumi.Input[str]  # IRSA role for kube-system/cluster-autoscaler
-    image_tag: str  # the autoscaler's minor version must match the cluster's
-    node_selector: Mapping[str, str]  # the system group: the autoscaler must not run on nodes it may remove
-    scale_down_unneeded_minutes: int = 10  # upstream default 10m
-    scale_down_utilization_threshold: float = 0.5  # upstream default 0.5
-    gpu_scale_down_utilization_threshold: float = 0.5  # upstream default 0.5
+    """The cluster's region."""
+    role_arn: pulumi.Input[str]
+    """IRSA role for kube-system/cluster-autoscaler."""
+    image_tag: str
+    """The autoscaler's minor version must match the cluster's."""
+    node_selector: Mapping[str, str]
+    """The system group: the autoscaler must not run on nodes it may remove."""
+    scale_down_unneeded_minutes: Optional[int] = 10
+    """Upstream default 10m."""
+    scale_down_utilization_threshold: Optional[float] = 0.5
+    """Upstream default 0.5."""
+    gpu_scale_down_utilization_threshold: Optional[float] = 0.5
+    """Upstream default 0.5."""
 
 
 def autoscaler_values(args: AutoscalerArgs, cluster_name: str, role_arn: str) -> dict:

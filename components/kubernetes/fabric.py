@@ -15,7 +15,7 @@ from typing import Mapping, Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..base import KUBERNETES, Component, as_args
+from ..base import Args, Component, KUBERNETES, as_args
 from .charts import chart_release
 
 SCRIPT = Path(__file__).resolve().parents[2] / "acceptance" / "fabric_check.py"
@@ -26,28 +26,49 @@ PORT = 29500
 
 
 @dataclass(frozen=True)
-class FabricTarget:
+class FabricTarget(Args):
+    """One RDMA node group the fabric validation runs on."""
+
     group: str
+    """The node group."""
     node_selector: Mapping[str, str]
-    tolerations: Sequence[Mapping[str, str]]  # the group's taints, not the acceptance gate: accepted nodes only
+    """Selects the group's nodes."""
+    tolerations: Sequence[Mapping[str, str]]
+    """The group's taints, not the acceptance gate: accepted nodes only."""
     gpus: int
-    devices: Mapping[str, int]  # fabric devices per node: {"vpc.amazonaws.com/efa": 32} or {"aliyun/erdma": 1}
-    transport: str  # efa | ib, what NCCL's log must name
-    min_busbw_gbps: Optional[float]  # None: measured and reported, not judged
-    env: Mapping[str, str] = field(default_factory=dict)
+    """GPUs per node (one rank each)."""
+    devices: Mapping[str, int]
+    """Fabric devices per node: {"vpc.amazonaws.com/efa": 32} or {"aliyun/erdma": 1}."""
+    transport: str
+    """Efa | ib, what NCCL's log must name."""
+    min_busbw_gbps: Optional[float]
+    """None: measured and reported, not judged."""
+    env: Optional[Mapping[str, str]] = field(default_factory=dict)
+    """NCCL settings for the fabric."""
 
 
 @dataclass(frozen=True)
-class FabricArgs:
+class FabricArgs(Args):
+    """The multi-node NCCL validation of RDMA groups."""
+
     targets: Sequence[FabricTarget]
+    """The RDMA groups to validate."""
     image: str
-    namespace: str  # the acceptance namespace (exists already)
+    """A CUDA image with PyTorch and the fabric libraries (NCCL, aws-ofi-nccl for EFA)."""
+    namespace: str
+    """The acceptance namespace (exists already)."""
     system_node_selector: Mapping[str, str]
-    run_on_create: bool = False
-    nodes: int = 2
-    priority_class: str = "gpu-standard"
-    accepted_label: str = "gpu-blueprints/acceptance"
-    labels: Mapping[str, str] = field(default_factory=dict)  # on every object
+    """Where the JobSet controller runs."""
+    run_on_create: Optional[bool] = False
+    """Start the validation at once; off by default (the JobSets wait suspended until resumed)."""
+    nodes: Optional[int] = 2
+    """Nodes per validation; two by default, the smallest run that crosses the fabric."""
+    priority_class: Optional[str] = "gpu-standard"
+    """The validation pods' priority class."""
+    accepted_label: Optional[str] = "gpu-blueprints/acceptance"
+    """Only nodes that passed the acceptance check (this label) take part."""
+    labels: Optional[Mapping[str, str]] = field(default_factory=dict)
+    """On every object."""
 
 
 def fabric_jobset(target: FabricTarget, args: FabricArgs, labels: Mapping[str, str]) -> dict:

@@ -17,7 +17,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
-from ..base import KUBERNETES, Component, as_args
+from ..base import Args, Component, KUBERNETES, as_args
 from .charts import chart_release
 
 NAMESPACE = "monitoring"
@@ -54,11 +54,17 @@ DCGM_FI_DRIVER_VERSION, label, Driver Version.
 
 
 @dataclass(frozen=True)
-class MonitoringArgs:
+class MonitoringArgs(Args):
+    """GPU monitoring (kube-prometheus-stack)."""
+
     system_node_selector: Mapping[str, str]
-    idle_gpu_minutes: int = 60
-    retention_days: int = 15
-    labels: Mapping[str, str] = field(default_factory=dict)  # on every object
+    """Where Prometheus, Grafana and the operator run."""
+    idle_gpu_minutes: Optional[int] = 60
+    """Alert when an allocated GPU idles this long; an hour by default."""
+    retention_days: Optional[int] = 15
+    """Prometheus's retention; 15 days by default."""
+    labels: Optional[Mapping[str, str]] = field(default_factory=dict)
+    """On every object."""
 
 
 def alert_rules(idle_gpu_minutes: int) -> dict:

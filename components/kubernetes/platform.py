@@ -12,7 +12,7 @@ from typing import Any, Mapping, Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..base import KUBERNETES, Component, as_args
+from ..base import Args, Component, KUBERNETES, as_args
 from .acceptance import GATE_TAINT, NAMESPACE as ACCEPTANCE_NAMESPACE, STARTUP_TAINT_PREFIX, GpuAcceptance, GpuAcceptanceArgs
 from .autoscaler import AutoscalerArgs, ClusterAutoscaler
 from .charts import chart_release
@@ -29,18 +29,31 @@ NODE_GROUP_LABEL = "gpu-blueprints/node-group"
 
 
 @dataclass(frozen=True)
-class GpuNodes:
+class GpuNodes(Args):
+    """One GPU node group as the Kubernetes layer sees it."""
+
     name: str
-    rdma: str  # none, efa or erdma
-    taints: Sequence[Mapping[str, str]]  # key, value, effect (Kubernetes spelling), the acceptance gate included
+    """The node group."""
+    rdma: str
+    """None, efa or erdma."""
+    taints: Sequence[Mapping[str, str]]
+    """Key, value, effect (Kubernetes spelling), the acceptance gate included."""
     mig_profile: Optional[str] = None
-    acceptance: Optional[Mapping[str, Any]] = None  # acceptance/gpu_check.py expectation; None runs no check
-    gpus: int = 0  # GPUs per node
-    vcpus: int = 0
-    memory_gib: int = 0
-    rdma_devices: int = 0  # fabric devices per node (EFA interfaces, eRDMA devices)
-    max_nodes: int = 0
-    fabric_min_busbw_gbps: Optional[float] = None  # threshold for the fabric validation; None: not judged
+    """The MIG layout the GPU Operator applies; None leaves GPUs whole."""
+    acceptance: Optional[Mapping[str, Any]] = None
+    """Acceptance/gpu_check.py expectation; None runs no check."""
+    gpus: Optional[int] = 0
+    """GPUs per node."""
+    vcpus: Optional[int] = 0
+    """vCPUs per node."""
+    memory_gib: Optional[int] = 0
+    """Host memory per node, GiB."""
+    rdma_devices: Optional[int] = 0
+    """Fabric devices per node (EFA interfaces, eRDMA devices)."""
+    max_nodes: Optional[int] = 0
+    """The most nodes the group may have."""
+    fabric_min_busbw_gbps: Optional[float] = None
+    """Threshold for the fabric validation; None: not judged."""
 
     @property
     def workload_taints(self) -> list[Mapping[str, str]]:
@@ -57,57 +70,94 @@ FABRIC_TRANSPORT = {"efa": "efa", "erdma": "ib"}
 
 
 @dataclass(frozen=True)
-class FabricSettings:
+class FabricSettings(Args):
+    """Fabric validation settings."""
+
     image: str
-    run_on_create: bool = False
+    """The validation image."""
+    run_on_create: Optional[bool] = False
+    """Start the validation at once."""
 
 
 @dataclass(frozen=True)
-class Team:
+class Team(Args):
+    """A team's GPU quota and container defaults."""
+
     gpus: int
+    """The team's guaranteed GPUs."""
     max_gpus_per_pod: Optional[int]
+    """The most GPUs one pod may ask; None: no limit."""
     default_cpu: str
+    """CPU request for the team's containers that set none."""
     default_memory: str
+    """Memory request for the team's containers that set none."""
 
 
 @dataclass(frozen=True)
-class PriorityValues:
+class PriorityValues(Args):
+    """PriorityClass values for critical, standard and preemptible work."""
+
     critical: int
+    """Priority of critical work."""
     standard: int
+    """Priority of standard work."""
     preemptible: int
+    """Priority of preemptible work."""
 
 
 @dataclass(frozen=True)
-class WorkloadServiceAccount:
+class WorkloadServiceAccount(Args):
     """A ServiceAccount bound to a cloud role (IRSA / RRSA) through its annotations."""
 
     namespace: str
+    """Its namespace."""
     name: str
+    """Its name."""
     annotations: Mapping[str, pulumi.Input[str]]
+    """The cloud role it is bound to (IRSA or RRSA annotations)."""
 
 
 @dataclass(frozen=True)
-class PlatformArgs:
+class PlatformArgs(Args):
+    """The Kubernetes layer's args. Fields without a default are required."""
+
     node_groups: Sequence[GpuNodes]
-    gpu_stack: str  # gpu-operator (NVIDIA GPU Operator) or device-plugin (the device plugin chart alone)
+    """The GPU node groups."""
+    gpu_stack: str
+    """Gpu-operator (NVIDIA GPU Operator) or device-plugin (the device plugin chart alone)."""
     teams: Mapping[str, Team]
+    """Team name -> quota; each team gets a namespace (and a queue with queueing)."""
     priorities: PriorityValues
+    """PriorityClass values."""
     # What the cloud's GPU nodes ship; the cluster component sets both, since it knows its node images.
-    driver_preinstalled: bool = False  # the node image ships the NVIDIA driver and container toolkit
-    device_plugin_preinstalled: bool = False  # the cloud runs its own NVIDIA device plugin on GPU nodes
-    labels: Mapping[str, str] = field(default_factory=dict)
+    driver_preinstalled: Optional[bool] = False
+    """The node image ships the NVIDIA driver and container toolkit."""
+    device_plugin_preinstalled: Optional[bool] = False
+    """The cloud runs its own NVIDIA device plugin on GPU nodes."""
+    labels: Optional[Mapping[str, str]] = field(default_factory=dict)
+    """Labels on every object; none by default."""
     # Where controllers run: the untainted system group's label. Empty leaves charts' defaults.
-    system_node_selector: Mapping[str, str] = field(default_factory=dict)
+    system_node_selector: Optional[Mapping[str, str]] = field(default_factory=dict)
+    """Where controllers run: the untainted system group's label; empty leaves charts' defaults."""
     # Namespaces beyond the teams' (the training namespace), with extra labels (ACK RRSA injection).
-    namespaces: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
-    service_accounts: Sequence[WorkloadServiceAccount] = ()
-    storage_classes: Sequence[StorageClassSpec] = ()
-    shared_volumes: Sequence[SharedVolumeSpec] = ()
-    autoscaler: Optional[AutoscalerArgs] = None  # EKS; ACK scales node pools itself
-    queueing: Optional[int] = None  # Kueue with this all-or-nothing timeout (minutes); None: ResourceQuotas only
-    fabric: Optional[FabricSettings] = None  # multi-node NCCL validation of RDMA groups
+    namespaces: Optional[Mapping[str, Mapping[str, str]]] = field(default_factory=dict)
+    """Namespaces beyond the teams' (the training namespace), with extra labels."""
+    service_accounts: Optional[Sequence[WorkloadServiceAccount]] = ()
+    """ServiceAccounts bound to cloud roles."""
+    storage_classes: Optional[Sequence[StorageClassSpec]] = ()
+    """StorageClasses for block volumes."""
+    shared_volumes: Optional[Sequence[SharedVolumeSpec]] = ()
+    """Shared file systems as bound claims."""
+    autoscaler: Optional[AutoscalerArgs] = None
+    """EKS; ACK scales node pools itself."""
+    queueing: Optional[int] = None
+    """Kueue with this all-or-nothing timeout (minutes); None: ResourceQuotas only."""
+    fabric: Optional[FabricSettings] = None
+    """Multi-node NCCL validation of RDMA groups."""
     monitoring: Optional[MonitoringArgs] = None
-    recheck_idle_hours: Optional[int] = None  # re-gate idle GPU nodes for a new acceptance check this often
+    """GPU monitoring; None installs none."""
+    recheck_idle_hours: Optional[int] = None
+    """Re-gate idle GPU nodes for a new acceptance check this often."""
 
 
 def gpu_tolerations(groups: Sequence[GpuNodes]) -> list[dict[str, str]]:

@@ -15,7 +15,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
-from ..base import KUBERNETES, Component, as_args
+from ..base import Args, Component, KUBERNETES, as_args
 from .charts import chart_release
 
 API = "kueue.x-k8s.io/v1beta2"
@@ -27,35 +27,56 @@ TEAM_LABEL = "gpu-blueprints/team"
 
 
 @dataclass(frozen=True)
-class GpuFlavor:
+class GpuFlavor(Args):
     """One GPU node group as Kueue sees it: what a node offers and which pods may land there."""
 
     group: str
+    """The node group the flavor stands for."""
     node_labels: Mapping[str, str]
-    tolerations: Sequence[Mapping[str, str]]  # added to every pod admitted on this flavor
-    gpus_per_node: int  # schedulable nvidia.com/gpu per node (MIG slices under the single strategy)
+    """Selects the group's nodes."""
+    tolerations: Sequence[Mapping[str, str]]
+    """Added to every pod admitted on this flavor."""
+    gpus_per_node: int
+    """Schedulable nvidia.com/gpu per node (MIG slices under the single strategy)."""
     vcpus: int
+    """vCPUs per node."""
     memory_gib: int
-    extended: Mapping[str, int] = field(default_factory=dict)  # fabric devices per node (vpc.amazonaws.com/efa...)
+    """Host memory per node, GiB."""
+    extended: Optional[Mapping[str, int]] = field(default_factory=dict)
+    """Fabric devices per node (vpc.amazonaws.com/efa...)."""
 
 
 @dataclass(frozen=True)
-class TeamQueue:
-    name: str  # the team's namespace
-    gpus: int  # whole GPUs the team is guaranteed (nominal quota)
-    mig_slices: Mapping[str, int] = field(default_factory=dict)  # group -> slices per GPU, where a group has MIG
+class TeamQueue(Args):
+    """A team's ClusterQueue."""
+
+    name: str
+    """The team's namespace."""
+    gpus: int
+    """Whole GPUs the team is guaranteed (nominal quota)."""
+    mig_slices: Optional[Mapping[str, int]] = field(default_factory=dict)
+    """Group -> slices per GPU, where a group has MIG."""
 
 
 @dataclass(frozen=True)
-class QueueingArgs:
+class QueueingArgs(Args):
+    """Kueue queues for the teams."""
+
     flavors: Sequence[GpuFlavor]
+    """One ResourceFlavor per GPU node group."""
     teams: Sequence[TeamQueue]
-    system_node_selector: Mapping[str, str]  # the controller and the small CPU flavor run on the system group
-    standard_priority: int  # borrowed capacity may be preempted by work above this priority
-    pods_ready_timeout_minutes: int = 10
-    system_cpu_per_team: str = "4"
-    system_memory_per_team: str = "16Gi"
-    _depends_on: Sequence[pulumi.Resource] = ()  # Python only: the team namespaces, created by the caller
+    """The teams' queues."""
+    system_node_selector: Mapping[str, str]
+    """The controller and the small CPU flavor run on the system group."""
+    standard_priority: int
+    """Borrowed capacity may be preempted by work above this priority."""
+    pods_ready_timeout_minutes: Optional[int] = 10
+    """All-or-nothing admission: a job whose pods are not all ready by then is requeued."""
+    system_cpu_per_team: Optional[str] = "4"
+    """CPU quota per team on the system group (launchers, dataloaders)."""
+    system_memory_per_team: Optional[str] = "16Gi"
+    """Memory quota per team on the system group."""
+    _depends_on: Optional[Sequence[pulumi.Resource]] = ()  # Python only: the team namespaces, created by the caller
 
 
 def manager_config(pods_ready_timeout_minutes: int) -> str:

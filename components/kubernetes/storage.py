@@ -10,42 +10,60 @@ from typing import Mapping, Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..base import KUBERNETES, Component, as_args
+from ..base import Args, Component, KUBERNETES, as_args
 
 DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
 
 
 @dataclass(frozen=True)
-class StorageClassSpec:
+class StorageClassSpec(Args):
+    """A StorageClass for block volumes."""
+
     name: str
+    """The class's name."""
     provisioner: str
+    """The CSI driver."""
     parameters: Mapping[str, pulumi.Input[str]]
-    default: bool = False
-    reclaim_policy: str = "Delete"
-    binding_mode: str = "WaitForFirstConsumer"  # the volume is made in the zone of the pod's node
+    """The driver's parameters (type, encryption, key)."""
+    default: Optional[bool] = False
+    """Make it the default class; off by default."""
+    reclaim_policy: Optional[str] = "Delete"
+    """What happens to a volume when its claim goes; Delete by default."""
+    binding_mode: Optional[str] = "WaitForFirstConsumer"
+    """The volume is made in the zone of the pod's node."""
 
 
 @dataclass(frozen=True)
-class SharedVolumeSpec:
+class SharedVolumeSpec(Args):
     """A file system every GPU node can mount, and the claim jobs use (``claim`` in ``namespace``)."""
 
     claim: str
+    """The claim's name."""
     namespace: str
-    driver: str  # CSI driver name
+    """The claim's namespace."""
+    driver: str
+    """CSI driver name."""
     volume_handle: pulumi.Input[str]
+    """The file system's handle for the CSI driver."""
     attributes: Mapping[str, pulumi.Input[str]]
+    """CSI volume attributes (DNS name, mount name, server, path)."""
     capacity_gib: int
-    mount_options: Sequence[str] = ()
-    labels: Mapping[str, str] = field(default_factory=dict)
+    """Capacity, GiB."""
+    mount_options: Optional[Sequence[str]] = ()
+    """Mount options; none by default."""
+    labels: Optional[Mapping[str, str]] = field(default_factory=dict)
+    """Extra labels; none by default."""
 
 
 @dataclass(frozen=True)
-class ClusterStorageArgs:
-    classes: Sequence[StorageClassSpec] = ()
+class ClusterStorageArgs(Args):
+    """Storage classes and shared volumes."""
+
+    classes: Optional[Sequence[StorageClassSpec]] = ()
     """StorageClasses for block volumes; none by default."""
-    volumes: Sequence[SharedVolumeSpec] = ()
+    volumes: Optional[Sequence[SharedVolumeSpec]] = ()
     """Shared file systems as statically provisioned volumes, each bound to its claim; none by default."""
-    labels: Mapping[str, str] = field(default_factory=dict)
+    labels: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Labels on every object; none by default."""
 
 

@@ -8,6 +8,8 @@ import runpy
 import sys
 
 import pulumi
+from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _sync_await
 
 
 class Recorder(pulumi.runtime.Mocks):
@@ -16,7 +18,11 @@ class Recorder(pulumi.runtime.Mocks):
 
     def new_resource(self, args):
         self.resources.append({"type": args.typ, "name": args.name, "provider": args.provider})
-        return f"{args.name}-id", dict(args.inputs)
+        # what the cloud would fill in that these components read back: ARNs and names
+        state = {"arn": f"arn:aws:::{args.name}", "bucket": args.name, **dict(args.inputs)}
+        if args.typ == "aws:eks/nodeGroup:NodeGroup":
+            state["resources"] = [{"autoscalingGroups": [{"name": f"eks-{args.name}"}]}]
+        return f"{args.name}-id", state
 
     def call(self, args):
         self.invokes.append({"token": args.token, "provider": args.provider})
@@ -25,7 +31,6 @@ class Recorder(pulumi.runtime.Mocks):
 
 recorder = Recorder()
 pulumi.runtime.set_mocks(recorder, project="consumer", stack="dev", preview=False)
-runpy.run_path(sys.argv[1], run_name="__main__")
-pulumi.runtime.sync_await._sync_await(pulumi.runtime.wait_for_rpcs())
+_sync_await(run_pulumi_func(lambda: runpy.run_path(sys.argv[1], run_name="__main__")))
 print(json.dumps({"resources": recorder.resources, "invokes": recorder.invokes,
                   "package": __import__("blueprints").__file__}))
