@@ -157,7 +157,7 @@ def test_a_consumer_program_puts_every_aws_resource_on_its_own_provider(installe
     aws_resources = [r for r in result["resources"] if r["type"].startswith("aws:")]
     assert {"aws:s3/bucket:Bucket", "aws:s3/bucketPolicy:BucketPolicy", "aws:ec2/launchTemplate:LaunchTemplate",
             "aws:eks/nodeGroup:NodeGroup"} <= {r["type"] for r in aws_resources}
-    deployer = "::pulumi:providers:aws::deployer::"
+    deployer = "pulumi:providers:aws::deployer::"
     assert [r["name"] for r in aws_resources if deployer not in r["provider"]] == []
     assert [i["token"] for i in result["invokes"] if deployer not in i["provider"]] == []
 
