@@ -15,6 +15,7 @@ import importlib
 import inspect
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -126,9 +127,16 @@ def installed(tmp_path_factory):
     virtualenv already has the SDKs)."""
     wheels = tmp_path_factory.mktemp("wheel")
     target = tmp_path_factory.mktemp("site")
+    # Build from a copy of what the package is made of, so no build/ folder is left in (or reused from) the tree.
+    source = tmp_path_factory.mktemp("source")
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for folder in ("blueprints", "components", "policies", "acceptance"):
+        shutil.copytree(ROOT / folder, source / folder, ignore=ignore)
+    for name in ("pyproject.toml", "setup.py", "README.md"):
+        shutil.copy(ROOT / name, source / name)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
-    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(ROOT)],
-                   check=True, cwd=tmp_path_factory.mktemp("build"), capture_output=True)
+    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(source)],
+                   check=True, cwd=source, capture_output=True)
     wheel = next(wheels.glob("gpu_cluster_blueprints-*.whl"))
     subprocess.run([*pip, "install", "--no-deps", "--target", str(target), str(wheel)], check=True,
                    capture_output=True)

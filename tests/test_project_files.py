@@ -57,3 +57,16 @@ def test_the_exported_schema_rejects_an_unknown_field_and_describes_every_field(
 def test_main_program_stays_a_few_lines():
     lines = [line for line in (ROOT / "__main__.py").read_text().splitlines() if line.strip()]
     assert len(lines) <= 12
+
+
+def test_make_plan_installs_only_the_runtime_requirements():
+    """On a fresh machine `make plan` creates the virtualenv from requirements.txt alone: no test toolchain,
+    no PyTorch. (`make -n` prints the commands make would run, for a virtualenv that does not exist yet.)"""
+    import subprocess
+
+    commands = subprocess.run(["make", "-n", "plan", "VENV=/nonexistent/venv"], cwd=ROOT, capture_output=True,
+                              text=True, check=True).stdout
+    installs = [line for line in commands.splitlines() if "pip install" in line and " -r " in line]
+    assert installs and all(line.rstrip().endswith("-r requirements.txt") for line in installs), installs
+    runtime = (ROOT / "requirements.txt").read_text()
+    assert "pytest" not in runtime and "torch" not in runtime and "-r " not in runtime

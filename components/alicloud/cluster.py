@@ -212,4 +212,3 @@ class GpuCluster(Component):
         self.register_outputs(outputs)
 
 
-AlicloudGpuCluster = GpuCluster  # the name before both clouds' clusters were called GpuCluster

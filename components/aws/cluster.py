@@ -259,4 +259,3 @@ class GpuCluster(Component):
         self.register_outputs(outputs)
 
 
-AwsGpuCluster = GpuCluster  # the name before both clouds' clusters were called GpuCluster
