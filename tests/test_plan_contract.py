@@ -2,11 +2,14 @@
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
 from blueprints.offline.render import render_json, render_markdown, render_text
 from conftest import SHIPPED, shipped_plan
+
+ROOT = Path(__file__).resolve().parents[1]
 
 CAMEL = re.compile(r"^[a-z][A-Za-z0-9]*$")
 
@@ -60,3 +63,21 @@ def test_text_and_markdown_show_tree_notes_cost():
     assert "p4de.24xlarge with 8" in text and "Cost estimate" in text and "budget $30,000.00/month" in text
     markdown = render_markdown(plan)
     assert "| **total** |" in markdown and "`p4de.24xlarge`" in markdown
+
+
+@pytest.mark.parametrize("stack", ["enterprise-h100", "enterprise-aliyun"])
+def test_the_plan_json_is_byte_identical_across_runs(stack, tmp_path):
+    """Two processes with different hash seeds (so different set and dict iteration where it leaks) write the
+    same bytes: diffs and caches of plans are reproducible."""
+    import os
+    import subprocess
+    import sys
+
+    outputs = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"{seed}.json"
+        subprocess.run([sys.executable, "-m", "blueprints", "plan", "--stack", stack, "--format", "json",
+                        "--output", str(out)], cwd=ROOT, env={**os.environ, "PYTHONHASHSEED": seed}, check=True,
+                       capture_output=True)
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]

@@ -106,7 +106,7 @@ class Plan:
                     "inputs": r.inputs,
                     **({"aliases": r.aliases} if r.aliases else {}),
                 }
-                for r in sorted(self.registrations, key=lambda r: r.urn)
+                for r in self.registrations
             ],
             "outputs": dict(sorted((self.outputs or {}).items())),
             "cost": self.cost.to_json(),
@@ -127,7 +127,9 @@ def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequenc
     resolved = resolve_config(cluster_config(config, source), source)
     spec = resolved.spec
     registered, outputs = run_program(stack, config, spec.region)
-    registrations = tuple(registered)
+    # The engine's order depends on when outputs resolve; sorting by URN makes cost lines, findings and readiness
+    # come out the same on every run (and the plan JSON byte-identical).
+    registrations = tuple(sorted(registered, key=lambda r: r.urn))
     cost = estimate(spec, registrations, resolved.kubernetes.support if resolved.kubernetes else "standard",
                     resolved.instance_prices())
     chosen = tuple(spec.compliance.frameworks if packs is None else packs)
