@@ -117,3 +117,17 @@ def test_importing_a_lower_layer_loads_nothing_above_it(entry):
     loaded = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     above = [m for m in loaded.stdout.split() if m != "blueprints" and not m.startswith("blueprints.catalog")]
     assert above == []
+
+
+def test_a_plan_parses_and_resolves_its_stack_once(monkeypatch):
+    """The offline plan resolves the stack to price and judge it; `__main__.py` then asks for the same object and
+    gets the same resolved plan instead of parsing and resolving it again."""
+    from blueprints import compose
+    from blueprints.offline.plan import make_plan
+
+    calls = []
+    real = compose.resolve
+    monkeypatch.setattr(compose, "resolve", lambda spec: calls.append(spec) or real(spec))
+    monkeypatch.setattr(compose, "_RESOLVED", {})
+    plan = make_plan("startup-t4", packs=[])
+    assert len(calls) == 1 and plan.registrations
