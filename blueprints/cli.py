@@ -156,10 +156,11 @@ def run(argv: Sequence[str]) -> int:
         _write(json.dumps(matrix(stacks)) + "\n", None)
         return 0
     if args.command == "policy-config":
+        from .offline.plan import make_plan
         from .policy_config import write_pack_configs
-        from .stackconfig import load_stack_spec
 
-        for path in write_pack_configs(load_stack_spec(args.stack), args.output_dir):
+        plan = make_plan(args.stack, packs=[])  # the budget rule needs the plan's rates and cost estimate
+        for path in write_pack_configs(plan.resolved.spec, args.output_dir, plan.resolved, plan.cost):
             print(path)
         return 0
     if args.command == "size":
