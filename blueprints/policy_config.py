@@ -23,11 +23,17 @@ def stack_policy_config(spec: ClusterSpec, resolved: Optional[ResolvedPlan] = No
     """``resolved`` gives the rates the stack pays in its region; ``cost`` the plan's estimate of what is not
     a node group (storage, networking, control plane, logs) for the budget rule."""
     hours = service_prices()["hours_per_month"]
+    if resolved is None:
+        from .resolver import resolve
+
+        resolved = resolve(spec)
+    # What the stack pays per instance-hour: its region's price for how it buys (spot, capacity block), or its
+    # own override; the cost rules fall back to the catalog's list price for anything else.
+    rates = {k: v for k, v in resolved.instance_prices().items() if v is not None}
     config: dict[str, dict[str, Any]] = {
         "max-hourly-cost": {"maxUsdPerHour": round(spec.budget.monthly_limit_usd / hours, 2),
-                            "prices": dict(spec.prices)},
+                            "prices": {**rates, **spec.prices}},
     }
-    rates = {k: v for k, v in (resolved.instance_prices() if resolved else {}).items() if v is not None}
     nodes = ("gpu-nodes", "system-nodes")
     other = 0.0 if cost is None else sum(v for k, v in cost.by_component().items() if k not in nodes) * hours
     config["expected-cost-within-budget"] = {"monthlyBudgetUsd": spec.budget.monthly_limit_usd,
