@@ -7,7 +7,7 @@ FORMAT ?= text
 
 .PHONY: plan test install schema bench clean
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+$(VENV)/.installed: requirements.txt requirements-dev.txt requirements-advisor.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
@@ -41,6 +41,7 @@ schema: install
 bench: install
 	$(PY) benchmarks/plan_time.py
 	$(PY) benchmarks/policy_rate.py
+	$(PY) benchmarks/size_time.py
 
 clean:
 	rm -rf $(VENV) node_modules .pytest_cache tools

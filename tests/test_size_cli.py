@@ -70,3 +70,12 @@ def test_the_real_process_exits_2_with_one_line():
                             cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and result.stdout == "" and len(result.stderr.strip().splitlines()) == 1
     assert "Traceback" not in result.stderr
+
+
+def test_plan_and_size_do_not_import_the_forecaster():
+    # statsmodels (requirements-advisor.txt) is for --usage-history only; `make plan` must not need it.
+    code = ("import sys; from blueprints.cli import main; main(['size', '--params', '7B', '--tokens', '1T', "
+            "'--format', 'json']); import blueprints.offline.plan; "
+            "print(sorted(m for m in ('statsmodels', 'numpy', 'pandas', 'scipy') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stdout.strip().endswith("[]"), result.stderr[-500:]
