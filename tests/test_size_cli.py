@@ -31,6 +31,8 @@ def run(capsys, *argv):
     (["--params", "175B", "--tokens", "1T", "--cloud", "alicloud", "--region", "cn-shenzhen"],
      ("--region", "no shape in cn-shenzhen fits", "allowed")),
     (["--params", "7B", "--tokens", "1T", "--region", "moon-1"], ("--region", "moon-1", "regions:")),
+    (["--params", "7B", "--tokens", "1T", "--cloud", "gcp"], ("--cloud", "'aws' or 'alicloud'")),
+    (["--params", "7B", "--tokens", "1T", "--target-days", "0"], ("--target-days", "greater than 0")),
 ])
 def test_bad_size_input_is_one_line_naming_the_field(capsys, argv, fragments):
     code, out, err = run(capsys, "size", *argv)

@@ -49,6 +49,10 @@ def test_resolver_picks_the_advisors_shape_region_and_count(written, name):
     assert (group.shape.instance_type, plan.resolved.spec.region) == (pick.shape.instance_type, pick.region)
     assert group.spec.desired_nodes == pick.nodes
     assert plan.resolved.spec.networking.rdma == (pick.nodes > 1)
+    # ... and prices it as the advisor did: the same rate for the purchase option the stack uses.
+    best = pick.best()
+    if best.option in ("on-demand", "spot"):
+        assert group.usd_per_hour == best.quote.usd_per_hour and group.price_option == best.option
 
 
 def test_budget_is_the_plans_estimate_plus_the_margin(written):

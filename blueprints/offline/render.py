@@ -154,7 +154,7 @@ def render_markdown(plan: Plan) -> str:
     out += ["", "| component | $/hour | $/month |", "|---|---:|---:|"]
     for component, v in cost["byComponent"].items():
         out.append(f"| {component} | {v['hourlyUsd']:,.2f} | {v['monthlyUsd']:,.2f} |")
-    out.append(f"| **total (expected)** | **{cost['hourlyUsd']:,.2f}** | **{cost['monthlyUsd']:,.2f}** |")
+    out.append(f"| **total** | **{cost['hourlyUsd']:,.2f}** | **{cost['monthlyUsd']:,.2f}** |")
     worst = cost.get("worstCase")
     if worst:
         out.append(f"| worst case ({worst['basis']}) | {worst['hourlyUsd']:,.2f} | {worst['monthlyUsd']:,.2f} |")

@@ -87,13 +87,19 @@ class Workload(BaseModel):
         return float(self.steps) * float(self.global_batch) * self.seq_len  # type: ignore[arg-type]
 
 
+# Workload fields whose command-line flag is spelled differently.
+FLAGS = {"clouds": "--cloud", "regions": "--region", "target_hours": "--target-days",
+         "checkpoints_kept": "--checkpoints"}
+
+
 def build_workload(**fields: object) -> Workload:
     """A Workload from CLI values, or BlueprintError naming the first bad field in one line."""
     try:
         return Workload(**{k: v for k, v in fields.items() if v is not None})
     except ValidationError as exc:
         error = exc.errors()[0]
-        where = "--" + "-".join(str(p) for p in error["loc"]).replace("_", "-") if error["loc"] else "workload"
+        field = str(error["loc"][0]) if error["loc"] else ""
+        where = FLAGS.get(field, "--" + field.replace("_", "-")) if field else "workload"
         message = error["msg"].removeprefix("Value error, ")
         if error["type"] == "literal_error":
             message = f"got {error.get('input')!r}; {message.lower()}"
