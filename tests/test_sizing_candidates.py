@@ -135,3 +135,13 @@ def test_an_unknown_region_lists_the_known_ones():
     with pytest.raises(BlueprintError) as error:
         advise(build_workload(params=7e9, tokens=1e9, regions=("mars-1",)))
     assert "mars-1" in str(error.value) and "us-east-1" in str(error.value)
+
+
+def test_a_borrowed_price_ranks_after_an_equal_price_of_the_regions_own():
+    # ecs.gn7i-c8g1.2xlarge is priced only in cn-hangzhou; its other regions borrow that price, with a note.
+    a = advise(build_workload(params=110e6, tokens=5e9, seq_len=512, micro_batch=8, clouds=("alicloud",)))
+    same = [c for c in a.candidates if c.shape.instance_type == "ecs.gn7i-c8g1.2xlarge"]
+    assert same[0].region == "cn-hangzhou" and same[0].option("on-demand").quote.exact
+    for c in same[1:]:
+        q = c.option("on-demand").quote
+        assert not q.exact and q.region == "cn-hangzhou" and f"{c.region} may differ" in q.note

@@ -85,6 +85,12 @@ def _cost_key(c: Candidate) -> float:
     return best.cost_to_finish_usd if best and best.cost_to_finish_usd is not None else math.inf
 
 
+def _exact(c: Candidate) -> bool:
+    """Whether the candidate's best price is its own region's (a borrowed one ranks after an equal exact one)."""
+    best = c.best()
+    return bool(best and best.quote and best.quote.exact)
+
+
 def _options(shape: Shape, region: str, nodes: int, hours: Optional[float], w: Workload) -> tuple[OptionCost, ...]:
     labels = OPTION_LABELS[shape.cloud]
     found = {o: quote(shape.instance_type, region, o) for o in ("on-demand", "spot", "commit-1y", "commit-3y",
@@ -163,7 +169,7 @@ def advise(w: Workload, catalog: Optional[Catalog] = None) -> Advice:
     total = fl.total_flops(w)
     built = [_candidate(s, r, w, mem, total) for s, r in _pairs(catalog, w)]
     feasible = sorted((c for c in built if c.feasible),
-                      key=lambda c: (_cost_key(c), c.hours if c.hours is not None else math.inf,
+                      key=lambda c: (_cost_key(c), not _exact(c), c.hours if c.hours is not None else math.inf,
                                      c.shape.instance_type, c.region))
     if not feasible:
         where = "--region" if w.regions else "--params"

@@ -97,7 +97,8 @@ def _option_cell(row: dict[str, Any], option: str) -> str:
     if o["costToFinishUsd"] is None:
         return "n/a"
     even = f" (>{o['breakEvenUtilization']:.0%})" if o["breakEvenUtilization"] is not None else ""
-    return f"{_money(o['costToFinishUsd'])}{even}"
+    borrowed = "*" if o["priceRegion"] != row["region"] else ""  # another region's price, see the notes
+    return f"{_money(o['costToFinishUsd'])}{borrowed}{even}"
 
 
 def _summary_lines(data: dict[str, Any]) -> list[str]:
@@ -133,7 +134,8 @@ def render_text(advice: Advice, width: int = 160) -> str:
     console = Console(file=buffer, width=width, no_color=True, highlight=False, soft_wrap=False)
     for line in _summary_lines(data):
         console.print(line, markup=False)
-    table = Table(title="candidates, ranked by cost to finish (break-even utilization of commitments in brackets)",
+    table = Table(title="candidates, ranked by cost to finish (break-even utilization of commitments in brackets; "
+                        "* = nearest documented region's price)",
                   show_lines=False)
     for column in ("#", "shape", "region", "GPUs/replica", "nodes", "fabric", "hours") + OPTION_COLUMNS + ("mark",):
         table.add_column(column, overflow="fold")
