@@ -8,14 +8,15 @@ FORMAT ?= text
 .PHONY: plan test install schema bench clean
 
 # `make plan` needs only what the program and the packs run on (requirements.txt); the tests add their toolchain
-# and the independent data they check facts against (requirements-dev.txt).
+# and the independent data they check facts against (requirements-dev.txt, which includes the sizing advisor's
+# forecasting library, requirements-advisor.txt).
 $(VENV)/.runtime: requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $@
 
-$(VENV)/.installed: $(VENV)/.runtime requirements-dev.txt
+$(VENV)/.installed: $(VENV)/.runtime requirements-dev.txt requirements-advisor.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
@@ -47,6 +48,7 @@ schema: install
 bench: install
 	$(PY) benchmarks/plan_time.py
 	$(PY) benchmarks/policy_rate.py
+	$(PY) benchmarks/size_time.py
 
 clean:
 	rm -rf $(VENV) node_modules .pytest_cache tools

@@ -1,4 +1,4 @@
-"""`python -m blueprints plan|schema`: one line and exit 2 on bad input, never a traceback."""
+"""`python -m blueprints plan|size|schema|...`: one line and exit 2 on bad input, never a traceback."""
 
 from __future__ import annotations
 
@@ -42,9 +42,78 @@ def _parser() -> argparse.ArgumentParser:
     pconf = commands.add_parser("policy-config", help="write a stack's --policy-pack-config files, one per pack")
     pconf.add_argument("--stack", required=True, help="stack name, stacks/Pulumi.<stack>.yaml")
     pconf.add_argument("--output-dir", type=Path, required=True, help="folder for <pack>.json files")
+    _size_parser(commands)
     schema = commands.add_parser("schema", help="print the JSON schema of the stack config")
     schema.add_argument("--output", type=Path, help="write here instead of standard output")
     return parser
+
+
+def _size_parser(commands) -> None:
+    """`size`: the sizing and cost advisor (blueprints/sizing). Counts take units: 7B, 110M, 1T."""
+    size = commands.add_parser("size", help="GPUs, time and cost for a workload; optionally write its stack")
+    size.add_argument("--params", help="model parameters with a unit, e.g. 7B, 110M, 175B")
+    size.add_argument("--mode", choices=("training", "inference"), default="training")
+    size.add_argument("--precision", help="fp32, bf16, fp16, fp8; int8 or int4 for inference (default bf16)")
+    size.add_argument("--optimizer", help="adam, adamw (default) or sgd")
+    size.add_argument("--sharding", help="dp, zero1, zero2, zero3 (default) or fsdp")
+    size.add_argument("--tokens", help="tokens to train on (or serve), e.g. 1T, 300B")
+    size.add_argument("--steps", type=int, help="optimizer steps (with --global-batch) instead of --tokens")
+    size.add_argument("--global-batch", type=int, help="sequences per optimizer step")
+    size.add_argument("--seq-len", type=int, help="sequence length (default 4096)")
+    size.add_argument("--micro-batch", type=int, help="sequences per GPU per pass (default 1)")
+    size.add_argument("--recompute", help="activation recomputation: none, selective (default), full")
+    size.add_argument("--hidden-size", type=int)
+    size.add_argument("--layers", type=int)
+    size.add_argument("--heads", type=int)
+    size.add_argument("--mfu", type=float, help="model FLOPs utilization, 0-1 (default 0.40, Llama 3 paper)")
+    size.add_argument("--target-days", type=float, help="finish within this many days (sets the node count)")
+    size.add_argument("--cloud", action="append", dest="clouds", help="aws or alicloud (repeatable; default both)")
+    size.add_argument("--region", action="append", dest="regions", help="region (repeatable; default all)")
+    size.add_argument("--spot-overhead", type=float, help="extra run time spot interruptions cost (default 0.10)")
+    size.add_argument("--dataset-tb", type=float, help="training data to keep, TB (sizes storage)")
+    size.add_argument("--checkpoints", type=int, dest="checkpoints_kept", help="checkpoints kept (default 3)")
+    size.add_argument("--usage-history", type=Path, help="CSV of monthly GPU-hours per shape: forecast and "
+                                                         "recommend commitments (needs requirements-advisor.txt)")
+    size.add_argument("--write-stack", metavar="NAME", help="write stacks/Pulumi.NAME.yaml for the cheapest candidate")
+    size.add_argument("--budget-margin", type=float, default=0.2, help="budget = estimate x (1 + margin)")
+    size.add_argument("--stacks-dir", type=Path, default=None, help="where --write-stack writes (default: stacks/)")
+    size.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    size.add_argument("--output", type=Path, help="write here (atomically) instead of standard output")
+
+
+def _size(args: argparse.Namespace) -> int:
+    if args.usage_history is not None:
+        from .sizing.history import render_history
+
+        _write(render_history(args.usage_history, args.format), args.output)
+        return 0
+    from .sizing.candidates import advise
+    from .sizing.render import RENDERERS
+    from .sizing.workload import build_workload, parse_count
+
+    if args.params is None:
+        raise BlueprintError("--params", "required: model parameters with a unit, e.g. 7B (or --usage-history FILE)")
+    if args.budget_margin < 0:
+        raise BlueprintError("--budget-margin", f"must be 0 or more (got {args.budget_margin})")
+    workload = build_workload(
+        params=parse_count(args.params, "--params"), mode=args.mode, precision=args.precision,
+        optimizer=args.optimizer, sharding=args.sharding,
+        tokens=None if args.tokens is None else parse_count(args.tokens, "--tokens"),
+        steps=args.steps, global_batch=args.global_batch, seq_len=args.seq_len, micro_batch=args.micro_batch,
+        recompute=args.recompute, hidden_size=args.hidden_size, layers=args.layers, heads=args.heads, mfu=args.mfu,
+        target_hours=None if args.target_days is None else args.target_days * 24,
+        clouds=None if not args.clouds else tuple(args.clouds), regions=None if not args.regions else tuple(args.regions),
+        spot_overhead=args.spot_overhead, dataset_tb=args.dataset_tb, checkpoints_kept=args.checkpoints_kept)
+    advice = advise(workload)
+    text = RENDERERS[args.format](advice)
+    if args.write_stack:
+        from .sizing.write_stack import write_stack
+        from .stackconfig import STACKS_DIR
+
+        path = write_stack(advice, args.write_stack, args.stacks_dir or STACKS_DIR, margin=args.budget_margin)
+        print(f"wrote {path}", file=sys.stderr)
+    _write(text, args.output)
+    return 0
 
 
 def _write(text: str, output: Optional[Path]) -> None:
@@ -88,11 +157,14 @@ def run(argv: Sequence[str]) -> int:
         return 0
     if args.command == "policy-config":
         from .offline.pack_config import write_pack_configs
-        from .stackconfig import load_stack_spec
+        from .offline.plan import make_plan
 
-        for path in write_pack_configs(load_stack_spec(args.stack), args.output_dir):
+        plan = make_plan(args.stack, packs=[])  # the budget rule needs the plan's rates and cost estimate
+        for path in write_pack_configs(plan.resolved.spec, args.output_dir, plan.resolved, plan.cost):
             print(path)
         return 0
+    if args.command == "size":
+        return _size(args)
     if args.command == "diff":
         from .offline.diff import diff_plans, load_plans
         from .offline.diff_render import render_diff_markdown, render_diff_text

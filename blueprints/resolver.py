@@ -11,6 +11,7 @@ from .catalog.addons import AddonVersions, addon_versions
 from .catalog.fabric import default_image, published_busbw_gbps
 from .catalog.gpu_models import acceptance_expectation
 from .catalog.kubernetes_versions import VersionSupport, support, supported_versions
+from .catalog.prices import Quote, quote
 from .catalog.system_shapes import load_system_shapes
 from .errors import BlueprintError
 from .spec import ClusterSpec, NodeGroupSpec, SystemNodesSpec
@@ -33,6 +34,8 @@ class ResolvedNodeGroup:
     acceptance: Optional[dict] = None
     # bus bandwidth the fabric validation must reach: threshold x the published two-node figure (None: not judged)
     fabric_min_busbw_gbps: Optional[float] = None
+    price_as_of: Optional[str] = None  # date of the price used (None: a stack override or no price)
+    price_option: str = "on-demand"  # purchase option the price is for (spot, capacity-block...)
 
     @property
     def gpus_per_node(self) -> int:
@@ -92,9 +95,24 @@ def _shape_meets(shape: Shape, group: NodeGroupSpec, rdma: bool, region: str) ->
     )
 
 
-def _price(shape: Shape, spec: ClusterSpec) -> tuple[Optional[float], str]:
+# How a node group's capacity is billed: an ODCR ("reservation") bills at the on-demand rate.
+CAPACITY_OPTION = {"on-demand": "on-demand", "reservation": "on-demand", "spot": "spot",
+                   "capacity-block": "capacity-block"}
+
+
+def _quote(shape: Shape, spec: ClusterSpec, option: str = "on-demand") -> Optional[Quote]:
+    """The catalog's price for the shape in the stack's region (prices.yaml), else the nearest documented one."""
+    return quote(shape.instance_type, spec.region, option)
+
+
+def _price(shape: Shape, spec: ClusterSpec, option: str = "on-demand") -> tuple[Optional[float], str]:
     if shape.instance_type in spec.prices:
         return spec.prices[shape.instance_type], "stack override (prices)"
+    found = _quote(shape, spec, option)
+    if found is not None:
+        return found.usd_per_hour, found.cite()
+    if option != "on-demand":
+        return _price(shape, spec, "on-demand")
     p = shape.price
     if p.usd_per_hour is None:
         return None, f"no list price ({p.note})" if p.note else "no list price"
@@ -183,12 +201,18 @@ def _notes(spec: ClusterSpec, group: NodeGroupSpec, shape: Shape, placement: boo
     if spec.networking.rdma and shape.rdma.kind != "none" and not placement:
         why = "capacity blocks place instances themselves" if group.capacity == "capacity-block" else "placement: none"
         notes.append(f"no cluster placement group for {label} ({why})")
-    if group.capacity == "spot":
-        notes.append(f"spot capacity: the estimate uses the on-demand price of {label}, an upper bound")
-    price, source = _price(shape, spec)
+    option = CAPACITY_OPTION[group.capacity]
+    overridden = shape.instance_type in spec.prices
+    if option != "on-demand" and not overridden and _quote(shape, spec, option) is None:
+        notes.append(f"{group.capacity} capacity: the catalog has no {option} price for {label}; "
+                     f"the estimate uses the on-demand price, an upper bound")
+    price, source = _price(shape, spec, option)
+    found = None if overridden else (_quote(shape, spec, option) or _quote(shape, spec))
     if price is None:
         notes.append(f"{label} has {source}; its nodes are left out of the cost estimate")
-    elif shape.price.region != spec.region and shape.instance_type not in spec.prices:
+    elif found is not None and not found.exact:
+        notes.append(f"{found.note} (override with prices)")
+    elif found is None and not overridden and shape.price.region != spec.region:
         notes.append(f"{label} priced from {shape.price.region}; {spec.region} may differ (override with prices)")
     return notes
 
@@ -218,9 +242,10 @@ PRICE_MAX_AGE_DAYS = 180
 def _stale_prices(groups: list[ResolvedNodeGroup], spec: ClusterSpec, today: Optional[dt.date]) -> list[str]:
     """List prices change: say when the catalog's are older than half a year."""
     today = today or dt.date.today()
-    old = sorted({(g.shape.price.as_of, g.shape.instance_type) for g in groups
+    old = sorted({(g.price_as_of or g.shape.price.as_of, g.shape.instance_type) for g in groups
                   if g.usd_per_hour is not None and g.shape.instance_type not in spec.prices
-                  and (today - dt.date.fromisoformat(g.shape.price.as_of)).days > PRICE_MAX_AGE_DAYS})
+                  and (today - dt.date.fromisoformat(g.price_as_of or g.shape.price.as_of)).days
+                  > PRICE_MAX_AGE_DAYS})
     return [f"{instance} list price is from {as_of} ({(today - dt.date.fromisoformat(as_of)).days} days ago); "
             f"check it on the price page or set prices.{instance}" for as_of, instance in old]
 
@@ -299,7 +324,9 @@ def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None, today: Optiona
         placement = bool(
             rdma_interfaces and spec.networking.placement == "cluster" and group.capacity != "capacity-block"
         )
-        price, source = _price(shape, spec)
+        option = CAPACITY_OPTION[group.capacity]
+        price, source = _price(shape, spec, option)
+        used = None if shape.instance_type in spec.prices else (_quote(shape, spec, option) or _quote(shape, spec))
         notes = tuple(f"{name}: {n}" for n in _notes(spec, group, shape, placement))
         check = spec.kubernetes.acceptance
         published = published_busbw_gbps(shape.instance_type)
@@ -307,7 +334,8 @@ def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None, today: Optiona
             name, group, shape, price, source, rdma_interfaces, placement, notes,
             acceptance=acceptance_expectation(shape, check.thresholds) if check.enabled else None,
             fabric_min_busbw_gbps=round(published * spec.kubernetes.fabric_validation.threshold, 1)
-            if published else None))
+            if published else None,
+            price_as_of=used.as_of if used else None, price_option=used.option if used else "on-demand"))
 
     plan = ResolvedPlan(spec=spec, node_groups=tuple(groups))
     system, system_notes = _system_group(spec)

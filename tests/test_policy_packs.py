@@ -105,6 +105,7 @@ def test_noncompliant_example_fails_the_plan_with_the_expected_findings():
     assert found == {
         ("data-residency", "noncompliant-gdpr-aws"),
         ("max-hourly-cost", None),
+        ("expected-cost-within-budget", None),  # 851.9% of its $5,000 budget (issue #14)
         ("aws-log-group-retention", "noncompliant-gdpr-audit-trail"),
         ("aws-log-group-retention", "noncompliant-gdpr-control-plane"),
         ("aws-log-group-retention", "noncompliant-gdpr-flow-logs"),
@@ -134,7 +135,8 @@ def test_policy_pack_flag_replaces_the_declared_packs():
                "--policy-pack", "cost")
     data = json.loads(run.stdout)
     assert run.returncode == 1 and data["policyPacks"] == ["cost"]
-    assert {f["policy"] for f in data["findings"]} == {"max-hourly-cost", "gpu-scale-to-zero"}
+    assert {f["policy"] for f in data["findings"]} == {"max-hourly-cost", "expected-cost-within-budget",
+                                                       "gpu-scale-to-zero"}
     none = _cli("plan", "--stack", "noncompliant-gdpr", "--stacks-dir", str(NONCOMPLIANT_DIR), "--format", "json",
                 "--policy-pack", "none")
     assert none.returncode == 0 and json.loads(none.stdout)["findings"] == []

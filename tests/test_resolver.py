@@ -138,11 +138,12 @@ def test_a_version_the_cloud_no_longer_creates_is_an_error():
 
 
 def test_old_list_prices_are_called_out_and_overrides_silence_them():
-    late = __import__("datetime").date(2027, 1, 1)
+    # The price used is us-east-1's row in prices.yaml (Karpenter's price list, 2026-07-20).
+    late = __import__("datetime").date(2027, 3, 1)
     stale = resolve(_with_version("research-a100", "1.35"), today=late)
     [note] = [n for n in stale.notes if "list price is from" in n]
-    assert note.startswith("p4de.24xlarge list price is from 2025-11-01 (426 days ago)")
-    fresh = resolve(_with_version("research-a100", "1.35"), today=__import__("datetime").date(2025, 12, 1))
+    assert note.startswith("p4de.24xlarge list price is from 2026-07-20 (224 days ago)")
+    fresh = resolve(_with_version("research-a100", "1.35"), today=__import__("datetime").date(2026, 8, 1))
     assert not [n for n in fresh.notes if "list price is from" in n]
     cluster = shipped_cluster("research-a100")
     cluster["prices"] = {"p4de.24xlarge": 22.0}

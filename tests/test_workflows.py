@@ -117,4 +117,8 @@ def test_policy_config_files_carry_what_the_offline_plan_uses(tmp_path):
     run = subprocess.run([sys.executable, "-m", "blueprints", "policy-config", "--stack", "enterprise-aliyun",
                           "--output-dir", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0
-    assert json.loads((tmp_path / "cost.json").read_text()) == files["cost"]
+    # The budget rule also needs the plan's estimate of what is not a node group (issue #14).
+    from blueprints.offline.plan import make_plan
+
+    plan = make_plan("enterprise-aliyun", packs=[])
+    assert json.loads((tmp_path / "cost.json").read_text()) == pack_config_files(spec, plan.resolved, plan.cost)["cost"]

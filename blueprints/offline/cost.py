@@ -1,4 +1,9 @@
-"""Cost estimate from what the program registered: priced resources plus the spec's stated usage."""
+"""Cost estimate from what the program registered: priced resources plus the spec's stated usage.
+
+Two figures per hour: the expected one (node groups at their desired size) and the worst case (node groups at
+maxNodes, which the autoscaler may reach). The budget is judged against both; node groups are priced at the
+rate of how they are bought (on-demand, spot, capacity block) in the stack's region, as the resolver found it.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +28,11 @@ class LineItem:
     resource: str
     description: str
     usd_per_hour: Optional[float]
+    worst_usd_per_hour: Optional[float] = None  # node groups at maxNodes (None: same as usd_per_hour)
+
+    @property
+    def worst(self) -> float:
+        return (self.usd_per_hour or 0.0) if self.worst_usd_per_hour is None else self.worst_usd_per_hour
 
 
 @dataclass(frozen=True)
@@ -31,6 +41,8 @@ class CostEstimate:
     hours_per_month: int
     monthly_budget_usd: float
     unpriced: tuple[str, ...]
+    # How each node group is billed: {nodeGroup, instanceType, capacity, option, usdPerHour, source}
+    rates: tuple[dict[str, Any], ...] = ()
 
     @property
     def hourly_usd(self) -> float:
@@ -39,6 +51,14 @@ class CostEstimate:
     @property
     def monthly_usd(self) -> float:
         return round(self.hourly_usd * self.hours_per_month, 2)
+
+    @property
+    def worst_hourly_usd(self) -> float:
+        return round(sum(i.worst for i in self.items), 4)
+
+    @property
+    def worst_monthly_usd(self) -> float:
+        return round(self.worst_hourly_usd * self.hours_per_month, 2)
 
     def by_component(self) -> dict[str, float]:
         totals = {c: 0.0 for c in COMPONENTS}
@@ -55,16 +75,24 @@ class CostEstimate:
                 c: {"hourlyUsd": h, "monthlyUsd": round(h * self.hours_per_month, 2)}
                 for c, h in self.by_component().items()
             },
+            "worstCase": {"hourlyUsd": self.worst_hourly_usd, "monthlyUsd": self.worst_monthly_usd,
+                          "basis": "node groups at maxNodes"},
             "budget": {
                 "monthlyLimitUsd": self.monthly_budget_usd,
                 "usedPct": round(100 * self.monthly_usd / self.monthly_budget_usd, 1),
                 "withinBudget": self.monthly_usd <= self.monthly_budget_usd,
+                "worstCaseUsedPct": round(100 * self.worst_monthly_usd / self.monthly_budget_usd, 1),
+                "worstCaseWithinBudget": self.worst_monthly_usd <= self.monthly_budget_usd,
             },
+            "rates": [dict(r) for r in self.rates],
             "unpriced": list(self.unpriced),
             "items": [
-                {k if k != "usd_per_hour" else "usdPerHour": v for k, v in asdict(i).items()} for i in self.items
+                {_ITEM_KEYS.get(k, k): v for k, v in asdict(i).items()} for i in self.items
             ],
         }
+
+
+_ITEM_KEYS = {"usd_per_hour": "usdPerHour", "worst_usd_per_hour": "worstUsdPerHour"}
 
 
 @lru_cache(maxsize=1)
@@ -82,9 +110,11 @@ def _instance_price(instance_type: str, spec: ClusterSpec, resolved: Mapping[str
 
 
 def estimate(spec: ClusterSpec, registrations: Iterable[Registration], kubernetes_support: str = "standard",
-             instance_prices: Optional[Mapping[str, Optional[float]]] = None) -> CostEstimate:
+             instance_prices: Optional[Mapping[str, Optional[float]]] = None,
+             rates: Iterable[Mapping[str, Any]] = ()) -> CostEstimate:
     """``kubernetes_support`` is the resolver's verdict on the version (EKS extended support costs more);
-    ``instance_prices`` the resolver's USD/hour by instance type (it knows the region and the overrides)."""
+    ``instance_prices`` the resolver's USD/hour by instance type (it knows the region, the purchase option and
+    the overrides); ``rates`` how each node group is billed, shown as is."""
     table = service_prices()
     hours = table["hours_per_month"]
     cloud = table[spec.cloud]
@@ -94,26 +124,33 @@ def estimate(spec: ClusterSpec, registrations: Iterable[Registration], kubernete
     regs = list(registrations)
     templates = {r.id: r.inputs for r in regs if r.type == "aws:ec2/launchTemplate:LaunchTemplate"}
 
-    def add(component: str, reg: Registration, description: str, usd: Optional[float]) -> None:
-        items.append(LineItem(component, reg.name, description, None if usd is None else round(usd, 4)))
+    def add(component: str, reg: Registration, description: str, usd: Optional[float],
+            worst: Optional[float] = None) -> None:
+        items.append(LineItem(component, reg.name, description, None if usd is None else round(usd, 4),
+                              None if worst is None else round(worst, 4)))
 
     for reg in regs:
         props = reg.inputs
         if reg.type in ("aws:eks/nodeGroup:NodeGroup", "alicloud:cs/nodePool:NodePool"):
             instance_type = (props.get("instanceTypes") or ["?"])[0]
-            nodes = (props.get("scalingConfig") or {}).get("desiredSize", props.get("desiredSize", 0)) or 0
+            scaling = props.get("scalingConfig") or {}
+            nodes = scaling.get("desiredSize", props.get("desiredSize", 0)) or 0
+            most = max(scaling.get("maxSize", nodes) or nodes, nodes)
             price = _instance_price(instance_type, spec, instance_prices or {})
             if price is None:
                 unpriced.append(f"{reg.name}: {instance_type} has no list price; set prices.{instance_type}")
             component = "gpu-nodes" if load_catalog().get(instance_type) else "system-nodes"
-            add(component, reg, f"{nodes} x {instance_type}", None if price is None else price * nodes)
+            add(component, reg, f"{nodes} x {instance_type} (max {most})", None if price is None else price * nodes,
+                None if price is None else price * most)
             if reg.type == "aws:eks/nodeGroup:NodeGroup":
                 template = templates.get((props.get("launchTemplate") or {}).get("id"), {})
                 gib = sum(b.get("ebs", {}).get("volumeSize", 0) for b in template.get("blockDeviceMappings", []))
-                add("storage", reg, f"{nodes} x {gib} GiB gp3 root", nodes * gib * cloud["ebs_gp3"]["usd"] * per_month)
+                rate = gib * cloud["ebs_gp3"]["usd"] * per_month
+                add("storage", reg, f"{nodes} x {gib} GiB gp3 root", nodes * rate, most * rate)
             else:
                 gib = props.get("systemDiskSize", 0) + sum(d.get("size", 0) for d in props.get("dataDisks", []))
-                add("storage", reg, f"{nodes} x {gib} GiB ESSD", nodes * gib * cloud["essd_pl1"]["usd"] * per_month)
+                rate = gib * cloud["essd_pl1"]["usd"] * per_month
+                add("storage", reg, f"{nodes} x {gib} GiB ESSD", nodes * rate, most * rate)
         elif reg.type == "aws:fsx/lustreFileSystem:LustreFileSystem":
             table_fsx = cloud["fsx_lustre"]
             deployment = props.get("deploymentType", "PERSISTENT_2")
@@ -151,4 +188,5 @@ def estimate(spec: ClusterSpec, registrations: Iterable[Registration], kubernete
     if log_sinks:
         items.append(LineItem("logging", "audit-and-flow-logs", f"{log_gb} GB/month ingested (assumed)",
                               round(log_gb * ingest * per_month, 4)))
-    return CostEstimate(tuple(items), hours, spec.budget.monthly_limit_usd, tuple(unpriced))
+    return CostEstimate(tuple(items), hours, spec.budget.monthly_limit_usd, tuple(unpriced),
+                        tuple(dict(r) for r in rates))

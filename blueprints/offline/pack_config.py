@@ -11,26 +11,45 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .cost import service_prices
+from typing import Optional
+
+from ..resolver import ResolvedPlan
 from ..spec import ClusterSpec
+from .cost import CostEstimate, service_prices
 
 
-def stack_policy_config(spec: ClusterSpec) -> dict[str, dict[str, Any]]:
+def stack_policy_config(spec: ClusterSpec, resolved: Optional[ResolvedPlan] = None,
+                        cost: Optional[CostEstimate] = None) -> dict[str, dict[str, Any]]:
+    """``resolved`` gives the rates the stack pays in its region; ``cost`` the plan's estimate of what is not
+    a node group (storage, networking, control plane, logs) for the budget rule."""
     hours = service_prices()["hours_per_month"]
+    if resolved is None:
+        from ..resolver import resolve
+
+        resolved = resolve(spec)
+    # What the stack pays per instance-hour: its region's price for how it buys (spot, capacity block), or its
+    # own override; the cost rules fall back to the catalog's list price for anything else.
+    rates = {k: v for k, v in resolved.instance_prices().items() if v is not None}
     config: dict[str, dict[str, Any]] = {
         "max-hourly-cost": {"maxUsdPerHour": round(spec.budget.monthly_limit_usd / hours, 2),
-                            "prices": dict(spec.prices)},
+                            "prices": {**rates, **spec.prices}},
     }
+    nodes = ("gpu-nodes", "system-nodes")
+    other = 0.0 if cost is None else sum(v for k, v in cost.by_component().items() if k not in nodes) * hours
+    config["expected-cost-within-budget"] = {"monthlyBudgetUsd": spec.budget.monthly_limit_usd,
+                                             "prices": {**rates, **spec.prices}, "hoursPerMonth": hours,
+                                             "otherMonthlyUsd": round(other, 2)}
     if spec.compliance.allowed_regions:
         config["data-residency"] = {"allowedRegions": list(spec.compliance.allowed_regions)}
     return config
 
 
-def pack_config_files(spec: ClusterSpec) -> dict[str, dict[str, dict[str, Any]]]:
+def pack_config_files(spec: ClusterSpec, resolved: Optional[ResolvedPlan] = None,
+                      cost: Optional[CostEstimate] = None) -> dict[str, dict[str, dict[str, Any]]]:
     """For each pack the stack declares: {policy: settings}, the pack's own defaults then the stack's values."""
     from policies.library.packs import PACKS
 
-    stack = stack_policy_config(spec)
+    stack = stack_policy_config(spec, resolved, cost)
     files = {}
     for pack_name in spec.compliance.frameworks:
         pack = PACKS[pack_name]
@@ -43,10 +62,11 @@ def pack_config_files(spec: ClusterSpec) -> dict[str, dict[str, dict[str, Any]]]
     return files
 
 
-def write_pack_configs(spec: ClusterSpec, folder: Path) -> list[Path]:
+def write_pack_configs(spec: ClusterSpec, folder: Path, resolved: Optional[ResolvedPlan] = None,
+                       cost: Optional[CostEstimate] = None) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for pack, config in pack_config_files(spec).items():
+    for pack, config in pack_config_files(spec, resolved, cost).items():
         path = folder / f"{pack}.json"
         path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         written.append(path)

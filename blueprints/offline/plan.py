@@ -117,6 +117,14 @@ class Plan:
         }
 
 
+def node_group_rates(resolved: ResolvedPlan) -> list[dict[str, Any]]:
+    """How each GPU node group is billed: the rate, the purchase option it is for, and where it comes from."""
+    return [{"nodeGroup": g.name, "instanceType": g.shape.instance_type, "capacity": g.spec.capacity,
+             "option": "override" if g.price_source.startswith("stack override") else g.price_option,
+             "usdPerHour": g.usd_per_hour, "source": g.price_source, "asOf": g.price_as_of}
+            for g in resolved.node_groups]
+
+
 def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequence[str]] = None) -> Plan:
     """Validate, resolve, run one stack offline and judge it with its packs; BlueprintError on bad input.
 
@@ -131,8 +139,8 @@ def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequenc
     # come out the same on every run (and the plan JSON byte-identical).
     registrations = tuple(sorted(registered, key=lambda r: r.urn))
     cost = estimate(spec, registrations, resolved.kubernetes.support if resolved.kubernetes else "standard",
-                    resolved.instance_prices())
+                    resolved.instance_prices(), node_group_rates(resolved))
     chosen = tuple(spec.compliance.frameworks if packs is None else packs)
-    findings = evaluate(stack, registrations, chosen, stack_policy_config(spec)) if chosen else []
+    findings = evaluate(stack, registrations, chosen, stack_policy_config(spec, resolved, cost)) if chosen else []
     return Plan(stack=stack, resolved=resolved, registrations=registrations, cost=cost, packs=chosen,
                 findings=tuple(findings), readiness=tuple(readiness_check(registrations)), outputs=outputs)

@@ -126,7 +126,9 @@ class Analysis:
             if policy in self.info.initialConfig:
                 values.update(dict(self.info.initialConfig[policy].properties))
             values.update(overrides.get(policy, {}))
-            level = {v: k for k, v in LEVELS.items()}[meta.level]
+            # A pack config may set a policy's enforcementLevel, as `--policy-pack-config` files do.
+            chosen = values.pop("enforcementLevel", meta.level)
+            level = {v: k for k, v in LEVELS.items()}[chosen]
             request.policyConfig[policy].CopyFrom(proto.PolicyConfig(enforcementLevel=level, properties=_struct(values)))
         self.stub.Configure(request)
         self.stub.ConfigureStack(proto.AnalyzerStackConfigureRequest(stack=stack, project=PROJECT, dry_run=True))

@@ -104,10 +104,22 @@ def _cost_lines(cost: dict, bullet: str) -> list[str]:
     lines = ["", "Cost estimate (list prices):"]
     for component, v in cost["byComponent"].items():
         lines.append(f"{bullet}{component:<14} {_money(v['hourlyUsd']):>12}/h {_money(v['monthlyUsd']):>14}/month")
-    lines.append(f"{bullet}{'total':<14} {_money(cost['hourlyUsd']):>12}/h {_money(cost['monthlyUsd']):>14}/month")
+    lines.append(f"{bullet}{'total':<14} {_money(cost['hourlyUsd']):>12}/h {_money(cost['monthlyUsd']):>14}/month"
+                 "  (expected: node groups at desired size)")
+    worst = cost.get("worstCase")
+    if worst:
+        lines.append(f"{bullet}{'worst case':<14} {_money(worst['hourlyUsd']):>12}/h "
+                     f"{_money(worst['monthlyUsd']):>14}/month  ({worst['basis']})")
+    for r in cost.get("rates", []):
+        price = "unpriced" if r["usdPerHour"] is None else f"{_money(r['usdPerHour'])}/h"
+        lines.append(f"{bullet}rate {r['nodeGroup']}: {r['instanceType']} {r['capacity']} at {price} "
+                     f"({r['option']}; {r['source']})")
     b = cost["budget"]
     verdict = "within" if b["withinBudget"] else "OVER"
     lines.append(f"{bullet}budget {_money(b['monthlyLimitUsd'])}/month: {b['usedPct']}% used ({verdict} budget)")
+    if "worstCaseUsedPct" in b:
+        verdict = "within" if b["worstCaseWithinBudget"] else "OVER"
+        lines.append(f"{bullet}worst case uses {b['worstCaseUsedPct']}% of the budget ({verdict} budget)")
     lines += [f"{bullet}unpriced: {u}" for u in cost["unpriced"]]
     return lines
 
@@ -143,8 +155,20 @@ def render_markdown(plan: Plan) -> str:
     for component, v in cost["byComponent"].items():
         out.append(f"| {component} | {v['hourlyUsd']:,.2f} | {v['monthlyUsd']:,.2f} |")
     out.append(f"| **total** | **{cost['hourlyUsd']:,.2f}** | **{cost['monthlyUsd']:,.2f}** |")
+    worst = cost.get("worstCase")
+    if worst:
+        out.append(f"| worst case ({worst['basis']}) | {worst['hourlyUsd']:,.2f} | {worst['monthlyUsd']:,.2f} |")
     b = cost["budget"]
-    out += ["", f"Budget: ${b['monthlyLimitUsd']:,.2f}/month, {b['usedPct']}% used."]
+    budget_line = f"Budget: ${b['monthlyLimitUsd']:,.2f}/month, {b['usedPct']}% used"
+    if "worstCaseUsedPct" in b:
+        budget_line += f"; worst case {b['worstCaseUsedPct']}%"
+    out += ["", budget_line + "."]
+    if cost.get("rates"):
+        out += ["", "| node group | instance | capacity | rate $/h | price source |", "|---|---|---|---:|---|"]
+        for r in cost["rates"]:
+            price = "unpriced" if r["usdPerHour"] is None else f"{r['usdPerHour']:,.4g}"
+            out.append(f"| {r['nodeGroup']} | `{r['instanceType']}` | {r['capacity']} ({r['option']}) | {price} "
+                       f"| {r['source']} |")
     out += ["", "<details><summary>" + f"{data['counts']['total']} registrations</summary>", "",
             "| type | count |", "|---|---:|"]
     out += [f"| `{t}` | {n} |" for t, n in data["counts"]["byType"].items()]

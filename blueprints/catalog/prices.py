@@ -1,0 +1,117 @@
+"""GPU instance prices per region and purchase option (prices.yaml), each with its source and as-of date.
+
+Why a table of its own: a shape's price differs by region (Frankfurt's p4de.24xlarge costs about 25% more
+than Virginia's) and by how it is bought. The lookup never borrows another region's price silently: a
+region without a row gets the nearest documented one *with a note that says so*.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal, Optional
+
+import yaml
+from pydantic import BaseModel, ConfigDict, PrivateAttr
+
+PRICES_FILE = Path(__file__).with_name("prices.yaml")
+
+Option = Literal["on-demand", "spot", "commit-1y", "commit-3y", "capacity-block"]
+OPTIONS: tuple[str, ...] = ("on-demand", "spot", "commit-1y", "commit-3y", "capacity-block")
+
+# What each option is called on each cloud, for people reading a plan or `size` output.
+OPTION_LABELS = {
+    "aws": {"on-demand": "On-Demand", "spot": "Spot", "commit-1y": "1-year Reserved Instance (standard, no upfront)",
+            "commit-3y": "3-year Reserved Instance (standard, no upfront)",
+            "capacity-block": "EC2 Capacity Block for ML"},
+    "alicloud": {"on-demand": "pay-as-you-go", "spot": "preemptible instance", "commit-1y": "1-year subscription",
+                 "commit-3y": "3-year subscription", "capacity-block": "capacity block (not sold)"},
+}
+
+# Regions by continent-scale area: "nearest documented price" looks in the same area first, then anywhere.
+AREAS = {
+    "us": ("us-east-1", "us-east-2", "us-west-2", "us-west-1"),
+    "eu": ("eu-central-1", "eu-west-1", "eu-north-1", "eu-west-2", "eu-west-3", "eu-south-1"),
+    "ap": ("ap-northeast-1", "ap-southeast-1", "ap-southeast-2", "ap-northeast-2", "ap-south-1", "cn-hongkong"),
+    "cn": ("cn-hangzhou", "cn-shanghai", "cn-beijing", "cn-shenzhen", "cn-wulanchabu", "cn-zhangjiakou"),
+}
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Price(_Frozen):
+    instance_type: str
+    region: str
+    option: Option
+    usd_per_hour: float
+    source: str
+    as_of: str
+    note: Optional[str] = None
+
+
+class PriceTable(_Frozen):
+    sources: dict[str, str]
+    prices: tuple[Price, ...]
+    _by_key: Optional[dict] = PrivateAttr(default=None)
+
+    def exact(self, instance_type: str, region: str, option: str = "on-demand") -> Optional[Price]:
+        return self.index().get((instance_type, region, option))
+
+    def index(self) -> dict[tuple[str, str, str], Price]:
+        """(instance type, region, option) -> row; built once per table (the advisor asks thousands of times)."""
+        if self._by_key is None:
+            self._by_key = {(p.instance_type, p.region, p.option): p for p in self.prices}
+        return self._by_key
+
+    def nearest(self, instance_type: str, region: str, option: str = "on-demand") -> Optional[Price]:
+        """Another region's price for the same shape and option: same area first, then any (sorted, stable)."""
+        rows = [p for p in self.prices if p.instance_type == instance_type and p.option == option]
+        if not rows:
+            return None
+        area = next((a for a, regions in AREAS.items() if region in regions), None)
+        same = [p for p in rows if area and p.region in AREAS[area]]
+        return sorted(same or rows, key=lambda p: (AREAS.get(area or "", ()).index(p.region)
+                                                   if area and p.region in AREAS[area] else 99, p.region))[0]
+
+    def source_url(self, price: Price) -> str:
+        return self.sources.get(price.source, price.source)
+
+
+@lru_cache(maxsize=1)
+def load_prices(path: Path = PRICES_FILE) -> PriceTable:
+    raw = yaml.safe_load(path.read_text())
+    return PriceTable(sources=raw["sources"], prices=tuple(raw["prices"]))
+
+
+class Quote(_Frozen):
+    """A price as used: the row it came from and, when that row is another region's, why."""
+
+    usd_per_hour: float
+    region: str
+    option: str
+    source: str
+    as_of: str
+    exact: bool
+    note: Optional[str] = None
+
+    def cite(self) -> str:
+        return f"{self.source} as of {self.as_of} ({self.region}, {self.option})"
+
+
+def quote(instance_type: str, region: str, option: str = "on-demand",
+          table: Optional[PriceTable] = None) -> Optional[Quote]:
+    """The price of ``instance_type`` in ``region`` under ``option``; the nearest documented one with a note."""
+    table = table or load_prices()
+    found = table.exact(instance_type, region, option)
+    if found:
+        return Quote(usd_per_hour=found.usd_per_hour, region=found.region, option=option,
+                     source=table.source_url(found), as_of=found.as_of, exact=True, note=found.note)
+    near = table.nearest(instance_type, region, option)
+    if near is None:
+        return None
+    return Quote(usd_per_hour=near.usd_per_hour, region=near.region, option=option, source=table.source_url(near),
+                 as_of=near.as_of, exact=False,
+                 note=f"no {option} price for {instance_type} in {region} in the catalog; "
+                      f"using {near.region}'s (nearest documented), {region} may differ")

@@ -1,0 +1,106 @@
+"""What the user asks `size` about, validated with pydantic: a model, how it is trained or served, where.
+
+Why its own module: the CLI, the tests and `--write-stack` all start from the same validated workload, and
+every bad field becomes one line naming the field and what is allowed (BlueprintError, exit 2).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ..errors import BlueprintError
+
+# Decimal multipliers as model cards write them: 110M, 7B, 175B, 1T (tokens), 300B.
+UNITS = {"": 1, "K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12}
+ALLOWED_UNITS = "K, M, B (or G), T, e.g. 110M, 7B, 1.5T"
+_COUNT = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
+
+Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
+PRECISIONS: tuple[str, ...] = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+INFERENCE_ONLY = ("int8", "int4")
+Sharding = Literal["dp", "zero1", "zero2", "zero3", "fsdp"]
+Optimizer = Literal["adam", "adamw", "sgd"]
+Recompute = Literal["none", "selective", "full"]
+
+
+def parse_count(value: object, field: str) -> float:
+    """'7B' -> 7e9. Units are decimal (a model card's 7B is 7 x 10^9 parameters); anything else is refused."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = float(value)
+    else:
+        match = _COUNT.match(str(value))
+        if not match:
+            raise BlueprintError(field, f"{value!r} is not a count; write a number with a unit: {ALLOWED_UNITS}")
+        digits, unit = match.groups()
+        if unit.upper() not in UNITS or (unit and unit != unit.upper() and unit.lower() != "k"):
+            raise BlueprintError(field, f"unknown unit {unit!r} in {value!r}; allowed units: {ALLOWED_UNITS}")
+        number = float(digits) * UNITS[unit.upper()]
+    if not number > 0:
+        raise BlueprintError(field, f"must be greater than 0 (got {value!r})")
+    return number
+
+
+class Workload(BaseModel):
+    """One training run or one inference service. Counts are plain numbers here (parse_count reads units)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    params: float = Field(gt=0, description="Model parameters, e.g. 7e9.")
+    mode: Literal["training", "inference"] = "training"
+    precision: Precision = "bf16"
+    optimizer: Optimizer = "adamw"
+    sharding: Sharding = "zero3"
+    tokens: Optional[float] = Field(None, gt=0, description="Tokens to train on (or to serve, for inference).")
+    steps: Optional[int] = Field(None, gt=0, description="Optimizer steps; tokens = steps x global batch x seq len.")
+    seq_len: int = Field(4096, gt=0, le=1_048_576)
+    micro_batch: int = Field(1, gt=0, le=4096, description="Sequences per GPU per forward pass.")
+    global_batch: Optional[int] = Field(None, gt=0, description="Sequences per optimizer step (for --steps).")
+    recompute: Recompute = "selective"
+    hidden_size: Optional[int] = Field(None, gt=0)
+    layers: Optional[int] = Field(None, gt=0)
+    heads: Optional[int] = Field(None, gt=0)
+    mfu: float = Field(0.40, gt=0, le=1)
+    target_hours: Optional[float] = Field(None, gt=0, description="Finish within this many hours.")
+    clouds: tuple[Literal["aws", "alicloud"], ...] = ("aws", "alicloud")
+    regions: tuple[str, ...] = ()
+    spot_overhead: float = Field(0.10, ge=0, le=5, description="Extra run time spot interruptions cost (0.10 = 10%).")
+    dataset_tb: float = Field(0.0, ge=0)
+    checkpoints_kept: int = Field(3, ge=0, le=1000)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Workload":
+        if self.mode == "training" and self.precision in INFERENCE_ONLY:
+            raise ValueError(f"precision {self.precision} is for inference only; training allows fp32, bf16, fp16, fp8")
+        if self.tokens is None and self.steps is None:
+            raise ValueError("give tokens (e.g. --tokens 1T) or steps with --global-batch")
+        if self.steps is not None and self.tokens is None and self.global_batch is None:
+            raise ValueError("steps need --global-batch (sequences per step) to count tokens")
+        return self
+
+    @property
+    def total_tokens(self) -> float:
+        if self.tokens is not None:
+            return self.tokens
+        return float(self.steps) * float(self.global_batch) * self.seq_len  # type: ignore[arg-type]
+
+
+# Workload fields whose command-line flag is spelled differently.
+FLAGS = {"clouds": "--cloud", "regions": "--region", "target_hours": "--target-days",
+         "checkpoints_kept": "--checkpoints"}
+
+
+def build_workload(**fields: object) -> Workload:
+    """A Workload from CLI values, or BlueprintError naming the first bad field in one line."""
+    try:
+        return Workload(**{k: v for k, v in fields.items() if v is not None})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = str(error["loc"][0]) if error["loc"] else ""
+        where = FLAGS.get(field, "--" + field.replace("_", "-")) if field else "workload"
+        message = error["msg"].removeprefix("Value error, ")
+        if error["type"] == "literal_error":
+            message = f"got {error.get('input')!r}; {message.lower()}"
+        raise BlueprintError(where, message) from None

@@ -1,0 +1,138 @@
+"""`size --write-stack NAME`: the cheapest candidate as stacks/Pulumi.NAME.yaml, a preset plus overrides.
+
+Why it plans the stack before writing it: the file must be one `pulumi up` can take as is, so it is planned
+offline (with its policy packs) in a temporary folder first, the budget is set from that plan's estimate plus a
+margin, the resolver must pick the advisor's shape, and only a stack that plans with exit 0 is renamed into
+place. Nothing half-written is ever left in the stacks folder.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..catalog import Shape
+from ..errors import BlueprintError
+from ..stackconfig import FULL_CONFIG_KEY, PRESETS_DIR
+from .candidates import Advice, Candidate
+from .memory import OPTIMIZER_BYTES, TRAIN_BYTES
+
+STACK_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+# Which preset a GPU model starts from: small inference/fine-tuning GPUs, A100-class training, H100-class.
+PRESET_BY_GPU = {"T4": "startup", "A10": "startup", "A10G": "startup", "L4": "startup", "L20": "startup",
+                 "L40S": "startup", "A100-40GB": "research", "A100-80GB": "research", "H20": "research",
+                 "H100": "enterprise", "H200": "enterprise"}
+# How the nodes are bought: commitments are billing, not capacity (the nodes run on-demand under them);
+# capacity blocks need a reservation id only a purchase gives.
+CAPACITY_BY_OPTION = {"on-demand": "on-demand", "spot": "spot", "commit-1y": "on-demand",
+                      "commit-3y": "on-demand", "capacity-block": "on-demand"}
+GIB = 2**30
+
+
+def _fs_size(cloud: str, gib: float) -> int:
+    """The smallest size the service allows at or above ``gib`` (FSx for Lustre: 1200 or n x 2400; CPFS:
+    3600 and up in steps of 1200; see blueprints/spec.py)."""
+    if cloud == "aws":
+        return 1200 if gib <= 1200 else math.ceil(gib / 2400) * 2400
+    return max(3600, math.ceil(gib / 1200) * 1200)
+
+
+def checkpoint_bytes(advice: Advice) -> float:
+    """One full training checkpoint: weights plus optimizer states (what resuming needs)."""
+    w = advice.workload
+    if w.mode != "training":
+        return 0.0
+    return w.params * (TRAIN_BYTES[w.precision] + OPTIMIZER_BYTES[(w.optimizer, w.precision != "fp32")])
+
+
+def _cluster(advice: Advice, pick: Candidate, budget: int, contact: str) -> dict[str, Any]:
+    shape: Shape = pick.shape
+    preset = PRESET_BY_GPU.get(shape.gpu.model, "research")
+    base = yaml.safe_load((PRESETS_DIR / f"{preset}.yaml").read_text())
+    best = pick.best()
+    group: dict[str, Any] = {
+        "gpuModel": shape.gpu.model, "gpusPerNode": shape.gpu.count, "minVcpus": shape.vcpus,
+        "minMemoryGib": shape.memory_gib, "minNodes": 0, "desiredNodes": pick.nodes, "maxNodes": pick.nodes,
+        "capacity": CAPACITY_BY_OPTION[best.option if best else "on-demand"],
+    }
+    data_gb = advice.workload.dataset_tb * 1000 + checkpoint_bytes(advice) * advice.workload.checkpoints_kept / 1e9
+    cluster: dict[str, Any] = {
+        "preset": preset, "cloud": shape.cloud, "region": pick.region,
+        "nodeGroups": {"gpu": group},
+        "networking": {"rdma": pick.nodes > 1 and shape.rdma.kind != "none"},
+        "storage": {"objectStorage": {"expectedSizeTb": round(max(data_gb / 1000, 0.1), 2)}},
+        "budget": {"monthlyLimitUsd": budget, "contacts": [contact]},
+        "tags": {"sized-by": "blueprints-size"},
+    }
+    if data_gb > 0:
+        cluster["storage"]["parallelFs"] = {"type": "default", "sizeGib": _fs_size(shape.cloud, data_gb * 1e9 / GIB)}
+    team = next(iter((base.get("kubernetes") or {}).get("teams") or {"training": {}}))
+    cluster["kubernetes"] = {"teams": {team: {"gpus": pick.gpus, "maxGpusPerPod": shape.gpu.count}}}
+    return cluster
+
+
+def _document(stack: str, cluster: dict[str, Any], pick: Candidate, note: str) -> str:
+    best = pick.best()
+    how = f"{best.label} at ${best.quote.usd_per_hour:,.4g}/h ({best.quote.cite()})" if best and best.quote else "unpriced"
+    header = (f"# Written by `python -m blueprints size --write-stack {stack}`: {pick.nodes} x "
+              f"{pick.shape.instance_type} in {pick.region}, about {pick.hours or 0:,.0f} hours; cheapest option: "
+              f"{how}.\n# {note}\n# Replace the example budget contact before `pulumi up --stack {stack}`.\n")
+    return header + yaml.safe_dump({"config": {FULL_CONFIG_KEY: cluster}}, sort_keys=False)
+
+
+def _plan_in(folder: Path, stack: str, text: str):
+    from ..offline.plan import make_plan
+
+    (folder / f"Pulumi.{stack}.yaml").write_text(text, encoding="utf-8")
+    return make_plan(stack, folder)
+
+
+def write_stack(advice: Advice, stack: str, stacks_dir: Path, margin: float = 0.2,
+                contact: str = "platform-team@example.com") -> Path:
+    """Write stacks_dir/Pulumi.<stack>.yaml for the cheapest candidate; return its path."""
+    if not STACK_NAME.match(stack):
+        raise BlueprintError("--write-stack", f"{stack!r} is not a stack name: lowercase letters, digits and '-'")
+    target = Path(stacks_dir) / f"Pulumi.{stack}.yaml"
+    if not Path(stacks_dir).is_dir():
+        raise BlueprintError("--stacks-dir", f"{stacks_dir} is not a directory")
+    if target.exists():
+        raise BlueprintError("--write-stack", f"{target} exists; choose another name or remove it")
+    pick = advice.cheapest or advice.candidates[0]
+    from ..resolver import resolve
+
+    with tempfile.TemporaryDirectory(prefix="size-stack-") as scratch:
+        folder = Path(scratch)
+        cluster = _cluster(advice, pick, 10**9, contact)
+        probe = _plan_in(folder, stack, _document(stack, cluster, pick, "sizing probe"))
+        if probe.resolved.node_groups[0].shape.instance_type != pick.shape.instance_type:
+            cluster["nodeGroups"]["gpu"]["instanceType"] = pick.shape.instance_type  # pin the advisor's shape
+            probe = _plan_in(folder, stack, _document(stack, cluster, pick, "sizing probe"))
+        budget = int(math.ceil(probe.cost.monthly_usd * (1 + margin) / 100) * 100)
+        cluster["budget"]["monthlyLimitUsd"] = budget
+        note = (f"Budget: the plan's expected ${probe.cost.monthly_usd:,.2f}/month plus {margin:.0%}, rounded up "
+                f"to $100.")
+        text = _document(stack, cluster, pick, note)
+        final = _plan_in(folder, stack, text)
+        chosen = resolve(final.resolved.spec).node_groups[0].shape.instance_type
+        if chosen != pick.shape.instance_type:
+            raise BlueprintError("--write-stack", f"the resolver picks {chosen}, not the advisor's "
+                                                  f"{pick.shape.instance_type}; nothing written")
+        if final.exit_code != 0:
+            first = next((f["message"] for f in final.findings if f.get("enforcementLevel") == "mandatory"),
+                         "a blocking readiness finding")
+            raise BlueprintError("--write-stack", f"the stack would not plan cleanly ({first}); nothing written")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
