@@ -11,7 +11,7 @@ from .catalog.addons import AddonVersions, addon_versions
 from .catalog.fabric import default_image, published_busbw_gbps
 from .catalog.gpu_models import acceptance_expectation
 from .catalog.kubernetes_versions import VersionSupport, support, supported_versions
-from .catalog.prices import Quote, quote
+from .catalog.prices import Quote, hourly_price, quote
 from .catalog.system_shapes import load_system_shapes
 from .errors import BlueprintError
 from .spec import ClusterSpec, NodeGroupSpec, SystemNodesSpec
@@ -106,17 +106,7 @@ def _quote(shape: Shape, spec: ClusterSpec, option: str = "on-demand") -> Option
 
 
 def _price(shape: Shape, spec: ClusterSpec, option: str = "on-demand") -> tuple[Optional[float], str]:
-    if shape.instance_type in spec.prices:
-        return spec.prices[shape.instance_type], "stack override (prices)"
-    found = _quote(shape, spec, option)
-    if found is not None:
-        return found.usd_per_hour, found.cite()
-    if option != "on-demand":
-        return _price(shape, spec, "on-demand")
-    p = shape.price
-    if p.usd_per_hour is None:
-        return None, f"no list price ({p.note})" if p.note else "no list price"
-    return p.usd_per_hour, f"{shape.sources.price} as of {p.as_of} ({p.region})"
+    return hourly_price(shape.instance_type, spec.region, option, spec.prices)
 
 
 def _why_none(catalog: Catalog, spec: ClusterSpec, name: str, group: NodeGroupSpec) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal, Optional
+from typing import Literal, Mapping, Optional
 
 import yaml
 from pydantic import BaseModel, ConfigDict, PrivateAttr
@@ -115,3 +115,30 @@ def quote(instance_type: str, region: str, option: str = "on-demand",
                  as_of=near.as_of, exact=False,
                  note=f"no {option} price for {instance_type} in {region} in the catalog; "
                       f"using {near.region}'s (nearest documented), {region} may differ")
+
+
+def hourly_price(instance_type: str, region: Optional[str] = None, option: str = "on-demand",
+                 overrides: Optional[Mapping[str, float]] = None) -> tuple[Optional[float], str]:
+    """The one price lookup every consumer uses (resolver, plan cost, cost rules): (USD per hour, its source).
+
+    A caller's override (a stack's `prices:`, a pack's `prices` config) wins; then the catalog's price in
+    ``region`` under ``option`` (the nearest documented region, with a note, when the region has none); an option
+    without a price falls back to on-demand; with no region, or no regional price at all, the shape's list price.
+    """
+    if overrides and instance_type in overrides:
+        return float(overrides[instance_type]), "stack override (prices)"
+    if region is not None:
+        found = quote(instance_type, region, option)
+        if found is not None:
+            return found.usd_per_hour, found.cite()
+        if option != "on-demand":
+            return hourly_price(instance_type, region, "on-demand")
+    from . import load_catalog  # the shapes' list prices, in the same layer
+
+    shape = load_catalog().get(instance_type)
+    if shape is None:
+        return None, "not in the catalog"
+    p = shape.price
+    if p.usd_per_hour is None:
+        return None, f"no list price ({p.note})" if p.note else "no list price"
+    return p.usd_per_hour, f"{shape.sources.price} as of {p.as_of} ({p.region})"

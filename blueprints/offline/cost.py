@@ -15,6 +15,7 @@ from typing import Any, Iterable, Mapping, Optional
 import yaml
 
 from ..catalog import load_catalog
+from ..catalog.prices import hourly_price
 from ..spec import ClusterSpec
 from .engine import Registration
 
@@ -101,12 +102,10 @@ def service_prices() -> dict[str, Any]:
 
 
 def _instance_price(instance_type: str, spec: ClusterSpec, resolved: Mapping[str, Optional[float]]) -> Optional[float]:
+    """As the resolver priced it (region, purchase option), else the one catalog lookup for the stack's region."""
     if instance_type in resolved:
         return resolved[instance_type]
-    if instance_type in spec.prices:
-        return spec.prices[instance_type]
-    shape = load_catalog().get(instance_type)
-    return shape.price.usd_per_hour if shape else None
+    return hourly_price(instance_type, spec.region, overrides=spec.prices)[0]
 
 
 def estimate(spec: ClusterSpec, registrations: Iterable[Registration], kubernetes_support: str = "standard",

@@ -1,4 +1,4 @@
-"""Hourly list prices the cost rules use: the project's GPU catalog, overridable by pack config."""
+"""What the cost rules read of node groups, and their hourly price: the pack config's rates, else the catalog."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ NODE_GROUPS = ("aws:eks/nodeGroup:NodeGroup", "alicloud:cs/nodePool:NodePool")
 
 
 @lru_cache(maxsize=1)
-def catalog_prices() -> dict[str, Optional[float]]:
-    from blueprints.catalog import load_catalog  # facts with sources and an as-of date
+def gpu_instance_types() -> frozenset[str]:
+    """The GPU shapes the catalog lists (facts with sources)."""
+    from blueprints.catalog import load_catalog
 
-    return {shape.instance_type: shape.price.usd_per_hour for shape in load_catalog().shapes}
+    return frozenset(shape.instance_type for shape in load_catalog().shapes)
 
 
 @lru_cache(maxsize=1)
@@ -42,10 +43,12 @@ def min_nodes(group: PolicyResource) -> int:
 
 
 def price(instance: str, overrides: Mapping[str, Any]) -> Optional[float]:
-    if instance in overrides:
-        return float(overrides[instance])
-    return catalog_prices().get(instance)
+    """The pack config's rate (a stack's regional price for how it buys), else the catalog's list price: the same
+    lookup the resolver and the plan's cost use (blueprints.catalog.prices.hourly_price)."""
+    from blueprints.catalog.prices import hourly_price
+
+    return hourly_price(instance, overrides=overrides)[0]
 
 
 def is_gpu(instance: Optional[str]) -> bool:
-    return bool(instance) and instance in catalog_prices()
+    return bool(instance) and instance in gpu_instance_types()
