@@ -18,11 +18,11 @@ from .spec import ClusterSpec
 def stack_policy_config(spec: ClusterSpec) -> dict[str, dict[str, Any]]:
     hours = service_prices()["hours_per_month"]
     config: dict[str, dict[str, Any]] = {
-        "max-hourly-cost": {"maxUsdPerHour": round(spec.budget.monthly_limit_usd / hours, 2),
+        "stack-max-hourly-cost": {"maxUsdPerHour": round(spec.budget.monthly_limit_usd / hours, 2),
                             "prices": dict(spec.prices)},
     }
     if spec.compliance.allowed_regions:
-        config["data-residency"] = {"allowedRegions": list(spec.compliance.allowed_regions)}
+        config["stack-data-residency"] = {"allowedRegions": list(spec.compliance.allowed_regions)}
     return config
 
 

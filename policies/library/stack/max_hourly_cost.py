@@ -23,7 +23,6 @@ def check(resources, config):
 
 
 RULE = StackRule(
-    name="max-hourly-cost",
     description="The stack's GPU nodes at desired size must cost less than the configured hourly limit.",
     severity="high",
     references={"cost": "AWS Well-Architected Cost Optimization COST02-BP05: implement cost controls"},
