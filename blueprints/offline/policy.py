@@ -54,8 +54,9 @@ class PackProcess:
     def connect(self) -> "PackProcess":
         line = self.process.stdout.readline().strip()
         if not line.isdigit():
-            self.close()
+            self.process.wait()
             error = (self.process.stderr.read() or "").strip().splitlines()
+            self.close()
             raise BlueprintError(f"policy pack {self.pack_dir.name}",
                                  f"did not start: {error[-1] if error else 'no port announced'}")
         self.channel = grpc.insecure_channel(f"127.0.0.1:{line}")
