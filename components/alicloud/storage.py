@@ -14,8 +14,11 @@ CPFS_DATA_FLOW_MBPS = 600  # the smallest CPFS data-flow throughput (600, 1200 o
 
 class DataBucket(pulumi.ComponentResource):
     def __init__(self, name: str, *, kms_key_id: pulumi.Input[str], protect: bool, noncurrent_version_days: int,
-                 infrequent_access_after_days: Optional[int], tags: dict[str, str],
+                 infrequent_access_after_days: Optional[int], tags: dict[str, str], access_logs: bool = True,
                  opts: pulumi.ResourceOptions | None = None):
+        """``access_logs`` (default on): OSS access logging into a companion ``<name>-access-logs`` bucket with
+        the same key and protections, so every object read and write is recorded (MLPS 8.1.4.3, HIPAA
+        164.312(b)); the log bucket itself is not logged (that would log the log delivery)."""
         super().__init__("gpu-blueprints:alicloud:DataBucket", name, None, opts)
         rule = {"id": "versions-and-tiering", "enabled": True, "prefix": "",
                 "noncurrent_version_expirations": [{"days": noncurrent_version_days}],
@@ -35,6 +38,12 @@ class DataBucket(pulumi.ComponentResource):
             resources=[bucket_arn, pulumi.Output.concat(bucket_arn, "/*")],
             conditions={"Bool": {"acs:SecureTransport": ["false"]}})]), opts=pulumi.ResourceOptions(parent=self))
         self.name = self.bucket.bucket
+        if access_logs:
+            logs = DataBucket(f"{name}-access-logs", kms_key_id=kms_key_id, protect=protect,
+                              noncurrent_version_days=noncurrent_version_days, infrequent_access_after_days=None,
+                              tags=tags, access_logs=False, opts=pulumi.ResourceOptions(parent=self))
+            alicloud.oss.BucketLogging(name, bucket=self.bucket.bucket, target_bucket=logs.name,
+                                       target_prefix="access-logs/", opts=pulumi.ResourceOptions(parent=self))
         self.register_outputs({"bucket": self.bucket.bucket})
 
     def grant_read_write(self, prefix: str) -> list[Statement]:
