@@ -21,6 +21,8 @@ def stack_policy_config(spec: ClusterSpec) -> dict[str, dict[str, Any]]:
         "stack-max-hourly-cost": {"maxUsdPerHour": round(spec.budget.monthly_limit_usd / hours, 2),
                             "prices": dict(spec.prices)},
     }
+    # The advisory rule that lists unpriced accelerated groups reads the same negotiated prices.
+    config["stack-unpriced-node-groups"] = {"prices": dict(spec.prices)}
     if spec.compliance.allowed_regions:
         config["stack-data-residency"] = {"allowedRegions": list(spec.compliance.allowed_regions)}
     return config
