@@ -101,7 +101,10 @@ def test_noncompliant_example_fails_the_plan_with_the_expected_findings():
     assert run.returncode == 1, run.stderr
     data = json.loads(run.stdout)
     assert data["exitCode"] == 1
-    found = {(f["policy"], f["resourceName"]) for f in data["findings"]}
+    found = {(f["policy"], f["resourceName"]) for f in data["findings"] if f["enforcementLevel"] == "mandatory"}
+    advisory = {(f["policy"], f["resourceName"]) for f in data["findings"] if f["enforcementLevel"] == "advisory"}
+    assert advisory == {("kubernetes-workload-image-digest", "noncompliant-gdpr-fabric-gpu"),
+                        ("kubernetes-workload-image-digest", "noncompliant-gdpr-acceptance-gpu")}
     assert found == {
         ("stack-data-residency", "noncompliant-gdpr-aws"),
         ("stack-max-hourly-cost", None),
