@@ -55,3 +55,12 @@ def test_every_rule_file_in_the_library_is_loaded():
     files = {p for d in RULE_DIRS for p in (LIBRARY / d).rglob("*.py") if "RULE" in p.read_text()}
     loaded = {LIBRARY.joinpath(*m.split(".")[2:]).with_suffix(".py") for m in rule_modules()}
     assert files == loaded
+
+
+def test_docs_catalogue_lists_every_rule_as_the_registry_has_it():
+    from policies.library.catalogue import render
+    from policies.library.registry import LIBRARY
+
+    text = (LIBRARY.parents[1] / "docs" / "policies.md").read_text(encoding="utf-8")
+    assert text == render(), "docs/policies.md is stale: python -m policies.library.catalogue > docs/policies.md"
+    assert all(f"`{rule.name}`" in text for rule in all_rules())
