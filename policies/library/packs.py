@@ -107,11 +107,16 @@ def policies(pack_name: str) -> list:
     return [to_policy(rule, pack) for rule in pack.rules()]
 
 
+def pack_arguments(pack_name: str) -> dict[str, Any]:
+    """The SDK PolicyPack's arguments for ``pack_name``: one source for the CLI's pack and the offline one."""
+    pack = PACKS[pack_name]
+    return dict(name=f"gpu-blueprints-{pack.name}", policies=policies(pack_name),
+                enforcement_level=EnforcementLevel.MANDATORY,
+                initial_config={k: dict(v) for k, v in pack.initial_config.items()} or None,
+                description=pack.description, display_name=f"GPU cluster blueprints: {pack.name}",
+                provider="aws, alicloud", repository="gpu-cluster-blueprints")
+
+
 def serve(pack_name: str) -> None:
     """What each pack's __main__.py does: start the analyzer the Pulumi CLI talks to."""
-    pack = PACKS[pack_name]
-    PolicyPack(name=f"gpu-blueprints-{pack.name}", policies=policies(pack_name),
-               enforcement_level=EnforcementLevel.MANDATORY,
-               initial_config={k: dict(v) for k, v in pack.initial_config.items()} or None,
-               description=pack.description, display_name=f"GPU cluster blueprints: {pack.name}",
-               provider="aws, alicloud", repository="gpu-cluster-blueprints")
+    PolicyPack(**pack_arguments(pack_name))
