@@ -41,6 +41,7 @@ schema: install
 bench: install
 	$(PY) benchmarks/plan_time.py
 	$(PY) benchmarks/policy_rate.py
+	$(PY) benchmarks/versus_checkov.py
 
 clean:
 	rm -rf $(VENV) node_modules .pytest_cache tools
