@@ -49,6 +49,7 @@ bench: install
 	$(PY) benchmarks/plan_time.py
 	$(PY) benchmarks/policy_rate.py
 	$(PY) benchmarks/size_time.py
+	$(PY) benchmarks/versus_checkov.py
 
 clean:
 	rm -rf $(VENV) node_modules .pytest_cache tools

@@ -86,7 +86,7 @@ def test_every_oss_bucket_refuses_plain_http(stack):
 
 def test_enterprise_cache_is_a_cpfs_data_flow_from_the_bucket_over_tls():
     plan = shipped_plan("enterprise-aliyun")
-    [bucket] = resources(plan, "alicloud:oss/bucket:Bucket")
+    [bucket] = [b for b in resources(plan, "alicloud:oss/bucket:Bucket") if not b["bucket"].endswith("-access-logs")]
     [fs] = [r for r in plan.registrations if r.type == "alicloud:nas/fileSystem:FileSystem"]
     [flow] = resources(plan, "alicloud:nas/dataFlow:DataFlow")
     [fileset] = resources(plan, "alicloud:nas/fileset:Fileset")
@@ -116,3 +116,13 @@ def test_newest_patch_of_the_minor():
     assert newest_patch("1.35", offered) == "1.35.10-aliyun.2"
     with pytest.raises(ValueError, match="ACK offers no Kubernetes 1.36 here"):
         newest_patch("1.36", offered)
+
+
+@pytest.mark.parametrize("stack", ["enterprise-aliyun", "startup-t4-aliyun"])
+def test_data_bucket_access_is_logged_to_its_own_log_bucket(stack):
+    """MLPS/HIPAA/GDPR data-access audit: every object access to the data bucket lands in a separate bucket."""
+    plan = shipped_plan(stack)
+    names = {b["bucket"] for b in resources(plan, "alicloud:oss/bucket:Bucket")}
+    [logging] = resources(plan, "alicloud:oss/bucketLogging:BucketLogging")
+    assert logging["bucket"] == f"{stack}-data" and logging["targetBucket"] == f"{stack}-data-access-logs"
+    assert names == {logging["bucket"], logging["targetBucket"]}

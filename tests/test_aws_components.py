@@ -119,6 +119,12 @@ def test_audit_trail_and_budget():
     plan = shipped_plan("enterprise-h100")
     (trail,) = resources(plan, "aws:cloudtrail/trail:Trail")
     assert trail["isMultiRegionTrail"] and trail["enableLogFileValidation"] and trail["kmsKeyId"]
+    # management events, and S3 object access in every bucket but the trail's own (recursive delivery)
+    management, objects = trail["advancedEventSelectors"]
+    assert management["fieldSelectors"] == [{"field": "eventCategory", "equals": ["Management"]}]
+    fields = {f["field"]: f for f in objects["fieldSelectors"]}
+    assert fields["eventCategory"]["equals"] == ["Data"] and fields["resources.type"]["equals"] == ["AWS::S3::Object"]
+    assert len(fields["resources.ARN"]["notStartsWiths"]) == 1 and fields["resources.ARN"]["notStartsWiths"][0].endswith("/")
     assert resources(plan, "aws:guardduty/detector:Detector")[0]["enable"] is True
     assert all(g["retentionInDays"] == 365 for g in resources(plan, "aws:cloudwatch/logGroup:LogGroup"))
     (budget,) = resources(plan, "aws:budgets/budget:Budget")

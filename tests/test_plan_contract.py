@@ -19,7 +19,11 @@ def test_every_shipped_stack_plans_clean(stack):
     plan = shipped_plan(stack)
     assert plan.exit_code == 0
     data = json.loads(render_json(plan))
-    assert data["stack"] == stack and data["exitCode"] == 0 and data["findings"] == []
+    assert data["stack"] == stack and data["exitCode"] == 0
+    # Zero mandatory findings. The one advisory finding allowed: images pinned by tag, not digest (the catalog
+    # pins tags; a digest has to be resolved from the registry at release time, docs/policies.md).
+    assert [f for f in data["findings"] if f["policy"] != "kubernetes-workload-image-digest"] == []
+    assert all(f["enforcementLevel"] == "advisory" for f in data["findings"])
     assert data["counts"]["total"] == len(data["resources"]) > 25
 
 

@@ -11,7 +11,7 @@ from blueprints.offline.policy import evaluate
 from blueprints.offline.pack_config import stack_policy_config
 from conftest import shipped_plan
 
-BUDGET_RULE = "expected-cost-within-budget"
+BUDGET_RULE = "stack-expected-cost-within-budget"
 
 
 def test_frankfurt_plan_prices_gpu_nodes_at_the_frankfurt_rate_with_its_source():

@@ -101,32 +101,35 @@ def test_noncompliant_example_fails_the_plan_with_the_expected_findings():
     assert run.returncode == 1, run.stderr
     data = json.loads(run.stdout)
     assert data["exitCode"] == 1
-    found = {(f["policy"], f["resourceName"]) for f in data["findings"]}
+    found = {(f["policy"], f["resourceName"]) for f in data["findings"] if f["enforcementLevel"] == "mandatory"}
+    advisory = {(f["policy"], f["resourceName"]) for f in data["findings"] if f["enforcementLevel"] == "advisory"}
+    assert advisory == {("kubernetes-workload-image-digest", "noncompliant-gdpr-fabric-gpu"),
+                        ("kubernetes-workload-image-digest", "noncompliant-gdpr-acceptance-gpu")}
     assert found == {
-        ("data-residency", "noncompliant-gdpr-aws"),
-        ("max-hourly-cost", None),
-        ("expected-cost-within-budget", None),  # 851.9% of its $5,000 budget (issue #14)
-        ("aws-log-group-retention", "noncompliant-gdpr-audit-trail"),
-        ("aws-log-group-retention", "noncompliant-gdpr-control-plane"),
-        ("aws-log-group-retention", "noncompliant-gdpr-flow-logs"),
-        ("data-store-processing-tags", "noncompliant-gdpr-audit-logs"),
-        ("data-store-processing-tags", "noncompliant-gdpr-data"),
-        ("data-store-processing-tags", "noncompliant-gdpr-lustre"),
-        ("gpu-scale-to-zero", "noncompliant-gdpr-gpu"),
+        ("stack-data-residency", "noncompliant-gdpr-aws"),
+        ("stack-max-hourly-cost", None),
+        ("stack-expected-cost-within-budget", None),  # 851.9% of its $5,000 budget (issue #14)
+        ("aws-cloudwatch-log-group-retention", "noncompliant-gdpr-audit-trail"),
+        ("aws-cloudwatch-log-group-retention", "noncompliant-gdpr-control-plane"),
+        ("aws-cloudwatch-log-group-retention", "noncompliant-gdpr-flow-logs"),
+        ("common-data-store-tags", "noncompliant-gdpr-audit-logs"),
+        ("common-data-store-tags", "noncompliant-gdpr-data"),
+        ("common-data-store-tags", "noncompliant-gdpr-lustre"),
+        ("stack-gpu-scale-to-zero", "noncompliant-gdpr-gpu"),
     }
-    residency = next(f for f in data["findings"] if f["policy"] == "data-residency")
+    residency = next(f for f in data["findings"] if f["policy"] == "stack-data-residency")
     assert residency["framework"]["reference"] == "GDPR Art. 44 (Chapter V transfers)" and residency["packs"] == ["gdpr"]
-    retention = next(f for f in data["findings"] if f["policy"] == "aws-log-group-retention")
+    retention = next(f for f in data["findings"] if f["policy"] == "aws-cloudwatch-log-group-retention")
     assert retention["packs"] == ["baseline", "gdpr"] and "retentionInDays is 30; at least 365" in retention["message"]
 
 
 def test_findings_render_with_level_resource_controls_and_fix():
     run = _cli("plan", "--stack", "noncompliant-gdpr", "--stacks-dir", str(NONCOMPLIANT_DIR), "--format", "markdown")
     assert run.returncode == 1
-    assert "| mandatory (critical) | `data-residency` | `noncompliant-gdpr-aws` |" in run.stdout
+    assert "| mandatory (critical) | `stack-data-residency` | `noncompliant-gdpr-aws` |" in run.stdout
     assert "GDPR Art. 44" in run.stdout and "Deploy to an allowed region" in run.stdout
     text = _cli("plan", "--stack", "noncompliant-gdpr", "--stacks-dir", str(NONCOMPLIANT_DIR)).stdout
-    assert "[mandatory/medium] gpu-scale-to-zero on aws:eks/nodeGroup:NodeGroup noncompliant-gdpr-gpu" in text
+    assert "[mandatory/medium] stack-gpu-scale-to-zero on aws:eks/nodeGroup:NodeGroup noncompliant-gdpr-gpu" in text
     assert "controls: gpu-cluster-blueprints cost guardrails" in text and "fix: Set the minimum size to 0" in text
 
 
@@ -135,8 +138,8 @@ def test_policy_pack_flag_replaces_the_declared_packs():
                "--policy-pack", "cost")
     data = json.loads(run.stdout)
     assert run.returncode == 1 and data["policyPacks"] == ["cost"]
-    assert {f["policy"] for f in data["findings"]} == {"max-hourly-cost", "expected-cost-within-budget",
-                                                       "gpu-scale-to-zero"}
+    assert {f["policy"] for f in data["findings"]} == {"stack-max-hourly-cost", "stack-expected-cost-within-budget",
+                                                       "stack-gpu-scale-to-zero"}
     none = _cli("plan", "--stack", "noncompliant-gdpr", "--stacks-dir", str(NONCOMPLIANT_DIR), "--format", "json",
                 "--policy-pack", "none")
     assert none.returncode == 0 and json.loads(none.stdout)["findings"] == []

@@ -111,9 +111,9 @@ def test_policy_config_files_carry_what_the_offline_plan_uses(tmp_path):
     spec = load_stack_spec("enterprise-aliyun")
     files = pack_config_files(spec)
     assert set(files) == {"baseline", "cost", "mlps"}
-    assert files["cost"]["max-hourly-cost"] == stack_policy_config(spec)["max-hourly-cost"]
-    assert files["cost"]["max-hourly-cost"]["maxUsdPerHour"] == round(spec.budget.monthly_limit_usd / 730, 2)
-    assert files["mlps"]["alicloud-logstore-retention"] == {"minimumDays": 180}  # the pack's own defaults kept
+    assert files["cost"]["stack-max-hourly-cost"] == stack_policy_config(spec)["stack-max-hourly-cost"]
+    assert files["cost"]["stack-max-hourly-cost"]["maxUsdPerHour"] == round(spec.budget.monthly_limit_usd / 730, 2)
+    assert files["mlps"]["alicloud-log-store-retention"] == {"minimumDays": 180}  # the pack's own defaults kept
     run = subprocess.run([sys.executable, "-m", "blueprints", "policy-config", "--stack", "enterprise-aliyun",
                           "--output-dir", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0

@@ -31,16 +31,18 @@ def stack_policy_config(spec: ClusterSpec, resolved: Optional[ResolvedPlan] = No
     # own override; the cost rules fall back to the catalog's list price for anything else.
     rates = {k: v for k, v in resolved.instance_prices().items() if v is not None}
     config: dict[str, dict[str, Any]] = {
-        "max-hourly-cost": {"maxUsdPerHour": round(spec.budget.monthly_limit_usd / hours, 2),
+        "stack-max-hourly-cost": {"maxUsdPerHour": round(spec.budget.monthly_limit_usd / hours, 2),
                             "prices": {**rates, **spec.prices}},
     }
     nodes = ("gpu-nodes", "system-nodes")
     other = 0.0 if cost is None else sum(v for k, v in cost.by_component().items() if k not in nodes) * hours
-    config["expected-cost-within-budget"] = {"monthlyBudgetUsd": spec.budget.monthly_limit_usd,
+    # The advisory rule that lists unpriced accelerated groups reads the same rates.
+    config["stack-unpriced-node-groups"] = {"prices": {**rates, **spec.prices}}
+    config["stack-expected-cost-within-budget"] = {"monthlyBudgetUsd": spec.budget.monthly_limit_usd,
                                              "prices": {**rates, **spec.prices}, "hoursPerMonth": hours,
                                              "otherMonthlyUsd": round(other, 2)}
     if spec.compliance.allowed_regions:
-        config["data-residency"] = {"allowedRegions": list(spec.compliance.allowed_regions)}
+        config["stack-data-residency"] = {"allowedRegions": list(spec.compliance.allowed_regions)}
     return config
 
 

@@ -54,8 +54,9 @@ class PackProcess:
     def connect(self) -> "PackProcess":
         line = self.process.stdout.readline().strip()
         if not line.isdigit():
-            self.close()
+            self.process.wait()
             error = (self.process.stderr.read() or "").strip().splitlines()
+            self.close()
             raise BlueprintError(f"policy pack {self.pack_dir.name}",
                                  f"did not start: {error[-1] if error else 'no port announced'}")
         self.channel = grpc.insecure_channel(f"127.0.0.1:{line}")
@@ -178,15 +179,83 @@ def _finding(diagnostic: proto.AnalyzeDiagnostic, urn: str, meta: PolicyMeta,
     }
 
 
-class PackSession:
-    """A started pack that can judge any number of stacks (tests reuse one per pack)."""
+class InProcessPack:
+    """A pack served by pulumi-policy's own analyzer servicer inside this process, without gRPC transport.
 
-    def __init__(self, name: str, packs_dir: Path = PACKS_DIR):
+    The servicer is the object the SDK's PolicyPack puts behind its gRPC server, built from the same
+    arguments (``packs.pack_arguments``); we call its RPC methods with the request messages the engine
+    sends, so rules see the same proxies (tests compare the findings with the per-process packs).
+
+    The SDK's Analyze deserializes a resource's properties once for every resource policy, whatever
+    types the policy judges. Our rules declare their types, so Analyze requests are routed to a servicer
+    holding only the policies for that resource type (``Configure`` reaches every servicer); AnalyzeStack
+    and GetAnalyzerInfo go to the servicer with the whole pack. Saved: a Python process per pack (each
+    importing the SDK, gRPC and the library), the transport, and the deserializations no rule reads.
+    """
+
+    def __init__(self, name: str):
+        from pulumi_policy.policy import EnforcementLevel, _PolicyAnalyzerServicer  # the SDK's servicer
+        from policies.library.packs import PACKS, pack_arguments
+        from policies.library.rule import ResourceRule
+
+        args = pack_arguments(name)
+
+        def servicer(policies):
+            return _PolicyAnalyzerServicer(
+                args["name"], "0.0.1", policies, args["enforcement_level"] or EnforcementLevel.ADVISORY,
+                args["initial_config"], args["description"], args["display_name"], None, args["provider"], None,
+                args["repository"])
+
+        self.whole = servicer(args["policies"])
+        by_name = {p.name: p for p in args["policies"]}
+        types: dict[str, list] = {}
+        for rule in PACKS[name].rules():
+            if isinstance(rule, ResourceRule):
+                for type_ in rule.types:
+                    types.setdefault(type_, []).append(by_name[rule.name])
+        self.by_type = {type_: servicer(policies) for type_, policies in types.items()}
+        self.stub = self  # Analysis calls stub.<Rpc>(request)
+
+    def GetAnalyzerInfo(self, request):  # noqa: N802 (the analyzer's RPC names)
+        return self.whole.GetAnalyzerInfo(request, None)
+
+    def Configure(self, request):  # noqa: N802
+        for servicer in (self.whole, *self.by_type.values()):
+            servicer.Configure(request, None)
+        return empty_pb2.Empty()
+
+    def ConfigureStack(self, request):  # noqa: N802
+        for servicer in (self.whole, *self.by_type.values()):
+            response = servicer.ConfigureStack(request, None)
+        return response
+
+    def Analyze(self, request):  # noqa: N802
+        servicer = self.by_type.get(request.type)
+        return servicer.Analyze(request, None) if servicer is not None else proto.AnalyzeResponse()
+
+    def AnalyzeStack(self, request):  # noqa: N802
+        return self.whole.AnalyzeStack(request, None)
+
+    def connect(self) -> "InProcessPack":
+        return self
+
+    def close(self) -> None:
+        pass
+
+
+class PackSession:
+    """A started pack that can judge any number of stacks (tests reuse one per pack).
+
+    ``in_process`` (the offline plan's default) hosts the pack in this process with the SDK's servicer;
+    otherwise it runs as the CLI runs it, ``python -m pulumi.policy`` in a process of its own.
+    """
+
+    def __init__(self, name: str, packs_dir: Path = PACKS_DIR, in_process: bool = False):
         if not (packs_dir / name / "PulumiPolicy.yaml").is_file():
             raise BlueprintError("policy packs", f"no pack named {name}; "
                                                  f"available: {', '.join(available_packs(packs_dir))}")
         self.name = name
-        self.process = PackProcess(packs_dir / name)  # starts booting now
+        self.process = InProcessPack(name) if in_process else PackProcess(packs_dir / name)  # starts booting now
         self._analysis: Optional[Analysis] = None
 
     @property
@@ -223,16 +292,27 @@ def merge(findings: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                                                   f["policy"], f["urn"] or ""))
 
 
+def in_process_default() -> bool:
+    """Packs of our own library are hosted in the plan's process unless BLUEPRINTS_PACK_PROCESSES=1 asks
+    for one process per pack, as the CLI runs them (the findings are the same either way)."""
+    return os.environ.get("BLUEPRINTS_PACK_PROCESSES", "") not in ("1", "true", "yes")
+
+
 def evaluate(stack: str, registrations: Sequence[Registration], packs: Iterable[str],
              overrides: Optional[Mapping[str, Mapping[str, Any]]] = None,
-             packs_dir: Path = PACKS_DIR) -> list[dict[str, Any]]:
-    """Findings of ``packs`` on ``registrations``; the packs run side by side, each in its own process."""
+             packs_dir: Path = PACKS_DIR, in_process: Optional[bool] = None) -> list[dict[str, Any]]:
+    """Findings of ``packs`` on ``registrations``: in this process with the SDK's servicer (the default
+    for our packs folder), or side by side in one process each, as the CLI starts them."""
+    if in_process is None:
+        in_process = in_process_default() and packs_dir == PACKS_DIR
     with ExitStack() as cleanup:
         sessions = []
         for name in dict.fromkeys(packs):
-            session = PackSession(name, packs_dir)  # start all first: they boot in parallel
+            session = PackSession(name, packs_dir, in_process=in_process)  # processes boot in parallel
             cleanup.callback(session.close)
             sessions.append(session)
+        if in_process:
+            return merge(f for s in sessions for f in s.judge(stack, registrations, overrides or {}))
         with ThreadPoolExecutor(max_workers=max(len(sessions), 1)) as pool:
             results = pool.map(lambda s: s.judge(stack, registrations, overrides or {}), sessions)
             return merge(f for found in results for f in found)

@@ -26,6 +26,10 @@ class BucketArgs(Args):
     """Move objects to IA after this many days; None (default) keeps them in Standard."""
     tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the bucket; none by default."""
+    access_logs: Optional[bool] = True
+    """OSS access logging into a companion `<name>-access-logs` bucket with the same key and protections, so every
+    object read and write is recorded (MLPS 8.1.4.3, HIPAA 164.312(b)); on by default. The log bucket itself is not
+    logged (that would log the log delivery)."""
 
 
 class DataBucket(Component):
@@ -42,6 +46,7 @@ class DataBucket(Component):
         kms_key_id, protect, tags = args.kms_key_id, args.protect, dict(args.tags)
         noncurrent_version_days, infrequent_access_after_days = (args.noncurrent_version_days,
                                                                  args.infrequent_access_after_days)
+        access_logs = args.access_logs
         rule = {"id": "versions-and-tiering", "enabled": True, "prefix": "",
                 "noncurrent_version_expirations": [{"days": noncurrent_version_days}],
                 "abort_multipart_uploads": [{"days": 7}]}
@@ -60,6 +65,13 @@ class DataBucket(Component):
             resources=[bucket_arn, pulumi.Output.concat(bucket_arn, "/*")],
             conditions={"Bool": {"acs:SecureTransport": ["false"]}})]), opts=pulumi.ResourceOptions(parent=self))
         self.name = self.bucket.bucket
+        if access_logs:
+            logs = DataBucket(f"{name}-access-logs", BucketArgs(
+                kms_key_id=kms_key_id, protect=protect, noncurrent_version_days=noncurrent_version_days,
+                infrequent_access_after_days=None, tags=tags, access_logs=False),
+                opts=pulumi.ResourceOptions(parent=self))
+            alicloud.oss.BucketLogging(name, bucket=self.bucket.bucket, target_bucket=logs.name,
+                                       target_prefix="access-logs/", opts=pulumi.ResourceOptions(parent=self))
         self.register_outputs({"name": self.name})
 
     def grant_read_write(self, prefix: str) -> list[Statement]:

@@ -74,7 +74,15 @@ class AuditTrail(Component):
             kms_key_id=kms_key_arn,
             cloud_watch_logs_group_arn=pulumi.Output.concat(self.log_group.arn, ":*"),
             cloud_watch_logs_role_arn=role.arn,
-            event_selectors=[{"read_write_type": "All", "include_management_events": True}],
+            advanced_event_selectors=[
+                {"name": "Management events", "field_selectors": [{"field": "eventCategory", "equals": ["Management"]}]},
+                # Object reads and writes in every bucket (HIPAA/GDPR data-access audit), except the trail's own:
+                # its deliveries would be logged into itself (CloudTrail user guide, "recursive logging").
+                {"name": "S3 object access", "field_selectors": [
+                    {"field": "eventCategory", "equals": ["Data"]},
+                    {"field": "resources.type", "equals": ["AWS::S3::Object"]},
+                    {"field": "resources.ARN", "not_starts_withs": [pulumi.Output.concat(self.bucket.arn, "/")]}]},
+            ],
             tags=tags, opts=pulumi.ResourceOptions(parent=self, depends_on=[self.bucket.policy]))
         self.trail_arn = self.trail.arn
         self.register_outputs({"trail_arn": self.trail_arn})

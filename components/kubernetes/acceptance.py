@@ -30,6 +30,15 @@ GATE_TAINT = {"key": "startup-taint.cluster-autoscaler.kubernetes.io/gpu-accepta
 STARTUP_TAINT_PREFIX = "startup-taint.cluster-autoscaler.kubernetes.io/"
 # PyTorch's CUDA runtime image, pinned (https://hub.docker.com/r/pytorch/pytorch/tags).
 IMAGE = "pytorch/pytorch:2.9.0-cuda12.8-cudnn9-runtime"
+# The checks need no root: every capability is dropped anyway, GPUs are reached through the device
+# nodes the NVIDIA runtime injects, and the API through the service-account token. The root filesystem
+# stays read-only; the checks write only under /tmp (an emptyDir), which is also HOME for Python caches.
+NON_ROOT = {"runAsNonRoot": True, "runAsUser": 1000, "runAsGroup": 1000, "readOnlyRootFilesystem": True,
+            "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]},
+            "seccompProfile": {"type": "RuntimeDefault"}}
+SCRATCH_MOUNT = {"name": "scratch", "mountPath": "/tmp"}
+SCRATCH_VOLUME = {"name": "scratch", "emptyDir": {"sizeLimit": "1Gi"}}
+HOME = {"name": "HOME", "value": "/tmp"}
 
 
 @dataclass(frozen=True)
@@ -113,16 +122,14 @@ class GpuAcceptance(Component):
                             "name": "check", "image": IMAGE, "command": ["/bin/sh", "-c", command],
                             "env": [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
                                     {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"},
-                                    {"name": "NVIDIA_DRIVER_CAPABILITIES", "value": "compute,utility"}],
+                                    {"name": "NVIDIA_DRIVER_CAPABILITIES", "value": "compute,utility"}, HOME],
                             "resources": {"requests": {"cpu": "2", "memory": "8Gi"}, "limits": {"memory": "32Gi"}},
-                            "securityContext": {"allowPrivilegeEscalation": False,
-                                                "capabilities": {"drop": ["ALL"]},
-                                                "seccompProfile": {"type": "RuntimeDefault"}},
+                            "securityContext": dict(NON_ROOT),
                             "volumeMounts": [{"name": "script", "mountPath": "/opt/gpu-acceptance", "readOnly": True},
-                                             {"name": "shm", "mountPath": "/dev/shm"}],
+                                             {"name": "shm", "mountPath": "/dev/shm"}, SCRATCH_MOUNT],
                         }],
                         "volumes": [{"name": "script", "configMap": {"name": "gpu-acceptance"}},
-                                    {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}}],
+                                    {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}}, SCRATCH_VOLUME],
                     },
                 },
             }, opts=pulumi.ResourceOptions(parent=self, depends_on=[config, account]))
@@ -137,12 +144,10 @@ class GpuAcceptance(Component):
                                     "command": ["python", "/opt/gpu-acceptance/recheck.py"],
                                     "resources": {"requests": {"cpu": "50m", "memory": "64Mi"},
                                                   "limits": {"memory": "256Mi"}},
-                                    "securityContext": {"allowPrivilegeEscalation": False,
-                                                        "capabilities": {"drop": ["ALL"]},
-                                                        "seccompProfile": {"type": "RuntimeDefault"}},
+                                    "env": [HOME], "securityContext": dict(NON_ROOT),
                                     "volumeMounts": [{"name": "script", "mountPath": "/opt/gpu-acceptance",
-                                                      "readOnly": True}]}],
-                    "volumes": [{"name": "script", "configMap": {"name": "gpu-acceptance"}}]}}}}},
+                                                      "readOnly": True}, SCRATCH_MOUNT]}],
+                    "volumes": [{"name": "script", "configMap": {"name": "gpu-acceptance"}}, SCRATCH_VOLUME]}}}}},
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[config, account]))
         self.node_groups = pulumi.Output.from_input(sorted(expectations))
         self.register_outputs({"node_groups": self.node_groups})

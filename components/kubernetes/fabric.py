@@ -16,6 +16,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..base import Args, Component, KUBERNETES, as_args
+from .acceptance import HOME, NON_ROOT, SCRATCH_MOUNT, SCRATCH_VOLUME
 from .charts import chart_release
 
 SCRIPT = Path(__file__).resolve().parents[2] / "acceptance" / "fabric_check.py"
@@ -92,17 +93,17 @@ def fabric_jobset(target: FabricTarget, args: FabricArgs, labels: Mapping[str, s
         "tolerations": [dict(t) for t in target.tolerations],
         "containers": [{
             "name": "nccl", "image": args.image, "command": ["/bin/sh", "-c", command],
-            "env": [{"name": "NCCL_DEBUG", "value": "INFO"}, {"name": "NCCL_DEBUG_FILE", "value": "/tmp/nccl/%h.%p.log"},
+            "env": [HOME, {"name": "NCCL_DEBUG", "value": "INFO"},
+                    {"name": "NCCL_DEBUG_FILE", "value": "/tmp/nccl/%h.%p.log"},
                     *({"name": k, "value": v} for k, v in sorted(target.env.items()))],
             "resources": {"limits": {**{k: str(v) for k, v in limits.items()}, "memory": "64Gi"},
                           "requests": {**{k: str(v) for k, v in limits.items()}, "cpu": "8", "memory": "64Gi"}},
-            "securityContext": {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]},
-                                "seccompProfile": {"type": "RuntimeDefault"}},
+            "securityContext": dict(NON_ROOT),  # root gains nothing: every capability is dropped
             "volumeMounts": [{"name": "script", "mountPath": "/opt/fabric", "readOnly": True},
-                             {"name": "shm", "mountPath": "/dev/shm"}],
+                             {"name": "shm", "mountPath": "/dev/shm"}, SCRATCH_MOUNT],
         }],
         "volumes": [{"name": "script", "configMap": {"name": ACCOUNT}},
-                    {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}}],
+                    {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}}, SCRATCH_VOLUME],
     }
     return {
         "apiVersion": API, "kind": "JobSet",

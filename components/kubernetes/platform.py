@@ -264,6 +264,8 @@ class GpuPlatform(Component):
                 f"{name}-team-{ns_name}" if ns_name in args.teams else f"{name}-ns-{ns_name}", metadata={
                     "name": ns_name, "labels": {**labels, **team_label, **args.namespaces.get(ns_name, {}),
                                                 "pod-security.kubernetes.io/enforce": "baseline"}}, opts=child)
+            isolate_namespace(f"{name}-{ns_name}", ns_name, labels,
+                              pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[ns_name]]))
         for team, spec in sorted(args.teams.items()):
             scoped = pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[team]])
             if args.queueing is None:  # with Kueue, every job in a team namespace is admitted against its queue
@@ -330,3 +332,17 @@ def mig_slices(profile: Optional[str]) -> int:
     if not profile or not profile.startswith("all-") or "g." not in profile:
         return 1
     return max(1, 7 // int(profile[4:profile.index("g.")]))
+
+
+def isolate_namespace(name: str, namespace: str, labels: Mapping[str, str], opts: pulumi.ResourceOptions) -> None:
+    """Default-deny ingress, then allow pods of the same namespace (multi-node jobs talk to each other).
+
+    Anything else a team serves (an inference endpoint behind an ingress controller) needs its own allow
+    policy: Kubernetes docs, Network Policies, "Default deny all ingress traffic".
+    """
+    meta = {"namespace": namespace, "labels": dict(labels)}
+    k8s.networking.v1.NetworkPolicy(f"{name}-default-deny", metadata={"name": "default-deny-ingress", **meta},
+                                    spec={"podSelector": {}, "policyTypes": ["Ingress"]}, opts=opts)
+    k8s.networking.v1.NetworkPolicy(f"{name}-same-namespace", metadata={"name": "allow-same-namespace", **meta},
+                                    spec={"podSelector": {}, "policyTypes": ["Ingress"],
+                                          "ingress": [{"from": [{"podSelector": {}}]}]}, opts=opts)

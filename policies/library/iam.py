@@ -49,3 +49,25 @@ def escalations(document: Any, dangerous: frozenset[str]) -> list[str]:
     """Dangerous actions granted on every resource ('*'), the form that allows escalation."""
     return sorted({a for a, resources in allowed_actions(document)
                    if a.lower() in dangerous and any(r == "*" or r.endswith(":*") for r in resources)})
+
+
+def principals(statement: Any, kind: str) -> list[str]:
+    """The ``kind`` principals ("AWS", "Service", "Federated", "RAM") of a statement; "*" for a bare '*'."""
+    principal = statement.get("Principal")
+    if principal == "*" or principal == ["*"]:
+        return ["*"]
+    if isinstance(principal, dict):
+        return [str(p) for p in as_list(principal.get(kind))]
+    return [str(p) for p in as_list(principal)] if kind in ("AWS", "RAM") else []
+
+
+def is_public(statement: Any) -> bool:
+    """An Allow to everyone ('*' or {"AWS": "*"}) with no condition that narrows it."""
+    if statement.get("Effect") != "Allow" or statement.get("Condition"):
+        return False
+    return any("*" in principals(statement, kind) for kind in ("AWS", "RAM"))
+
+
+def wildcard_principal_grants(document: Any) -> list[str]:
+    """Sids (or positions) of Allow statements whose principal is everyone and that no condition narrows."""
+    return [str(s.get("Sid") or f"statement {i}") for i, s in enumerate(statements(document)) if is_public(s)]

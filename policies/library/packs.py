@@ -53,9 +53,9 @@ PACKS = {
                                   specification="https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF"),
         ("baseline", "mlps"),
         initial_config={
-            "data-residency": {"allowedRegions": list(MAINLAND_CHINA)},
-            "aws-log-group-retention": {"minimumDays": MLPS_MIN_LOG_DAYS},
-            "alicloud-logstore-retention": {"minimumDays": MLPS_MIN_LOG_DAYS},
+            "stack-data-residency": {"allowedRegions": list(MAINLAND_CHINA)},
+            "aws-cloudwatch-log-group-retention": {"minimumDays": MLPS_MIN_LOG_DAYS},
+            "alicloud-log-store-retention": {"minimumDays": MLPS_MIN_LOG_DAYS},
         }),
     "cost": Pack(
         "cost", "Cost guardrails for GPU clusters: an hourly ceiling, scale-to-zero, budgets, safe spot use.",
@@ -82,7 +82,8 @@ def to_policy(rule: Rule, pack: Pack):
     """The SDK policy object for ``rule`` as ``pack`` presents it."""
     framework = PolicyComplianceFramework(pack.framework.name, pack.framework.version, pack.reference(rule),
                                           pack.framework.specification)
-    common = dict(name=rule.name, description=rule.description, enforcement_level=EnforcementLevel.MANDATORY,
+    level = EnforcementLevel.ADVISORY if rule.level == "advisory" else EnforcementLevel.MANDATORY
+    common = dict(name=rule.name, description=rule.description, enforcement_level=level,
                   config_schema=_config_schema(rule), severity=SEVERITY[rule.severity], framework=framework,
                   tags=[f"{f}: {ref}" for f, ref in sorted(rule.references.items())],
                   remediation_steps=rule.remediation, url=rule.url)
@@ -106,11 +107,16 @@ def policies(pack_name: str) -> list:
     return [to_policy(rule, pack) for rule in pack.rules()]
 
 
+def pack_arguments(pack_name: str) -> dict[str, Any]:
+    """The SDK PolicyPack's arguments for ``pack_name``: one source for the CLI's pack and the offline one."""
+    pack = PACKS[pack_name]
+    return dict(name=f"gpu-blueprints-{pack.name}", policies=policies(pack_name),
+                enforcement_level=EnforcementLevel.MANDATORY,
+                initial_config={k: dict(v) for k, v in pack.initial_config.items()} or None,
+                description=pack.description, display_name=f"GPU cluster blueprints: {pack.name}",
+                provider="aws, alicloud", repository="gpu-cluster-blueprints")
+
+
 def serve(pack_name: str) -> None:
     """What each pack's __main__.py does: start the analyzer the Pulumi CLI talks to."""
-    pack = PACKS[pack_name]
-    PolicyPack(name=f"gpu-blueprints-{pack.name}", policies=policies(pack_name),
-               enforcement_level=EnforcementLevel.MANDATORY,
-               initial_config={k: dict(v) for k, v in pack.initial_config.items()} or None,
-               description=pack.description, display_name=f"GPU cluster blueprints: {pack.name}",
-               provider="aws, alicloud", repository="gpu-cluster-blueprints")
+    PolicyPack(**pack_arguments(pack_name))

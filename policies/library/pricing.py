@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any, Mapping, Optional
 
@@ -18,14 +19,6 @@ def gpu_instance_types() -> frozenset[str]:
     from blueprints.catalog import load_catalog
 
     return frozenset(shape.instance_type for shape in load_catalog().shapes)
-
-
-@lru_cache(maxsize=1)
-def cpu_instance_types() -> frozenset[str]:
-    """The CPU shapes the catalog lists for system node groups: not GPU nodes, so no GPU cost rule's concern."""
-    from blueprints.catalog.system_shapes import load_system_shapes
-
-    return frozenset(shape.instance_type for shape in load_system_shapes().shapes)
 
 
 def instance_type(group: PolicyResource) -> Optional[str]:
@@ -52,3 +45,25 @@ def price(instance: str, overrides: Mapping[str, Any]) -> Optional[float]:
 
 def is_gpu(instance: Optional[str]) -> bool:
     return bool(instance) and instance in gpu_instance_types()
+
+
+# Instance families with accelerators, by name. AWS "Accelerated computing" families (EC2 instance types
+# guide): P, G and Gr (NVIDIA GPUs), Trn and Inf (Trainium, Inferentia), DL (Gaudi). Alibaba Cloud GPU
+# families (ECS instance family guide): gn*, ebmgn*, sgn*, vgn*.
+AWS_ACCELERATED = re.compile(r"^(p|g|gr|trn|inf|dl)[0-9]")
+ALIBABA_ACCELERATED = ("ecs.gn", "ecs.ebmgn", "ecs.sgn", "ecs.vgn")
+
+
+def accelerated(instance: Optional[str]) -> bool:
+    """Whether an instance type, priced in the catalog or not, carries accelerators (so costs like one)."""
+    if not instance:
+        return False
+    if instance.startswith("ecs."):
+        return instance.startswith(ALIBABA_ACCELERATED)
+    return bool(AWS_ACCELERATED.match(instance))
+
+
+def priced(group: PolicyResource, overrides: Mapping[str, Any]) -> tuple[Optional[str], Optional[float]]:
+    """(instance type, USD/hour) of a node group; the price is None when neither config nor catalog has it."""
+    instance = instance_type(group)
+    return instance, (price(instance, overrides) if instance else None)

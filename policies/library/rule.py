@@ -16,20 +16,28 @@ ResourceCheck = Callable[[Mapping[str, Any], Mapping[str, Any], ResourceValidati
 StackCheck = Callable[[Sequence[PolicyResource], Mapping[str, Any]], Iterable[tuple[str, Optional[str]]]]
 
 
-@dataclass(frozen=True)
+LEVELS = ("advisory", "mandatory")
+
+
+@dataclass(frozen=True, kw_only=True)
 class Rule:
-    name: str
     description: str
     severity: str  # low | medium | high | critical
     references: Mapping[str, str]  # framework -> the clause or control it implements
     remediation: str
     url: str
     config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # JSON-schema properties with defaults
+    # Mandatory findings fail the plan; advisory ones are reported for a person to weigh.
+    level: str = "mandatory"
+    # Set by the registry from the module path (registry.rule_name); a rule file leaves it out.
+    name: str = ""
 
     def __post_init__(self) -> None:
         unknown = set(self.references) - set(FRAMEWORKS)
         if unknown or not self.references:
             raise ValueError(f"{self.name}: references must name frameworks from {FRAMEWORKS}, got {sorted(unknown)}")
+        if self.level not in LEVELS:
+            raise ValueError(f"{self.name}: level {self.level!r}, not one of {LEVELS}")
         if self.severity not in ("low", "medium", "high", "critical"):
             raise ValueError(f"{self.name}: severity {self.severity!r}")
         for key, schema in self.config.items():
@@ -43,12 +51,12 @@ class Rule:
         return values
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ResourceRule(Rule):
     types: tuple[str, ...] = ()
     check: Optional[ResourceCheck] = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class StackRule(Rule):
     check: Optional[StackCheck] = None

@@ -42,5 +42,5 @@ def test_violating_fixture_is_reported(pack_sessions, module, rule, variant):
     findings = _judge(pack_sessions, module, rule, variant)
     assert findings, f"{rule.name} did not fire"
     assert any(variant["expect"] in f["message"] for f in findings), [f["message"] for f in findings]
-    assert all(f["enforcementLevel"] == "mandatory" and f["severity"] == rule.severity for f in findings)
+    assert all(f["enforcementLevel"] == rule.level and f["severity"] == rule.severity for f in findings)
     assert all(f["remediation"] == rule.remediation and f["framework"]["reference"] for f in findings)

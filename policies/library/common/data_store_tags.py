@@ -19,7 +19,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="data-store-processing-tags",
     description="Data stores must be tagged with data classification, purpose and owner.",
     severity="medium",
     references={"gdpr": GDPR.format("Art. 30(1)(b)-(c), Art. 5(2)")},

@@ -14,7 +14,6 @@ def check(resources, config):
 
 
 RULE = StackRule(
-    name="audit-trail-present",
     description="Stacks must declare an audit trail of API activity.",
     severity="high",
     references={"hipaa": HIPAA.format("164.312(b)"), "mlps": MLPS.format("8.1.4.3 安全审计 a)")},

@@ -21,7 +21,6 @@ def check(resources, config):
 
 
 RULE = StackRule(
-    name="budget-with-alerts",
     description="AWS stacks must declare a budget with alert notifications.",
     severity="medium",
     references={"cost": "AWS Well-Architected Cost Optimization COST02-BP05: implement cost controls"},

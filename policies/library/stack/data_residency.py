@@ -43,7 +43,6 @@ def check(resources, config):
 
 
 RULE = StackRule(
-    name="data-residency",
     description="Resources and replicas must stay in the allowed regions.",
     severity="critical",
     references={"gdpr": GDPR.format("Art. 44 (Chapter V transfers)"),

@@ -43,7 +43,6 @@ def check(resources, config):
 
 
 RULE = StackRule(
-    name="expected-cost-within-budget",
     description="The stack's expected monthly cost (node groups at desired size plus the rest) must be within its "
                 "monthly budget.",
     severity="high",

@@ -24,7 +24,6 @@ def check(resources, config):
 
 
 RULE = StackRule(
-    name="gpu-scale-to-zero",
     description="GPU node groups must be able to scale to zero unless they run on reserved capacity.",
     severity="medium",
     references={"cost": "AWS Well-Architected Cost Optimization COST09-BP03: supply resources dynamically"},

@@ -27,7 +27,6 @@ def check(resources, config):
 
 
 RULE = StackRule(
-    name="hipaa-eligible-services",
     description="AWS resources in a HIPAA stack must come from HIPAA-eligible services.",
     severity="high",
     references={"hipaa": HIPAA.format("164.308(b)(1), 164.314(a)")},

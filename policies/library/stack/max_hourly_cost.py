@@ -1,29 +1,26 @@
-"""The stack's GPU nodes, at their desired size and list prices, stay under an hourly ceiling."""
+"""The stack's GPU nodes, at their desired size and list prices, stay under an hourly ceiling.
 
-from ..pricing import NODE_GROUPS, cpu_instance_types, desired_nodes, instance_type, price
+The rule sums what it can price (catalog list prices, or the prices config). A group it cannot price is
+not a violation of the ceiling: the advisory rule stack/unpriced_node_groups says which groups were
+left out. CPU groups (system groups, CPU user groups) are not this rule's concern.
+"""
+
+from ..pricing import NODE_GROUPS, desired_nodes, priced
 from ..props import of_type
 from ..rule import StackRule
 
 
 def check(resources, config):
-    total, unpriced = 0.0, []
+    total = 0.0
     for group in of_type(resources, *NODE_GROUPS):
-        instance = instance_type(group)
-        if instance in cpu_instance_types():
-            continue  # a system (CPU) group; this rule caps GPU spend
-        hourly = price(instance, config["prices"]) if instance else None
-        if hourly is None:
-            unpriced.append(f"{group.name} ({instance})")
-            continue
-        total += hourly * desired_nodes(group)
-    for name in unpriced:
-        yield f"no price for node group {name}; add it to this rule's prices config", None
+        _, hourly = priced(group, config["prices"])
+        if hourly is not None:
+            total += hourly * desired_nodes(group)
     if total > config["maxUsdPerHour"]:
         yield f"GPU nodes cost {total:.2f} USD/hour at desired size, over the {config['maxUsdPerHour']:.2f} limit", None
 
 
 RULE = StackRule(
-    name="max-hourly-cost",
     description="The stack's GPU nodes at desired size must cost less than the configured hourly limit.",
     severity="high",
     references={"cost": "AWS Well-Architected Cost Optimization COST02-BP05: implement cost controls"},

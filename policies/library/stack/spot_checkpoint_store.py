@@ -26,7 +26,6 @@ def check(resources, config):
 
 
 RULE = StackRule(
-    name="spot-needs-checkpoint-store",
     description="Spot GPU node groups need a durable checkpoint store (object storage or a persistent file system).",
     severity="medium",
     references={"cost": "AWS EC2 User Guide: best practices for Spot Instances (prepare for interruptions)"},

@@ -18,7 +18,6 @@ def check(resources, config):
 
 
 RULE = StackRule(
-    name="threat-detection",
     description="Stacks must turn on managed threat detection.",
     severity="high",
     references={"gdpr": GDPR.format("Art. 33(1), Art. 32(1)(d)"), "mlps": MLPS.format("8.1.4.4 入侵防范, 8.1.3.3 入侵防范"),

@@ -16,7 +16,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="alicloud-actiontrail-all-regions-events",
     description="ActionTrail trails must cover all regions and all events and deliver to SLS.",
     severity="high",
     references={"mlps": MLPS.format("8.1.4.3 安全审计 a) b)"), "hipaa": HIPAA.format("164.312(b)"),

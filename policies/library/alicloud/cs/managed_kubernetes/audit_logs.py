@@ -13,7 +13,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="alicloud-ack-audit-logs",
     description="ACK clusters must ship API audit and control-plane logs to SLS.",
     severity="medium",
     references={"baseline": "Alibaba Cloud ACK: cluster auditing", "hipaa": HIPAA.format("164.312(b)"),

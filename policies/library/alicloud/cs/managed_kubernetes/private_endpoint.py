@@ -10,7 +10,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="alicloud-ack-private-endpoint",
     description="ACK API servers must not be exposed through an internet SLB.",
     severity="high",
     references={"baseline": "Alibaba Cloud ACK: control public access to the API server",

@@ -10,7 +10,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="alicloud-ack-secrets-encrypted",
     description="ACK clusters must encrypt secrets with a customer KMS key.",
     severity="high",
     references={"baseline": "Alibaba Cloud ACK: use KMS to encrypt Kubernetes Secrets",

@@ -14,7 +14,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="alicloud-node-pool-disks-encrypted",
     description="ACK node pool system and data disks must be encrypted with a customer KMS key.",
     severity="high",
     references={"baseline": "Alibaba Cloud ACK: node pool disk encryption", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),

@@ -12,7 +12,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="alicloud-node-pool-hardened",
     description="ACK node pools must require metadata tokens and give nodes no public IPs.",
     severity="high",
     references={"baseline": "Alibaba Cloud ECS: instance metadata security hardening mode",

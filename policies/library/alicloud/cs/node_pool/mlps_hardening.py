@@ -10,7 +10,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="alicloud-node-pool-mlps-hardening",
     description="ACK node pools must enable MLPS security hardening of the node OS.",
     severity="medium",
     references={"mlps": MLPS.format("8.1.4.4 入侵防范, 8.1.4.1 身份鉴别")},

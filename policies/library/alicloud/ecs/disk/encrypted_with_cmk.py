@@ -13,7 +13,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="alicloud-ecs-disk-encrypted-with-cmk",
     description="ECS disks must be encrypted with a customer KMS key.",
     severity="high",
     references={"baseline": "Alibaba Cloud ECS: encrypt cloud disks", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),

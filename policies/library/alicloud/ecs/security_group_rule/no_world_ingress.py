@@ -19,7 +19,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="alicloud-security-group-no-world-ingress",
     description="Security-group rules must not accept ingress from 0.0.0.0/0, and never on administration ports.",
     severity="critical",
     references={"baseline": "Alibaba Cloud ECS: security group best practices", "hipaa": HIPAA.format("164.312(e)(1)"),

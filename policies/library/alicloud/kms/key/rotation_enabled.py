@@ -10,7 +10,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="alicloud-kms-key-rotation",
     description="KMS keys must have automatic rotation enabled.",
     severity="medium",
     references={"baseline": "Alibaba Cloud KMS: automatic key rotation", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),

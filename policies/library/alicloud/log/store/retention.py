@@ -15,7 +15,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="alicloud-logstore-retention",
     description="SLS logstores must keep logs at least the minimum period, and not forever.",
     severity="medium",
     references={"mlps": MLPS.format("8.1.5.4 集中管控 d); Cybersecurity Law of the PRC Art. 21(3): at least six months"),

@@ -15,7 +15,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="alicloud-nas-encrypted-with-cmk",
     description="NAS and CPFS file systems must be encrypted with a customer KMS key.",
     severity="high",
     references={"baseline": "Alibaba Cloud NAS: server-side encryption", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),

@@ -13,7 +13,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="alicloud-oss-encrypted-with-cmk",
     description="OSS buckets must use KMS server-side encryption with a customer key.",
     severity="high",
     references={"baseline": "Alibaba Cloud OSS: server-side encryption", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),

@@ -11,7 +11,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="alicloud-oss-lifecycle",
     description="OSS buckets must have an enabled lifecycle rule (storage limitation).",
     severity="medium",
     references={"gdpr": GDPR.format("Art. 5(1)(e)")},

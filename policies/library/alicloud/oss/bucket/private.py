@@ -15,7 +15,6 @@ def check(resources, config):
 
 
 RULE = StackRule(
-    name="alicloud-oss-private",
     description="OSS buckets must have a private ACL and block public access.",
     severity="critical",
     references={"baseline": "Alibaba Cloud OSS: block public access", "hipaa": HIPAA.format("164.312(a)(1)"),

@@ -22,7 +22,6 @@ def check(resources, config):
 
 
 RULE = StackRule(
-    name="alicloud-oss-tls-only",
     description="OSS bucket policies must deny requests that do not use TLS.",
     severity="high",
     references={"baseline": "Alibaba Cloud OSS: bucket policy condition acs:SecureTransport",

@@ -10,7 +10,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="alicloud-oss-versioned",
     description="OSS buckets must have versioning enabled.",
     severity="medium",
     references={"hipaa": HIPAA.format("164.308(a)(7)(ii)(A), 164.312(c)(1)"), "gdpr": GDPR.format("Art. 32(1)(c)"),

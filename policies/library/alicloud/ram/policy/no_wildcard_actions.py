@@ -16,7 +16,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="alicloud-ram-least-privilege",
     description="RAM policies must not allow wildcard actions or privilege escalation.",
     severity="high",
     references={"baseline": "Alibaba Cloud RAM: principle of least privilege", "hipaa": HIPAA.format("164.308(a)(4)(ii)(B)"),

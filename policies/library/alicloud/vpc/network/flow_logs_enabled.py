@@ -11,7 +11,6 @@ def check(resources, config):
 
 
 RULE = StackRule(
-    name="alicloud-vpc-flow-logs",
     description="Every VPC must have a flow log.",
     severity="medium",
     references={"hipaa": HIPAA.format("164.312(b)"), "mlps": MLPS.format("8.1.3.5 安全审计"),

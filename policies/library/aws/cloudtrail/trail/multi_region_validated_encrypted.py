@@ -16,7 +16,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="aws-cloudtrail-multi-region-validated-encrypted",
     description="CloudTrail trails must be multi-region, with log file validation and KMS encryption.",
     severity="high",
     references={"hipaa": HIPAA.format("164.312(b), 164.312(c)(1)"),

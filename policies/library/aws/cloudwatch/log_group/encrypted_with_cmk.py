@@ -10,7 +10,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="aws-log-group-encrypted-with-cmk",
     description="CloudWatch log groups must be encrypted with a customer-managed KMS key.",
     severity="medium",
     references={"baseline": "CloudWatch Logs User Guide: encrypt log data with AWS KMS",

@@ -15,7 +15,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="aws-log-group-retention",
     description="CloudWatch log groups must keep logs for the minimum period and set an expiry.",
     severity="medium",
     references={"baseline": "AWS Security Hub CloudWatch.16", "hipaa": HIPAA.format("164.312(b)"),

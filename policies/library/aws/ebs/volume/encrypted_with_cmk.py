@@ -12,7 +12,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="aws-ebs-volume-encrypted-with-cmk",
     description="EBS volumes must be encrypted with a customer-managed KMS key.",
     severity="high",
     references={"baseline": "AWS Security Hub EC2.3", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),

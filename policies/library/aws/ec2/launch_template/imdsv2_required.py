@@ -16,7 +16,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="aws-launch-template-imdsv2",
     description="Launch templates must require IMDSv2 and keep the metadata hop limit low.",
     severity="high",
     references={"baseline": "AWS Security Hub EC2.170", "hipaa": HIPAA.format("164.312(a)(1)"),

@@ -12,7 +12,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="aws-launch-template-no-public-ip",
     description="Launch templates must not give instances public IP addresses.",
     severity="high",
     references={"baseline": "AWS Security Hub EC2.25", "hipaa": HIPAA.format("164.312(e)(1)"),

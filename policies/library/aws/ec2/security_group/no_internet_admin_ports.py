@@ -16,7 +16,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="aws-security-group-no-internet-admin-ports",
     description="Security groups must not open administration ports to the internet.",
     severity="critical",
     references={"mlps": MLPS.format("8.1.3.2 访问控制, 8.1.4.1 身份鉴别 d)"),

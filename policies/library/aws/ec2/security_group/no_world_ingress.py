@@ -17,7 +17,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="aws-security-group-no-world-ingress",
     description="Security groups must not allow ingress from 0.0.0.0/0 or ::/0.",
     severity="critical",
     references={"baseline": "AWS Security Hub EC2.18", "hipaa": HIPAA.format("164.312(e)(1)"),

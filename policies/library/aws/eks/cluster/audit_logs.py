@@ -12,7 +12,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="aws-eks-control-plane-logs",
     description="EKS clusters must send control-plane audit logs to CloudWatch.",
     severity="medium",
     references={"baseline": "AWS Security Hub EKS.8", "hipaa": HIPAA.format("164.312(b)"),

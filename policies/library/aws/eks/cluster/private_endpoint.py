@@ -15,7 +15,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="aws-eks-private-endpoint",
     description="EKS API endpoints must be private or limited to known networks.",
     severity="high",
     references={"baseline": "AWS Security Hub EKS.1", "hipaa": HIPAA.format("164.312(e)(1)"),

@@ -12,7 +12,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="aws-eks-secrets-encrypted",
     description="EKS clusters must encrypt Kubernetes secrets with a customer-managed KMS key.",
     severity="high",
     references={"baseline": "AWS Security Hub EKS.3", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),

@@ -14,7 +14,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="aws-fsx-lustre-backups",
     description="Persistent FSx for Lustre file systems must keep automatic backups.",
     severity="medium",
     references={"hipaa": HIPAA.format("164.308(a)(7)(ii)(A)"), "gdpr": GDPR.format("Art. 32(1)(c)"),

@@ -19,7 +19,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="aws-fsx-lustre-encrypted-with-cmk",
     description="FSx for Lustre PERSISTENT file systems must be encrypted with a customer-managed KMS key.",
     severity="high",
     references={"baseline": "AWS FSx for Lustre User Guide: encryption at rest", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),

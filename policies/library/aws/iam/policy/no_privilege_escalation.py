@@ -13,7 +13,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="aws-iam-no-privilege-escalation",
     description="IAM policies must not grant privilege-escalation actions on all resources.",
     severity="critical",
     references={"baseline": "Rhino Security Labs: AWS IAM privilege escalation methods",

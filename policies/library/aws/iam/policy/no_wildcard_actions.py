@@ -15,7 +15,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="aws-iam-no-wildcard-actions",
     description="IAM policies must not allow '*' or service-wide wildcard actions.",
     severity="high",
     references={"baseline": "AWS Security Hub IAM.21", "hipaa": HIPAA.format("164.308(a)(4)(ii)(B)"),

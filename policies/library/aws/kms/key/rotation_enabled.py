@@ -12,7 +12,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="aws-kms-key-rotation",
     description="Customer-managed symmetric KMS keys must have automatic rotation on.",
     severity="medium",
     references={"baseline": "AWS Security Hub KMS.4", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),

@@ -24,7 +24,6 @@ def check(resources, config):
 
 
 RULE = StackRule(
-    name="aws-s3-encrypted-with-cmk",
     description="S3 buckets must encrypt by default with a customer-managed KMS key.",
     severity="high",
     references={"baseline": "AWS Security Hub S3.17", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),

@@ -18,7 +18,6 @@ def check(resources, config):
 
 
 RULE = StackRule(
-    name="aws-s3-lifecycle",
     description="S3 buckets must have an enabled lifecycle rule (storage limitation).",
     severity="medium",
     references={"gdpr": GDPR.format("Art. 5(1)(e)")},

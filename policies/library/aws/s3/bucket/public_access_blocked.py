@@ -17,7 +17,6 @@ def check(resources, config):
 
 
 RULE = StackRule(
-    name="aws-s3-public-access-blocked",
     description="S3 buckets must have a public access block with all four settings on.",
     severity="critical",
     references={"baseline": "AWS Security Hub S3.8", "hipaa": HIPAA.format("164.312(a)(1)"),

@@ -26,7 +26,6 @@ def check(resources, config):
 
 
 RULE = StackRule(
-    name="aws-s3-tls-only",
     description="S3 bucket policies must deny requests that do not use TLS.",
     severity="high",
     references={"baseline": "AWS Security Hub S3.5", "hipaa": HIPAA.format("164.312(e)(2)(ii)"),

@@ -17,7 +17,6 @@ def check(resources, config):
 
 
 RULE = StackRule(
-    name="aws-s3-versioned",
     description="S3 buckets must have versioning enabled.",
     severity="medium",
     references={"hipaa": HIPAA.format("164.308(a)(7)(ii)(A), 164.312(c)(1)"), "gdpr": GDPR.format("Art. 32(1)(c)"),

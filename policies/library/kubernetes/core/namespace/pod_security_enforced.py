@@ -17,7 +17,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="kubernetes-namespace-pod-security",
     description="Namespaces must enforce a Pod Security Standard; privileged only where node agents run.",
     severity="high",
     references={"baseline": "Kubernetes Pod Security Standards (baseline/restricted) with Pod Security Admission",

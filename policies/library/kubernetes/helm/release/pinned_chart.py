@@ -15,7 +15,6 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    name="kubernetes-helm-chart-pinned",
     description="Helm releases must pin an exact chart version from an https or OCI repository.",
     severity="medium",
     references={"baseline": "Helm: install a specific chart version (--version)",

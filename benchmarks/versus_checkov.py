@@ -1,0 +1,142 @@
+"""CPU and wall time of the offline plan with its packs, beside Checkov on the same resources.
+
+    python benchmarks/versus_checkov.py [runs] [--stack enterprise-h100] [--checkov-venv DIR]
+
+What is timed (each a fresh process; CPU = user + system of the process and its children; medians):
+
+- plan+packs: `python -m blueprints plan --stack S --format json` (the program under mocks, cost,
+  readiness and the stack's packs), packs hosted in the plan's process (the default);
+- plan, no packs: the same with `--policy-pack none`; the packs' share is the difference;
+- plan+packs, pack processes: BLUEPRINTS_PACK_PROCESSES=1 BLUEPRINTS_GC=1, one process per pack and the
+  collector on (how the plan ran before issue #19);
+- checkov: Checkov on the same stack's resources: the AWS resources written as a Terraform plan JSON
+  (`planned_values`, types mapped from Pulumi tokens, inputs in snake_case) and the Kubernetes objects as
+  manifests, `checkov -f plan.json -f manifests.yaml --framework terraform_plan kubernetes`.
+
+Checkov is never a project dependency: the script creates its own virtualenv (default
+/tmp/checkov-venv) and pip-installs checkov there the first time. Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+CHECKOV_VERSION = "3.3.30"
+
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+
+
+def terraform_type(token: str) -> str:
+    """aws:ec2/launchTemplate:LaunchTemplate -> aws_launch_template; aws:eks/nodeGroup:NodeGroup -> aws_eks_node_group
+    (pulumi-aws names most resources aws_<module>_<name>, EC2's without the module)."""
+    module, name = token.split(":")[1].split("/")
+    name = snake(name)
+    if module == "ec2" or name.startswith(module):
+        return f"aws_{name}"
+    return f"aws_{module}_{name}"
+
+
+def snake_keys(value):
+    if isinstance(value, dict):
+        return {snake(k): snake_keys(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [snake_keys(v) for v in value]
+    return value
+
+
+def write_inputs(stack: str, folder: Path) -> tuple[Path, Path, int]:
+    from blueprints.offline.plan import make_plan
+
+    plan = make_plan(stack, packs=[])
+    resources, manifests = [], []
+    for reg in plan.registrations:
+        if reg.type.startswith("aws:"):
+            tf_type = terraform_type(reg.type)
+            resources.append({"address": f"{tf_type}.{snake(reg.name).replace('-', '_')}", "mode": "managed",
+                              "type": tf_type, "name": snake(reg.name).replace("-", "_"),
+                              "provider_name": "registry.terraform.io/hashicorp/aws",
+                              "values": snake_keys(reg.inputs)})
+        elif reg.type.startswith("kubernetes:") and "kind" in reg.inputs and not reg.type.startswith("kubernetes:helm"):
+            manifests.append(reg.inputs)
+    plan_json = folder / "plan.json"
+    plan_json.write_text(json.dumps({"format_version": "1.2", "terraform_version": "1.9.0",
+                                     "planned_values": {"root_module": {"resources": resources}},
+                                     "resource_changes": [{**{k: r[k] for k in ("address", "mode", "type", "name",
+                                                                                 "provider_name")},
+                                                           "change": {"actions": ["create"], "before": None,
+                                                                      "after": r["values"]}} for r in resources]}))
+    manifest_file = folder / "manifests.yaml"
+    manifest_file.write_text("\n---\n".join(json.dumps(m) for m in manifests) + "\n")
+    return plan_json, manifest_file, len(resources) + len(manifests)
+
+
+def checkov_binary(venv: Path) -> Path:
+    binary = venv / "bin" / "checkov"
+    if not binary.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", f"checkov=={CHECKOV_VERSION}"], check=True)
+    return binary
+
+
+def timed(command: list[str], env: dict | None = None) -> tuple[float, float]:
+    """(CPU seconds of the process tree, wall seconds) of one run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(command, cwd=ROOT, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("runs", nargs="?", type=int, default=5)
+    parser.add_argument("--stack", default="enterprise-h100")
+    parser.add_argument("--checkov-venv", type=Path, default=Path(tempfile.gettempdir()) / "checkov-venv")
+    args = parser.parse_args()
+
+    checkov = checkov_binary(args.checkov_venv)
+    work = Path(tempfile.mkdtemp(prefix="versus-checkov-"))
+    plan_json, manifests, count = write_inputs(args.stack, work)
+    plan = [sys.executable, "-m", "blueprints", "plan", "--stack", args.stack, "--format", "json"]
+    variants = {
+        "plan+packs": (plan, None),
+        "plan, no packs": (plan + ["--policy-pack", "none"], None),
+        "plan+packs, pack processes": (plan, {"BLUEPRINTS_PACK_PROCESSES": "1", "BLUEPRINTS_GC": "1"}),
+        "checkov": ([str(checkov), "-f", str(plan_json), "-f", str(manifests), "--framework", "terraform_plan",
+                     "kubernetes", "--quiet", "--compact", "-o", "json", "--skip-download"], None),
+    }
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
+    for _ in range(args.runs):  # interleaved, so machine load falls on every variant alike
+        for name, (command, env) in variants.items():
+            samples[name].append(timed(command, env))
+    cpu = {name: statistics.median(c for c, _ in runs) for name, runs in samples.items()}
+    wall = {name: statistics.median(w for _, w in runs) for name, runs in samples.items()}
+    print(f"stack {args.stack}: {count} resources given to Checkov; medians of {args.runs} runs; checkov {CHECKOV_VERSION}")
+    print(f"{'what':<30} {'CPU s':>7} {'wall s':>7} {'CPU / checkov':>14}")
+    for name in variants:
+        print(f"{name:<30} {cpu[name]:>7.2f} {wall[name]:>7.2f} {cpu[name] / cpu['checkov']:>14.2f}")
+    print(f"{'packs share (hosted)':<30} {cpu['plan+packs'] - cpu['plan, no packs']:>7.2f} "
+          f"{wall['plan+packs'] - wall['plan, no packs']:>7.2f}")
+    print(f"{'packs share (processes, gc on)':<30} {cpu['plan+packs, pack processes'] - cpu['plan, no packs']:>7.2f} "
+          f"{wall['plan+packs, pack processes'] - wall['plan, no packs']:>7.2f}  (vs the no-packs plan with gc off)")
+
+
+if __name__ == "__main__":
+    main()

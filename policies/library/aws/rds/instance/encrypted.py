@@ -1,0 +1,21 @@
+"""Databases (experiment tracking, feature stores, job metadata) are encrypted at rest."""
+
+from ....refs import GDPR, HIPAA, MLPS, SECURITY_HUB
+from ....rule import ResourceRule
+
+
+def check(props, config, args):
+    if props.get("storageEncrypted") is not True:
+        yield "storageEncrypted is not true (RDS storage is unencrypted unless asked)"
+
+
+RULE = ResourceRule(
+    description="RDS DB instances must be encrypted at rest.",
+    severity="high",
+    references={"baseline": "AWS Security Hub RDS.3", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
+                "gdpr": GDPR.format("Art. 32(1)(a)"), "mlps": MLPS.format("8.1.4.8 数据保密性")},
+    remediation="Set storageEncrypted: true and kmsKeyId (a new instance; encryption cannot be turned on in place).",
+    url=SECURITY_HUB.format("rds"),
+    types=("aws:rds/instance:Instance",),
+    check=check,
+)
