@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from .errors import BlueprintError
-from .stackconfig import STACKS_DIR, available_stacks, cluster_config, parse_cluster, read_stack_config
+from .stackconfig import (STACKS_DIR, available_stacks, cluster_config, parse_cluster, read_stack_config,
+                          stack_source)
 
 # Where `python -m blueprints policy-config` writes a stack's --policy-pack-config files in CI.
 PACK_CONFIG_DIR = "policy-config"
@@ -35,7 +36,7 @@ def matrix(stacks: Sequence[str], stacks_dir: Path = STACKS_DIR) -> list[dict[st
     for stack in stacks:
         if stack not in known:
             raise BlueprintError("--stacks", f"no stack named {stack}; stacks: {', '.join(known)}")
-        source = f"stacks/Pulumi.{stack}.yaml"
+        source = stack_source(stack, stacks_dir)
         spec = parse_cluster(cluster_config(read_stack_config(stack, stacks_dir), source), source)
         rows.append({"stack": stack, "cloud": spec.cloud,
                      "packs": "\n".join(f"policies/{p}" for p in spec.compliance.frameworks),

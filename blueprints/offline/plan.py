@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from ..errors import EXIT_FINDINGS, EXIT_OK
+from ..errors import EXIT_FINDINGS, EXIT_OK, BlueprintError
 from ..resolver import ResolvedPlan, resolve
 from ..policy_config import stack_policy_config
-from ..stackconfig import PROJECT, STACKS_DIR, cluster_config, parse_cluster, read_stack_config
+from ..stackconfig import (PROJECT, STACKS_DIR, cluster_config, parse_cluster, read_stack_config,
+                          stack_source)
 from .cost import CostEstimate, estimate
 from .engine import Registration, run_program
 from .policy import evaluate
@@ -121,9 +122,12 @@ def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequenc
     ``packs`` replaces the packs the spec declares (``compliance.frameworks``); an empty list runs none.
     """
     config = read_stack_config(stack, stacks_dir)
-    source = f"stacks/Pulumi.{stack}.yaml"
+    source = stack_source(stack, stacks_dir)
     spec = parse_cluster(cluster_config(config, source), source)
-    resolved = resolve(spec)
+    try:
+        resolved = resolve(spec)
+    except BlueprintError as error:  # the resolver names the field; say which stack file holds it
+        raise error.prefixed(source) from None
     registered, outputs = run_program(stack, config, spec.region)
     registrations = tuple(registered)
     cost = estimate(spec, registrations, resolved.kubernetes.support if resolved.kubernetes else "standard",

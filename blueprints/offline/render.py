@@ -185,9 +185,19 @@ def render_json(plan: Plan) -> str:
     return json.dumps(plan.to_json(), indent=2, sort_keys=False) + "\n"
 
 
-def render_bundle(plans: Sequence[Plan]) -> str:
-    """Several plans in one JSON document, for `diff` between two commits."""
-    return json.dumps({"formatVersion": PLAN_FORMAT_VERSION, "plans": [p.to_json() for p in plans]}, indent=2) + "\n"
+def render_bundle(plans: Sequence[Plan], failures: Sequence[tuple[str, str]] = ()) -> str:
+    """Several plans in one JSON document, for `diff` between two commits; stacks that could not be
+    planned are listed with their error so the pull-request comment can show them."""
+    bundle = {"formatVersion": PLAN_FORMAT_VERSION, "plans": [p.to_json() for p in plans],
+              "failures": [{"stack": stack, "error": error} for stack, error in failures]}
+    return json.dumps(bundle, indent=2) + "\n"
+
+
+def render_failure(stack: str, error: str, fmt: str) -> str:
+    """A stack that could not be planned, in the text or Markdown of the other stacks' plans."""
+    if fmt == "markdown":
+        return f"### Offline plan: `{stack}` FAILED\n\n```\n{error}\n```\n"
+    return f"Offline plan: {stack} FAILED\n{error}\n"
 
 
 RENDERERS: dict[str, Callable[[Plan], str]] = {"text": render_text, "markdown": render_markdown, "json": render_json}
