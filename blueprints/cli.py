@@ -34,7 +34,9 @@ EXAMPLES = {
   python -m blueprints diff base.json head.json --format markdown --output comment.md
   python -m blueprints diff base.json head.json --data-loss-acknowledged  # the PR carries the label
 
-exit code 1 also when a protected data store would be replaced or deleted without acknowledgement.""",
+exit code 1 when the change must not merge as it is: a stack failed to plan at the head, a
+replacement would clash with a fixed name, or a protected data store would be replaced or deleted
+without --data-loss-acknowledged (the workflow sets it from the PR label data-loss-acknowledged).""",
     "ci-matrix": """examples:
   git diff --name-only "$BASE" "$HEAD" > changed.txt
   python -m blueprints ci-matrix --changed-files changed.txt
@@ -145,12 +147,15 @@ def run(argv: Sequence[str]) -> int:
             print(path)
         return 0
     if args.command == "diff":
-        from .offline.diff import diff_plans, load_plans
+        from .offline.diff import check_exit_code, diff_plans, load_bundle
         from .offline.diff_render import render_diff_markdown, render_diff_text
 
-        diffs = diff_plans(load_plans(args.base), load_plans(args.head))
-        _write((render_diff_markdown if args.format == "markdown" else render_diff_text)(diffs), args.output)
-        return 0
+        base, _ = load_bundle(args.base)
+        head, failures = load_bundle(args.head)
+        diffs = diff_plans(base, head, failures)
+        render = render_diff_markdown if args.format == "markdown" else render_diff_text
+        _write(render(diffs, args.data_loss_acknowledged), args.output)
+        return check_exit_code(diffs, args.data_loss_acknowledged)
     return _plan(args)
 
 

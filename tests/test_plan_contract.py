@@ -25,7 +25,7 @@ def test_resources_carry_urn_parent_provider_and_camelcase_inputs(stack):
     data = json.loads(render_json(shipped_plan(stack)))
     urns = {r["urn"] for r in data["resources"]}
     for r in data["resources"]:
-        assert set(r) == {"urn", "type", "name", "parent", "provider", "custom", "protect", "inputs"}
+        assert set(r) == {"urn", "type", "name", "parent", "provider", "custom", "protect", "inputs", "options"}
         assert r["urn"].startswith(f"urn:pulumi:{stack}::gpu-cluster-blueprints::") and r["urn"].endswith("::" + r["name"])
         if r["type"] != "pulumi:pulumi:Stack":
             assert r["parent"] in urns

@@ -47,6 +47,11 @@ class Registration:
     dependencies: list[str]
     property_dependencies: dict[str, list[str]]
     properties: struct_pb2.Struct = field(repr=False)
+    # Resource options the engine honours when it diffs: the plan diff needs them to say what
+    # `pulumi up` will do (an ignored input is not a change; deleteBeforeReplace avoids name clashes).
+    ignore_changes: list[str] = field(default_factory=list)
+    replace_on_changes: list[str] = field(default_factory=list)
+    delete_before_replace: bool = False
 
     @property
     def inputs(self) -> dict[str, Any]:
@@ -101,6 +106,9 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             dependencies=list(request.dependencies),
             property_dependencies={k: list(v.urns) for k, v in request.propertyDependencies.items()},
             properties=properties,
+            ignore_changes=list(request.ignoreChanges),
+            replace_on_changes=list(request.replaceOnChanges),
+            delete_before_replace=bool(request.deleteBeforeReplace),
         ))
         return response
 

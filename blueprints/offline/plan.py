@@ -104,6 +104,8 @@ class Plan:
                     "custom": r.custom,
                     "protect": r.protect,
                     "inputs": r.inputs,
+                    "options": {"ignoreChanges": r.ignore_changes, "replaceOnChanges": r.replace_on_changes,
+                                "deleteBeforeReplace": r.delete_before_replace},
                 }
                 for r in self.registrations
             ],
