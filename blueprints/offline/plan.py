@@ -14,6 +14,7 @@ from ..stackconfig import (PROJECT, STACKS_DIR, cluster_config, parse_cluster, r
                           stack_source)
 from .cost import CostEstimate, estimate
 from .engine import Registration, run_program
+from .fixes import fix_for
 from .policy import evaluate
 from .readiness import BLOCKING, Finding as ReadinessFinding, check as readiness_check
 
@@ -136,5 +137,6 @@ def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequenc
                     resolved.instance_prices())
     chosen = tuple(spec.compliance.frameworks if packs is None else packs)
     findings = evaluate(stack, registrations, chosen, stack_policy_config(spec)) if chosen else []
+    findings = [dict(f, fix=fix_for(f, stack, source)) for f in findings]  # what to edit, in the stack file if it can
     return Plan(stack=stack, resolved=resolved, registrations=registrations, cost=cost, packs=chosen,
                 findings=tuple(findings), readiness=tuple(readiness_check(registrations)), outputs=outputs)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Sequence
 
+from .fixes import controls
 from .plan import PLAN_FORMAT_VERSION, Plan
 
 # The inputs worth a glance in the tree, by resource type.
@@ -121,7 +122,9 @@ def _finding_lines(findings: list, packs: list) -> list[str]:
         where = f"{f['resourceType']} {f['resourceName']}" if f.get("resourceName") else "the stack"
         lines.append(f"  [{f['enforcementLevel']}/{f['severity']}] {f['policy']} on {where}")
         lines.append(f"      {f['message']}")
-        lines.append(f"      controls: {f['framework']['name']} {f['framework']['reference']} (packs: {', '.join(f['packs'])})")
+        lines.append(f"      controls: {controls(f['framework'])} (packs: {', '.join(f['packs'])})")
+        if f.get("fix"):
+            lines.append(f"      edit: {f['fix']['field']}  ({f['fix']['in']})")
         lines.append(f"      fix: {f['remediation']}")
     return lines
 
@@ -173,11 +176,12 @@ def _finding_markdown(findings: list, packs: list) -> list[str]:
     if not findings:
         return ["", f"**Compliance** ({judged}): no findings."]
     out = ["", f"**Compliance** ({judged}): {len(findings)} findings", "",
-           "| level | policy | resource | finding | controls | fix |", "|---|---|---|---|---|---|"]
+           "| level | policy | resource | finding | controls | edit | fix |", "|---|---|---|---|---|---|---|"]
     for f in findings:
         where = f"`{f['resourceName']}`" if f.get("resourceName") else "stack"
+        edit = f"`{_cell(f['fix']['field'])}` ({_cell(f['fix']['in'])})" if f.get("fix") else ""
         out.append(f"| {f['enforcementLevel']} ({f['severity']}) | `{f['policy']}` | {where} | {_cell(f['message'])} | "
-                   f"{_cell(f['framework']['reference'])} | {_cell(f['remediation'])} |")
+                   f"{_cell(controls(f['framework']))} | {edit} | {_cell(f['remediation'])} |")
     return out
 
 
