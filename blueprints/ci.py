@@ -11,8 +11,11 @@ from .stackconfig import (STACKS_DIR, available_stacks, cluster_config, parse_cl
 
 # Where `python -m blueprints policy-config` writes a stack's --policy-pack-config files in CI.
 PACK_CONFIG_DIR = "policy-config"
-# Paths whose changes cannot alter what any stack deploys.
+# Paths whose changes cannot alter what any stack deploys: tests, docs and the developer toolchain
+# (deploy.yml installs requirements.txt only). deploy.yml's paths-ignore lists the same.
 INERT = (".github/", "docs/", "tests/", "benchmarks/", ".ci/")
+INERT_FILES = frozenset({"requirements-dev.txt", "Makefile", ".gitignore", "pytest.ini", "package.json",
+                         "package-lock.json"})
 
 
 def touched_stacks(changed_files: Optional[Sequence[str]], stacks_dir: Path = STACKS_DIR) -> list[str]:
@@ -21,7 +24,8 @@ def touched_stacks(changed_files: Optional[Sequence[str]], stacks_dir: Path = ST
     if changed_files is None:
         return stacks
     by_file = {f"stacks/Pulumi.{s}.yaml": s for s in stacks}
-    relevant = [f for f in changed_files if f and not f.startswith(INERT) and not f.endswith(".md")]
+    relevant = [f for f in changed_files
+                if f and not f.startswith(INERT) and f not in INERT_FILES and not f.endswith(".md")]
     if any(f not in by_file for f in relevant):
         return stacks  # program, components, presets, catalog or packs: every stack may change
     return sorted({by_file[f] for f in relevant})
