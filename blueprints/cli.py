@@ -148,11 +148,12 @@ def run(argv: Sequence[str]) -> int:
         return 0
     if args.command == "diff":
         from .offline.diff import check_exit_code, diff_plans, load_bundle
+        from .progress import progress
         from .offline.diff_render import render_diff_markdown, render_diff_text
 
         base, _ = load_bundle(args.base)
         head, failures = load_bundle(args.head)
-        diffs = diff_plans(base, head, failures)
+        diffs = diff_plans(base, head, failures, progress=progress)
         render = render_diff_markdown if args.format == "markdown" else render_diff_text
         _write(render(diffs, args.data_loss_acknowledged), args.output)
         return check_exit_code(diffs, args.data_loss_acknowledged)

@@ -259,9 +259,11 @@ def diff_stack(stack: str, base: Mapping[str, Any] | None, head: Mapping[str, An
 
 
 def diff_plans(base: Mapping[str, Mapping[str, Any]], head: Mapping[str, Mapping[str, Any]],
-               head_failures: Mapping[str, str] | None = None) -> list[StackDiff]:
+               head_failures: Mapping[str, str] | None = None, progress=None) -> list[StackDiff]:
+    """Every stack of either side; ``progress(items, what)`` may wrap the loop (the CLI's bar on a TTY)."""
     failures = dict(head_failures or {})
     stacks = sorted(set(base) | set(head) | set(failures))
+    stacks = progress(stacks, "diffing") if progress else stacks
     return [diff_stack(s, base.get(s), head.get(s), failures.get(s, "")) for s in stacks]
 
 
