@@ -134,13 +134,15 @@ def test_tags_follow_the_clouds_rules(capsys, tmp_path, base, tags, fragments):
     assert all(f in lines[0] for f in fragments), lines[0]
 
 
-def test_unquoted_kubernetes_version_says_to_quote_it(capsys, tmp_path):
+@pytest.mark.parametrize("written, read", [("1.35", "1.35"), ("1.30", "1.3")])
+def test_unquoted_kubernetes_version_says_to_quote_it(capsys, tmp_path, written, read):
     good = (STACKS_DIR / "Pulumi.research-a100.yaml").read_text()
-    text = good.replace("gpu-cluster-blueprints:cluster:\n", "gpu-cluster-blueprints:cluster:\n    kubernetesVersion: 1.30\n", 1)
+    text = good.replace("gpu-cluster-blueprints:cluster:\n",
+                        f"gpu-cluster-blueprints:cluster:\n    kubernetesVersion: {written}\n", 1)
     code, _, lines = plan_text(capsys, tmp_path, text)
     assert code == 2 and len(lines) == 1
     assert "cluster.kubernetesVersion:" in lines[0]
-    assert "YAML read the unquoted 1.3 as a number: quote it" in lines[0]
+    assert f'YAML read the unquoted {read} as a number: quote it (kubernetesVersion: "{read}")' in lines[0]
 
 
 def test_every_problem_of_a_file_is_reported_at_once(capsys, tmp_path):
