@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import re
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -132,8 +133,11 @@ def _describe_one(error: Mapping[str, Any]) -> str:
         message = f"unknown field; allowed here: {', '.join(allowed)}" if allowed else "unknown field"
     elif isinstance(value, float) and error["type"] in ("literal_error", "string_type", "enum"):
         # `kubernetesVersion: 1.35` is a number to YAML (and 1.30 becomes 1.3): say so, not "got 1.35".
+        allowed = re.findall(r"'([^']*)'", str((error.get("ctx") or {}).get("expected", "")))
+        example = next((a for a in allowed if a == str(value)), None) \
+            or next((a for a in allowed if a.startswith(str(value))), allowed[-1] if allowed else str(value))
         message = (f"{message}; YAML read the unquoted {value!r} as a number: quote it "
-                   f"({error['loc'][-1]}: \"{value}\")")
+                   f"({error['loc'][-1]}: \"{example}\")")
     elif error["type"] not in ("value_error", "missing") and "input" in error:
         shown = repr(value)
         message = f"{message} (got {shown[:60]})"

@@ -134,15 +134,17 @@ def test_tags_follow_the_clouds_rules(capsys, tmp_path, base, tags, fragments):
     assert all(f in lines[0] for f in fragments), lines[0]
 
 
-@pytest.mark.parametrize("written, read", [("1.35", "1.35"), ("1.30", "1.3")])
-def test_unquoted_kubernetes_version_says_to_quote_it(capsys, tmp_path, written, read):
+@pytest.mark.parametrize("written, read, quoted", [("1.35", "1.35", "1.35"), ("1.30", "1.3", "1.3x")])
+def test_unquoted_kubernetes_version_says_to_quote_it(capsys, tmp_path, written, read, quoted):
     good = (STACKS_DIR / "Pulumi.research-a100.yaml").read_text()
     text = good.replace("gpu-cluster-blueprints:cluster:\n",
                         f"gpu-cluster-blueprints:cluster:\n    kubernetesVersion: {written}\n", 1)
     code, _, lines = plan_text(capsys, tmp_path, text)
     assert code == 2 and len(lines) == 1
     assert "cluster.kubernetesVersion:" in lines[0]
-    assert f'YAML read the unquoted {read} as a number: quote it (kubernetesVersion: "{read}")' in lines[0]
+    assert f"YAML read the unquoted {read} as a number: quote it (kubernetesVersion: " in lines[0]
+    suggested = lines[0].rsplit('kubernetesVersion: "', 1)[1].split('"')[0]
+    assert suggested == quoted if quoted != "1.3x" else suggested in ("1.32", "1.33", "1.34", "1.35")
 
 
 def test_every_problem_of_a_file_is_reported_at_once(capsys, tmp_path):
