@@ -33,8 +33,9 @@ def replacement_rules() -> dict[str, ReplacementRules]:
     rules = {}
     for type_, entry in data["types"].items():
         key, _, detail = entry["source"].partition(" ")
+        origin = sources[key].split()[0] if sources[key].startswith("https://") else " ".join(sources[key].split())
         rules[type_] = ReplacementRules(
-            type=type_, source=" ".join(p for p in (sources[key].split(" ")[0], detail) if p),
+            type=type_, source=" ".join(p for p in (origin, detail) if p),
             replaces=tuple(entry["replaces"]), data_store=bool(entry.get("dataStore")),
             replaces_when_shrinking=entry.get("replacesWhenShrinking"), fixed_name=entry.get("fixedName"))
     return rules
