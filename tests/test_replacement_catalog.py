@@ -32,6 +32,7 @@ def test_every_forcing_input_is_an_input_of_the_installed_sdk(type_token):
 @pytest.mark.parametrize("type_token", sorted(RULES))
 def test_every_entry_names_its_source(type_token):
     assert RULES[type_token].source.startswith(("https://github.com/pulumi/terraform-provider-aws ",
+                                                "https://github.com/aliyun/terraform-provider-alicloud ",
                                                 "the previous hand-kept table"))
 
 
