@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from blueprints import safeyaml
 from blueprints.cli import main
@@ -204,3 +206,19 @@ def test_all_stacks_plans_every_stack_it_can_and_reports_each_failure(capsys, tm
     bundle = json.loads(target.read_text())
     assert sorted(p["stack"] for p in bundle["plans"]) == ["research-a100-aliyun", "startup-t4"]
     assert [f["stack"] for f in bundle["failures"]] == ["a-bomb", "m-resolver"]
+
+
+BAD_CHARACTERS = st.sampled_from(["\n", "\r", "\x00", "\x1b", "\x7f", "\u202e", "\u2066", "\u200f"])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(prefix=st.text(alphabet="abc -_.", max_size=8), bad=BAD_CHARACTERS, in_key=st.booleans())
+def test_any_control_or_bidi_character_in_tags_is_refused_naming_the_tag(capsys, tmp_path, prefix, bad, in_key):
+    cluster = shipped_cluster("startup-t4")
+    key, value = (f"team{prefix}{bad}", "ml") if in_key else ("team", f"{prefix}{bad}x")
+    cluster["tags"] = {key: value}
+    write_stack(tmp_path, "bad", cluster)
+    code, out, lines = cli(capsys, "plan", "--stack", "bad", "--stacks-dir", str(tmp_path))
+    assert code == 2 and out == "" and len(lines) == 1
+    assert lines[0].startswith(f"error: {tmp_path.name}/Pulumi.bad.yaml: cluster.tags")
+    assert ("key " if in_key else "cluster.tags.team: contains ") in lines[0]
