@@ -146,3 +146,30 @@ def test_diff_of_something_that_is_not_a_plan_is_one_line_and_exit_2(tmp_path, c
     (tmp_path / "x.json").write_text('{"hello": 1}')
     assert main(["diff", str(tmp_path / "x.json"), str(tmp_path / "x.json")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def _ack_head(base: dict, nodes: int, price_factor: float) -> dict:
+    """An ACK head whose GPU pool declares ``nodes`` (ignored) at ``price_factor`` the price per node
+    (an in-place instance type change), with the head's own estimate as the plan would compute it."""
+    head = json.loads(json.dumps(base))
+    [pool] = [r for r in head["resources"] if r["name"].endswith("-gpu") and r["type"] == "alicloud:cs/nodePool:NodePool"]
+    pool["inputs"]["desiredSize"] = nodes
+    pool["inputs"]["instanceTypes"] = ["ecs.gn-other"]
+    for item in head["cost"]["items"]:
+        if item["resource"] == pool["name"]:
+            old = item["usdPerHour"]
+            item["usdPerHour"] = round(old * nodes * price_factor, 4)
+            head["cost"]["hourlyUsd"] += item["usdPerHour"] - old
+    return head
+
+
+def test_an_ignored_node_count_is_not_priced_but_an_in_place_shape_change_is():
+    base = shipped_plan("research-a100-aliyun").to_json()
+    gpu = sum(i["usdPerHour"] for i in base["cost"]["items"] if i["resource"] == "research-a100-aliyun-gpu")
+    [same_shape] = diff_plans({"s": dict(base, stack="s")}, {"s": dict(_ack_head(base, 3, 1.0), stack="s")})
+    assert same_shape.hourly_delta == pytest.approx(0, abs=0.01)
+    [dearer] = diff_plans({"s": dict(base, stack="s")}, {"s": dict(_ack_head(base, 3, 2.0), stack="s")})
+    assert dearer.hourly_delta == pytest.approx(gpu, abs=0.01)  # one deployed node, now at twice the price
+    [change] = dearer.changed
+    assert change.inputs == [("instanceTypes", ["ecs.gn7e-c16g1.16xlarge"], ["ecs.gn-other"])]
+    assert change.ignored == [("desiredSize", 1, 3)] and not change.replaced

@@ -204,6 +204,22 @@ def _cost_of(plan: Mapping[str, Any], resource: str) -> float:
     return sum(i["usdPerHour"] or 0.0 for i in plan["cost"].get("items", []) if i["resource"] == resource)
 
 
+def _ignored_count_cost(change: Change, base: Mapping[str, Any], head: Mapping[str, Any]) -> float:
+    """The engine keeps the deployed node count when the count is ignored: the head's estimate priced
+    the new count, so take the difference back out. A node group's cost items (instances, their disks)
+    are linear in its count, so the head's items are rescaled to the deployed count; other in-place
+    changes (an ACK pool's instance type) keep their new price."""
+    counts = [(b, a) for path, b, a in change.ignored if path.split(".")[-1] == "desiredSize"
+              and isinstance(b, int) and isinstance(a, int)]
+    if not counts:
+        return 0.0
+    deployed, declared = counts[0]
+    head_cost = _cost_of(head, change.name)
+    if declared == 0:  # nothing to rescale: the deployed group as the base priced it
+        return _cost_of(base, change.name) - head_cost
+    return head_cost * (deployed / declared) - head_cost
+
+
 def worst_case_hourly(plan: Mapping[str, Any]) -> float:
     """$/h with every node group (and the system group) at maxNodes: what the budget must survive.
     Node instances are priced at maxNodes; their root volumes are left out (a few cents per node)."""
@@ -243,8 +259,7 @@ def diff_stack(stack: str, base: Mapping[str, Any] | None, head: Mapping[str, An
         if change is None:
             continue
         if change.ignored and not change.replaced:
-            # The engine keeps the deployed value of an ignored input: price the resource as it is now.
-            result.hourly_after += _cost_of(base, change.name) - _cost_of(head, change.name)
+            result.hourly_after += _ignored_count_cost(change, base, head)
         (result.changed if change.inputs else result.ignored).append(change)
     result.hourly_after = round(result.hourly_after, 4)
     result.changed.sort(key=lambda c: (not c.destroys_data, not c.replaced, c.type, c.name))
