@@ -173,3 +173,15 @@ def test_an_ignored_node_count_is_not_priced_but_an_in_place_shape_change_is():
     [change] = dearer.changed
     assert change.inputs == [("instanceTypes", ["ecs.gn7e-c16g1.16xlarge"], ["ecs.gn-other"])]
     assert change.ignored == [("desiredSize", 1, 3)] and not change.replaced
+
+
+def test_a_resource_renamed_with_an_alias_is_the_same_resource(base):
+    head = json.loads(json.dumps(base))
+    [vpc] = [r for r in head["resources"] if r["type"] == "aws:ec2/vpc:Vpc"]
+    old_urn = vpc["urn"]
+    vpc["urn"], vpc["aliases"] = old_urn.replace("$aws:ec2/vpc:Vpc", "$gpu-blueprints:aws:Renamed$aws:ec2/vpc:Vpc"), [old_urn]
+    [diff] = diff_plans({STACK: base}, {STACK: head})
+    assert not diff.added and not diff.removed and diff.status == "unchanged"
+    del vpc["aliases"]
+    [without] = diff_plans({STACK: base}, {STACK: head})
+    assert [r["urn"] for r in without.added] == [vpc["urn"]] and [r["urn"] for r in without.removed] == [old_urn]

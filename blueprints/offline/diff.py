@@ -246,6 +246,12 @@ def diff_stack(stack: str, base: Mapping[str, Any] | None, head: Mapping[str, An
                          hours_per_month=base["cost"]["hoursPerMonth"])
     before = {r["urn"]: r for r in (base or {}).get("resources", [])}
     after = {r["urn"]: r for r in head["resources"]}
+    # A resource whose URN changed but that names its old URN as an alias is the same resource to the
+    # engine (no delete and create): key it by the base's URN.
+    for urn, resource in list(after.items()):
+        old_urn = next((a for a in resource.get("aliases") or () if a in before and a not in after), None)
+        if urn not in before and old_urn:
+            after[old_urn] = dict(after.pop(urn), urn=old_urn)
     result = StackDiff(stack, "added" if base is None else "unchanged",
                        hourly_before=base["cost"]["hourlyUsd"] if base else 0.0, hourly_after=head["cost"]["hourlyUsd"],
                        worst_before=worst_case_hourly(base) if base else 0.0, worst_after=worst_case_hourly(head),
