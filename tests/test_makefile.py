@@ -2,7 +2,8 @@
 
 GNU make exits 2 whenever a recipe fails (any status): the Makefile cannot pass 1 through, so it
 names the status on standard error. These run make itself; `-o .venv/.installed` keeps make from
-reinstalling the shared virtual environment.
+reinstalling the shared virtual environment (and `-o .venv/.runtime`, the runtime-only stamp
+`make plan` may depend on instead).
 """
 
 import json
@@ -17,7 +18,7 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 
 
 def make(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["make", "--no-print-directory", "-o", ".venv/.installed", *args], cwd=ROOT,
+    return subprocess.run(["make", "--no-print-directory", "-o", ".venv/.installed", "-o", ".venv/.runtime", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
 
 
