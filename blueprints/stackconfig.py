@@ -23,6 +23,11 @@ ROOT = Path(__file__).resolve().parent.parent
 STACKS_DIR = ROOT / "stacks"
 PRESETS_DIR = Path(__file__).with_name("presets")
 DEFAULT_PARALLEL_FS = {"aws": "lustre", "alicloud": "cpfs"}
+# The stack name starts every cloud resource name: `<stack>-<group>` names an EKS node group (at most 63
+# characters, https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html) and node
+# group names take up to 31; bucket names are lowercase (https://docs.aws.amazon.com/AmazonS3/latest/
+# userguide/bucketnamingrules.html). So: lowercase letters, digits and '-', a letter first, at most 30.
+STACK_NAME = re.compile(r"^[a-z][a-z0-9-]{0,29}$")
 
 
 def available_stacks(stacks_dir: Path = STACKS_DIR) -> list[str]:
@@ -45,6 +50,9 @@ def read_stack_config(stack: str, stacks_dir: Path = STACKS_DIR) -> dict[str, An
     if not path.is_file():
         known = ", ".join(available_stacks(stacks_dir)) or "none"
         raise BlueprintError("--stack", f"unknown stack {stack!r}; stacks in {stacks_dir.name}/: {known}")
+    if not STACK_NAME.match(stack):
+        raise BlueprintError(source, f"stack name {stack!r} is not usable in cloud resource names; use lowercase "
+                                     "letters, digits and '-', starting with a letter, at most 30 characters")
     if path.stat().st_size > safeyaml.MAX_BYTES:  # refuse before reading it into memory
         raise BlueprintError(source, f"{path.stat().st_size} bytes; a stack file may have at most "
                                      f"{safeyaml.MAX_BYTES}")

@@ -222,3 +222,12 @@ def test_any_control_or_bidi_character_in_tags_is_refused_naming_the_tag(capsys,
     assert code == 2 and out == "" and len(lines) == 1
     assert lines[0].startswith(f"error: {tmp_path.name}/Pulumi.bad.yaml: cluster.tags")
     assert ("key " if in_key else "cluster.tags.team: contains ") in lines[0]
+
+
+@pytest.mark.parametrize("name", ["Research", "gpu_a100", "a" * 31, "9lives"])
+def test_stack_names_the_clouds_would_refuse_in_resource_names_are_refused(capsys, tmp_path, name):
+    (tmp_path / f"Pulumi.{name}.yaml").write_text((STACKS_DIR / "Pulumi.startup-t4.yaml").read_text())
+    code, out, lines = cli(capsys, "plan", "--stack", name, "--stacks-dir", str(tmp_path))
+    assert code == 2 and out == "" and len(lines) == 1
+    assert lines[0].startswith(f"error: {tmp_path.name}/Pulumi.{name}.yaml: stack name {name!r} is not usable")
+    assert "lowercase letters, digits and '-'" in lines[0]
