@@ -4,21 +4,26 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STACK ?= research-a100
 FORMAT ?= text
+ARGS ?=
+EXIT_MEANING := 1 = mandatory findings or blocking readiness gaps, 2 = bad input, 3 = the program failed
 
 .PHONY: plan test install schema bench clean
 
 # `make plan` needs only what the program and the packs run on (requirements.txt); the tests add their toolchain
 # and the independent data they check facts against (requirements-dev.txt, which includes the sizing advisor's
-# forecasting library, requirements-advisor.txt).
+# forecasting library, requirements-advisor.txt). Silent and on standard error: `make plan FORMAT=json > plan.json`
+# may build the venv first.
 $(VENV)/.runtime: requirements.txt
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
-	touch $@
+	@echo "installing $(VENV) (requirements.txt)" >&2
+	@$(PYTHON) -m venv $(VENV) >&2
+	@$(PY) -m pip install --quiet --upgrade pip >&2
+	@$(PY) -m pip install --quiet -r requirements.txt >&2
+	@touch $@
 
 $(VENV)/.installed: $(VENV)/.runtime requirements-dev.txt requirements-advisor.txt
-	$(PY) -m pip install --quiet -r requirements-dev.txt
-	touch $@
+	@echo "installing the test toolchain into $(VENV) (requirements-dev.txt)" >&2
+	@$(PY) -m pip install --quiet -r requirements-dev.txt >&2
+	@touch $@
 
 # promtool checks and unit-tests the GPU alert rules. Only the binary is taken from Debian's prometheus package
 # (bookworm's 2.42.0): nothing is installed system-wide and no service starts.
@@ -36,8 +41,13 @@ node_modules/.installed: package.json package-lock.json
 
 install: $(VENV)/.installed node_modules/.installed $(PROMTOOL)
 
+# `@`: make must not echo the command into the plan (FORMAT=json must be JSON alone on stdout).
+# GNU make exits 2 whenever a recipe fails, whatever its status (tested: exit 1 and exit 3 both give
+# 2), so make cannot pass 1 (findings) and 2 (bad input) through. The recipe says on standard error
+# which it was; scripts that branch on the code run `.venv/bin/python -m blueprints plan` directly.
 plan: $(VENV)/.runtime
-	$(PY) -m blueprints plan --stack $(STACK) --format $(FORMAT)
+	@$(PY) -m blueprints plan --stack $(STACK) --format $(FORMAT) $(ARGS) || { code=$$?; \
+	  echo "make plan: blueprints plan exited $$code ($(EXIT_MEANING)); make itself exits 2" >&2; exit $$code; }
 
 test: install
 	$(PY) -m pytest -q

@@ -1,19 +1,45 @@
-"""The one error type a user sees: a single line naming what is wrong and what is allowed."""
+"""The one error type a user sees: a line per problem naming the file, the field and what is allowed."""
+
+from __future__ import annotations
+
+from typing import Sequence
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 3  # the program failed on a stack: a bug, reported with its traceback
+# A file with hundreds of bad values would bury the first ones; the count of the rest is still given.
+MAX_REPORTED = 20
+
+
+def _printable(text: str) -> str:
+    # One printable line whatever the input held (newlines, record separators in YAML keys...).
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 class BlueprintError(Exception):
     """Bad input: unknown stack, malformed config, a request no real shape meets.
 
-    The plan command prints ``str(error)`` as one line and exits with EXIT_BAD_INPUT.
+    The CLI prints each of ``lines`` as one line and exits with EXIT_BAD_INPUT. Several problems of
+    one file are reported together (``BlueprintError.many``) so a user fixes them in one round.
     """
 
-    def __init__(self, where: str, message: str):
+    def __init__(self, where: str, message: str, more: Sequence[str] = ()):
         self.where = where
         self.message = message
-        text = f"{where}: {message}" if where else message
-        # One printable line whatever the input held (newlines, record separators in YAML keys...).
-        super().__init__("".join(c if c.isprintable() else repr(c)[1:-1] for c in text))
+        self.messages = [message, *more]
+        problems = [f"{where}: {m}" if where else m for m in self.messages]
+        self.lines = [_printable(p) for p in problems[:MAX_REPORTED]]
+        if len(problems) > MAX_REPORTED:
+            self.lines.append(_printable(f"{where}: ...and {len(problems) - MAX_REPORTED} more problems"))
+        super().__init__("\n".join(self.lines))
+
+    @classmethod
+    def many(cls, where: str, messages: Sequence[str]) -> "BlueprintError":
+        return cls(where, messages[0], messages[1:])
+
+    def prefixed(self, prefix: str) -> "BlueprintError":
+        """The same problems under a stack file's name (the resolver knows fields, not files)."""
+        if self.where.startswith(prefix):
+            return self
+        return BlueprintError.many(f"{prefix}: {self.where}" if self.where else prefix, self.messages)

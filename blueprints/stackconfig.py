@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import copy
+import itertools
+import re
 from pathlib import Path
 from typing import Any, Mapping
 
 import yaml
 from pydantic import ValidationError
 
-from .errors import BlueprintError
+from . import safeyaml
+from .cloudtext import tag_problems, text_problems
+from .errors import MAX_REPORTED, BlueprintError
 from .spec import ClusterSpec
 
 PROJECT = "gpu-cluster-blueprints"
@@ -19,6 +23,11 @@ ROOT = Path(__file__).resolve().parent.parent
 STACKS_DIR = ROOT / "stacks"
 PRESETS_DIR = Path(__file__).with_name("presets")
 DEFAULT_PARALLEL_FS = {"aws": "lustre", "alicloud": "cpfs"}
+# The stack name starts every cloud resource name: `<stack>-<group>` names an EKS node group (at most 63
+# characters, https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html) and node
+# group names take up to 31; bucket names are lowercase (https://docs.aws.amazon.com/AmazonS3/latest/
+# userguide/bucketnamingrules.html). So: lowercase letters, digits and '-', a letter first, at most 30.
+STACK_NAME = re.compile(r"^[a-z][a-z0-9-]{0,29}$")
 
 
 def available_stacks(stacks_dir: Path = STACKS_DIR) -> list[str]:
@@ -29,25 +38,41 @@ def available_presets() -> list[str]:
     return sorted(p.stem for p in PRESETS_DIR.glob("*.yaml"))
 
 
+def stack_source(stack: str, stacks_dir: Path = STACKS_DIR) -> str:
+    """How errors name a stack file: its folder and file name, as a user would open it."""
+    return f"{Path(stacks_dir).name}/Pulumi.{stack}.yaml"
+
+
 def read_stack_config(stack: str, stacks_dir: Path = STACKS_DIR) -> dict[str, Any]:
-    """The stack file's `config:` mapping, exactly as the Pulumi CLI would read it."""
+    """The stack file's `config:` mapping, as the Pulumi CLI would read it, within safeyaml's limits."""
     path = stacks_dir / f"Pulumi.{stack}.yaml"
+    source = stack_source(stack, stacks_dir)
     if not path.is_file():
         known = ", ".join(available_stacks(stacks_dir)) or "none"
         raise BlueprintError("--stack", f"unknown stack {stack!r}; stacks in {stacks_dir.name}/: {known}")
+    if not STACK_NAME.match(stack):
+        raise BlueprintError(source, f"stack name {stack!r} is not usable in cloud resource names; use lowercase "
+                                     "letters, digits and '-', starting with a letter, at most 30 characters")
+    if path.stat().st_size > safeyaml.MAX_BYTES:  # refuse before reading it into memory
+        raise BlueprintError(source, f"{path.stat().st_size} bytes; a stack file may have at most "
+                                     f"{safeyaml.MAX_BYTES}")
     try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+        document, duplicates = safeyaml.load(path.read_bytes().decode("utf-8"))
+    except safeyaml.YamlLimitError as exc:
+        raise BlueprintError(source, str(exc)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or "not valid YAML"
-        raise BlueprintError(str(path.relative_to(path.parent.parent)), f"malformed YAML{where}: {problem}") from None
+        raise BlueprintError(source, f"malformed YAML{where}: {problem}") from None
     except UnicodeDecodeError:
-        raise BlueprintError(str(path.name), "not UTF-8 text") from None
+        raise BlueprintError(source, "not UTF-8 text") from None
+    if duplicates:
+        raise BlueprintError.many(source, [str(d) for d in duplicates])
     if document is None:
         document = {}
     if not isinstance(document, dict) or not isinstance(document.get("config", {}), dict):
-        raise BlueprintError(path.name, "a stack file is a mapping with a `config:` mapping inside")
+        raise BlueprintError(source, "a stack file is a mapping with a `config:` mapping inside")
     return document.get("config") or {}
 
 
@@ -107,31 +132,51 @@ def _allowed_fields(loc: tuple) -> list[str]:
     return sorted(f.alias or name for name, f in getattr(model, "model_fields", {}).items())
 
 
-def _describe(error: ValidationError) -> str:
-    first = error.errors()[0]
-    loc = ".".join(str(part) for part in ("cluster", *first["loc"]))
-    message = first["msg"].removeprefix("Value error, ")
-    if first["type"] == "extra_forbidden":
-        allowed = _allowed_fields(first["loc"][:-1])
+def _describe_one(error: Mapping[str, Any]) -> str:
+    loc = ".".join(str(part) for part in ("cluster", *error["loc"]))
+    message = error["msg"].removeprefix("Value error, ")
+    value = error.get("input")
+    if error["type"] == "extra_forbidden":
+        allowed = _allowed_fields(error["loc"][:-1])
         message = f"unknown field; allowed here: {', '.join(allowed)}" if allowed else "unknown field"
-    elif first["type"] not in ("value_error", "missing") and "input" in first:
-        shown = repr(first["input"])
+    elif isinstance(value, float) and error["type"] in ("literal_error", "string_type", "enum"):
+        # `kubernetesVersion: 1.35` is a number to YAML (and 1.30 becomes 1.3): say so, not "got 1.35".
+        allowed = re.findall(r"'([^']*)'", str((error.get("ctx") or {}).get("expected", "")))
+        example = next((a for a in allowed if a == str(value)), None) \
+            or next((a for a in allowed if a.startswith(str(value))), allowed[-1] if allowed else str(value))
+        message = (f"{message}; YAML read the unquoted {value!r} as a number: quote it "
+                   f"({error['loc'][-1]}: \"{example}\")")
+    elif error["type"] not in ("value_error", "missing") and "input" in error:
+        shown = repr(value)
         message = f"{message} (got {shown[:60]})"
     return f"{loc}: {message}"
 
 
+def _describe(error: ValidationError) -> list[str]:
+    """Every problem pydantic found, one line each (model checks run once the fields are valid)."""
+    return [_describe_one(e) for e in error.errors()]
+
+
 def parse_cluster(raw: Mapping[str, Any], source: str) -> ClusterSpec:
-    """Validate a cluster object (preset applied) into a ClusterSpec, or raise one BlueprintError."""
+    """Validate a cluster object (preset applied) into a ClusterSpec, or raise a BlueprintError
+    listing every problem found: unsafe strings, tags the cloud would refuse, then the spec's own."""
+    problems = list(itertools.islice(text_problems(dict(raw)), MAX_REPORTED + 1))
+    if problems:  # nothing else is looked at in a file with control characters in it
+        raise BlueprintError.many(source, problems)
     merged = with_preset(raw, source)
+    problems = list(tag_problems(merged.get("cloud"), merged.get("tags")))
     try:
-        return ClusterSpec.model_validate(merged)
+        spec = ClusterSpec.model_validate(merged)
     except ValidationError as exc:
-        raise BlueprintError(source, _describe(exc)) from None
+        raise BlueprintError.many(source, problems + _describe(exc)) from None
     except (TypeError, ValueError) as exc:  # hostile input pydantic does not wrap
         raise BlueprintError(source, f"cluster: {exc}") from None
+    if problems:
+        raise BlueprintError.many(source, problems)
+    return spec
 
 
 def load_stack_spec(stack: str, stacks_dir: Path = STACKS_DIR) -> ClusterSpec:
     config = read_stack_config(stack, stacks_dir)
-    source = f"stacks/Pulumi.{stack}.yaml"
+    source = stack_source(stack, stacks_dir)
     return parse_cluster(cluster_config(config, source), source)

@@ -20,9 +20,12 @@ OURS = ("blueprints", "components", "policies", "acceptance")
 ALLOWED = {
     "blueprints.catalog": ("blueprints.catalog",),
     "blueprints.errors": (),
+    "blueprints.safeyaml": (),  # bounded YAML parsing of untrusted stack files
+    "blueprints.cloudtext": (),  # what the clouds accept in tags and names
     "blueprints.spec": ("blueprints.catalog", "blueprints.errors"),
     "blueprints.schema": ("blueprints.spec", "blueprints.stackconfig", "blueprints.catalog", "blueprints.errors"),
-    "blueprints.stackconfig": ("blueprints.spec", "blueprints.catalog", "blueprints.errors"),
+    "blueprints.stackconfig": ("blueprints.spec", "blueprints.catalog", "blueprints.errors", "blueprints.safeyaml",
+                               "blueprints.cloudtext"),
     "blueprints.resolver": ("blueprints.spec", "blueprints.catalog", "blueprints.errors"),
     "blueprints.compose": ("blueprints.resolver", "blueprints.spec", "blueprints.stackconfig", "blueprints.catalog",
                            "blueprints.errors", "components"),
@@ -57,7 +60,10 @@ def imported(path: Path) -> set[str]:
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            names.add(target)
+            if node.module is None:  # `from . import safeyaml`: the modules named
+                names.update(f"{target}.{alias.name}" for alias in node.names)
+            else:
+                names.add(target)
     return {n for n in names if n.split(".")[0] in OURS}
 
 

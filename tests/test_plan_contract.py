@@ -32,7 +32,8 @@ def test_resources_carry_urn_parent_provider_and_camelcase_inputs(stack):
     data = json.loads(render_json(shipped_plan(stack)))
     urns = {r["urn"] for r in data["resources"]}
     for r in data["resources"]:
-        assert set(r) - {"aliases"} == {"urn", "type", "name", "parent", "provider", "custom", "protect", "inputs"}
+        assert set(r) - {"aliases"} == {"urn", "type", "name", "parent", "provider", "custom", "protect", "inputs",
+                                        "options"}
         # an alias names the URN the resource had under a component's old type token, never its own URN
         assert all(alias != r["urn"] and alias.endswith("::" + r["name"]) for alias in r.get("aliases", ()))
         assert r["urn"].startswith(f"urn:pulumi:{stack}::gpu-cluster-blueprints::") and r["urn"].endswith("::" + r["name"])

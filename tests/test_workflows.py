@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -53,7 +54,8 @@ def test_pr_preview_edits_one_comment_and_fails_on_mandatory_findings():
     script = steps["Comment on the pull request (one comment, edited in place)"]["with"]["script"]
     assert "updateComment" in script and "startsWith(marker)" in script
     assert "make test" in steps["Test"]["run"]
-    assert steps["Fail on mandatory findings"]["if"] == "steps.head.outputs.exit != '0'"
+    fail = steps["Fail on findings, failed stacks or unacknowledged data loss"]
+    assert fail["if"] == "always() && (steps.head.outputs.exit != '0' || steps.diff.outputs.exit != '0')"
     preview = flow["jobs"]["pulumi-preview"]["steps"][-1]
     assert preview["uses"].startswith("pulumi/actions@") and preview["with"]["policyPacks"] == "${{ matrix.packs }}"
     assert preview["with"]["policyPackConfigs"] == "${{ matrix.packConfigs }}"
@@ -90,6 +92,43 @@ def test_touched_stacks():
     assert touched_stacks(["stacks/Pulumi.research-a100.yaml", "README.md"]) == ["research-a100"]
     assert touched_stacks(["components/aws/storage.py"]) == every
     assert touched_stacks(["tests/test_plan_diff.py", ".github/workflows/deploy.yml"]) == []
+    # issue #17: the developer toolchain deploys nothing, alone or together with tests
+    assert touched_stacks(["requirements-dev.txt", "Makefile", ".gitignore", "tests/conftest.py"]) == []
+    assert touched_stacks(["requirements.txt"]) == every  # the program's own dependencies do
+
+
+USES = re.compile(r"^\s*(?:- )?uses: (?P<action>[\w.-]+/[\w.-]+)@(?P<ref>\S+)(?P<comment>.*)$")
+
+
+@pytest.mark.parametrize("workflow", WORKFLOWS, ids=lambda p: p.name)
+def test_actions_are_pinned_by_commit_sha_with_their_version(workflow):
+    uses = [m for m in map(USES.match, workflow.read_text().splitlines()) if m]
+    assert uses
+    for m in uses:
+        assert re.fullmatch(r"[0-9a-f]{40}", m["ref"]), m.group(0)
+        assert re.fullmatch(r"\s+# v\d+\.\d+\.\d+", m["comment"]), m.group(0)
+
+
+def test_deploy_considers_every_commit_of_the_push_and_ignores_test_only_pushes():
+    flow = yaml.safe_load((ROOT / ".github/workflows/deploy.yml").read_text())
+    on = flow[True]  # YAML 1.1 reads the key `on` as true
+    assert {"tests/**", "requirements-dev.txt", "Makefile", ".gitignore"} <= set(on["push"]["paths-ignore"])
+    select = flow["jobs"]["select"]
+    assert select["steps"][0]["with"]["fetch-depth"] == 0
+    step = next(s for s in select["steps"] if s.get("id") == "matrix")
+    assert step["env"]["BEFORE"] == "${{ github.event.before }}" and step["env"]["AFTER"] == "${{ github.sha }}"
+    assert 'git diff --name-only "$BEFORE" "$AFTER"' in step["run"] and "HEAD^" not in step["run"]
+    assert all("make install" not in s.get("run", "") for s in flow["jobs"]["up"]["steps"])
+
+
+def test_the_pr_comment_is_posted_even_when_a_stack_fails_to_plan():
+    flow = yaml.safe_load((ROOT / ".github/workflows/pr-preview.yml").read_text())
+    steps = {s.get("name", s.get("uses")): s for s in flow["jobs"]["offline-plan"]["steps"]}
+    assert steps["Diff base and head"]["if"] == "always()"
+    assert steps["Comment on the pull request (one comment, edited in place)"]["if"].startswith("always() && ")
+    assert "failures" in steps["Plan every stack at the head"]["run"]  # a bundle even when nothing planned
+    assert "data-loss-acknowledged" in steps["Diff base and head"]["env"]["ACKNOWLEDGED"]
+    assert {"labeled", "unlabeled"} <= set(flow[True]["pull_request"]["types"])
 
 
 def test_matrix_carries_each_stacks_declared_packs():

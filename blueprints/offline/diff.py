@@ -1,8 +1,10 @@
-"""Compare two offline plans (base and head of a pull request): resources, replacements, cost, findings.
+"""Compare two offline plans (base and head of a pull request) as `pulumi up` would act on them.
 
-Without provider plugins the diff cannot ask a provider which changes force a replacement; it uses
-the properties the provider schemas document as forcing replacement ("forces a new resource") for the
-types that hold data. The real `pulumi preview` in the PR workflow remains the authority.
+Which input changes replace a resource comes from the providers' own schemas (their ForceNew /
+willReplaceOnChanges inputs, extracted in blueprints/catalog/replacements.yaml) and from the
+resource's own `replaceOnChanges` option; inputs a resource lists in `ignoreChanges` are not
+changes at all, so they are shown as ignored and not priced. The real `pulumi preview` in the PR
+workflow remains the authority; this diff runs without credentials on every pull request.
 """
 
 from __future__ import annotations
@@ -10,32 +12,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
-from ..errors import BlueprintError
+from ..catalog.replacements import ReplacementRules, replacement_rules
+from ..errors import EXIT_FINDINGS, EXIT_OK, BlueprintError
 
 COMMENT_MARKER = "<!-- gpu-cluster-blueprints:plan-diff -->"
-
-# Data-holding types and the inputs whose change replaces them (pulumi-aws / pulumi-alicloud resource
-# docs, properties marked as forcing replacement); replacing these destroys the data they hold.
-DATA_STORES: dict[str, frozenset[str]] = {
-    "aws:fsx/lustreFileSystem:LustreFileSystem": frozenset({
-        "deploymentType", "storageType", "subnetIds", "kmsKeyId", "fileSystemTypeVersion", "securityGroupIds",
-        "importPath", "exportPath", "driveCacheType"}),
-    "aws:s3/bucket:Bucket": frozenset({"bucket", "bucketPrefix", "objectLockEnabled"}),
-    "aws:ebs/volume:Volume": frozenset({"availabilityZone", "encrypted", "kmsKeyId", "snapshotId", "outpostArn"}),
-    "aws:efs/fileSystem:FileSystem": frozenset({"encrypted", "kmsKeyId", "performanceMode", "creationToken",
-                                                "availabilityZoneName"}),
-    "aws:kms/key:Key": frozenset({"customerMasterKeySpec", "keySpec", "keyUsage", "multiRegion"}),
-    "aws:cloudwatch/logGroup:LogGroup": frozenset({"name", "namePrefix"}),
-    "alicloud:oss/bucket:Bucket": frozenset({"bucket", "redundancyType"}),
-    "alicloud:nas/fileSystem:FileSystem": frozenset({"fileSystemType", "protocolType", "storageType", "encryptType",
-                                                     "kmsKeyId", "zoneId", "vpcId", "vswitchId"}),
-    "alicloud:log/store:Store": frozenset({"projectName", "logstoreName", "name"}),
-}
-# FSx for Lustre and CPFS can grow in place but never shrink: a smaller size is a new file system.
-SHRINK_REPLACES = {"aws:fsx/lustreFileSystem:LustreFileSystem": "storageCapacity",
-                   "alicloud:nas/fileSystem:FileSystem": "capacity"}
+# The pull-request label the workflow turns into --data-loss-acknowledged.
+ACK_LABEL = "data-loss-acknowledged"
+NODE_GROUP_TYPES = ("aws:eks/nodeGroup:NodeGroup", "alicloud:cs/nodePool:NodePool")
 
 
 @dataclass
@@ -43,60 +28,116 @@ class Change:
     urn: str
     type: str
     name: str
-    inputs: list[tuple[str, Any, Any]]  # (path, before, after)
-    replaces: list[str] = field(default_factory=list)  # inputs that force a replacement of a data store
+    inputs: list[tuple[str, Any, Any]]  # (path, before, after) that `pulumi up` acts on
+    replaces: list[str] = field(default_factory=list)  # why it is replaced: "capacityType: ON_DEMAND -> SPOT"
+    ignored: list[tuple[str, Any, Any]] = field(default_factory=list)  # changes its ignoreChanges hides
     protected: bool = False
+    data_store: bool = False
+    delete_before_replace: bool = False
+    name_clash: str = ""  # the fixed name a create-before-delete replacement would reuse
+
+    @property
+    def replaced(self) -> bool:
+        return bool(self.replaces)
 
     @property
     def destroys_data(self) -> bool:
-        return bool(self.replaces)
+        return self.replaced and self.data_store
 
 
 @dataclass
 class StackDiff:
     stack: str
-    status: str  # changed | unchanged | added | removed
+    status: str  # changed | unchanged | added | removed | failed
     added: list[dict[str, Any]] = field(default_factory=list)
     removed: list[dict[str, Any]] = field(default_factory=list)
     changed: list[Change] = field(default_factory=list)
+    ignored: list[Change] = field(default_factory=list)  # only ignored inputs changed: no update
     hourly_before: float = 0.0
     hourly_after: float = 0.0
+    worst_before: float = 0.0  # $/h with every node group at maxNodes
+    worst_after: float = 0.0
+    budget_before: float | None = None  # monthly limit, USD
+    budget_after: float | None = None
     hours_per_month: int = 730
     findings: list[dict[str, Any]] = field(default_factory=list)  # head's findings
     new_findings: list[dict[str, Any]] = field(default_factory=list)
     resolved_findings: list[dict[str, Any]] = field(default_factory=list)
     exit_code: int = 0
+    failure: str = ""  # the head could not be planned: its error
 
     @property
     def hourly_delta(self) -> float:
-        return round(self.hourly_after - self.hourly_before, 4)
+        # Cost items carry 4 decimals each, so sums and rescaled items can differ by a few 1e-4 $/h from the plan's
+        # own total: report the delta to a tenth of a cent.
+        return round(self.hourly_after - self.hourly_before, 3)
 
     @property
     def monthly_delta(self) -> float:
         return round(self.hourly_delta * self.hours_per_month, 2)
 
     @property
+    def worst_monthly_delta(self) -> float:
+        return round((self.worst_after - self.worst_before) * self.hours_per_month, 2)
+
+    @property
+    def budget_changed(self) -> bool:
+        return self.budget_before is not None and self.budget_after is not None \
+            and self.budget_before != self.budget_after
+
+    def _removed_stores(self) -> list[dict[str, Any]]:
+        rules = replacement_rules()
+        return [r for r in self.removed if r["type"] in rules and rules[r["type"]].data_store]
+
+    @property
     def data_loss(self) -> list[str]:
         """Why data would be destroyed: replaced or removed data stores, worst first."""
-        reasons = [f"{c.type} {c.name} would be REPLACED ({', '.join(c.replaces)} changed)"
+        reasons = [f"{c.type} {c.name} would be REPLACED ({'; '.join(c.replaces)})"
                    + ("; it is protected, so `pulumi up` will stop" if c.protected else "")
                    for c in self.changed if c.destroys_data]
-        reasons += [f"{r['type']} {r['name']} would be DELETED" for r in self.removed if r["type"] in DATA_STORES]
+        reasons += [f"{r['type']} {r['name']} would be DELETED" + ("; it is protected" if r.get("protect") else "")
+                    for r in self._removed_stores()]
         return reasons
 
+    @property
+    def protected_data_loss(self) -> bool:
+        return any(c.destroys_data and c.protected for c in self.changed) \
+            or any(r.get("protect") for r in self._removed_stores())
 
-def load_plans(path: Path) -> dict[str, dict[str, Any]]:
-    """A plan JSON file, or a bundle from `plan --all-stacks`: stack name -> plan."""
+    def blockers(self, acknowledged: bool) -> list[str]:
+        """What fails the pull-request check for this stack, beyond the head's own exit code."""
+        out = [f"{c.type} {c.name}: replacing it creates a second resource named {c.name_clash!r} before the "
+               "old one is deleted; give it a generated name or deleteBeforeReplace"
+               for c in self.changed if c.name_clash]
+        if self.protected_data_loss and not acknowledged:
+            out.append(f"a protected data store would be replaced or deleted; label the pull request "
+                       f"`{ACK_LABEL}` once the data is safe")
+        if self.failure:
+            out.append(f"the head could not be planned: {self.failure}")
+        return out
+
+
+def load_bundle(path: Path) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """A plan JSON file, or a bundle from `plan --all-stacks`: stack -> plan, and stack -> failure."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise BlueprintError(str(path), "no such file; pass plan JSON from `python -m blueprints plan --format json`")
+    except IsADirectoryError:
+        raise BlueprintError(str(path), "is a directory; pass a plan JSON file")
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise BlueprintError(str(path), f"not plan JSON ({error})")
     plans = data.get("plans", [data]) if isinstance(data, dict) else None
     if not isinstance(plans, list) or not all(isinstance(p, dict) and "stack" in p and "resources" in p for p in plans):
         raise BlueprintError(str(path), "not plan JSON: expected a plan (stack, resources...) or {plans: [...]}")
-    return {p["stack"]: p for p in plans}
+    failures = data.get("failures", []) if isinstance(data, dict) else []
+    if not isinstance(failures, list) or not all(isinstance(f, dict) and {"stack", "error"} <= set(f) for f in failures):
+        raise BlueprintError(str(path), "not plan JSON: `failures` must be a list of {stack, error}")
+    return {p["stack"]: p for p in plans}, {f["stack"]: str(f["error"]) for f in failures}
+
+
+def load_plans(path: Path) -> dict[str, dict[str, Any]]:
+    return load_bundle(path)[0]
 
 
 def _parsed(value: Any) -> Any:
@@ -118,49 +159,137 @@ def _leaf_changes(before: Any, after: Any, path: str) -> Iterator[tuple[str, Any
         yield path, before, after
 
 
-def _replacing(type_: str, before: Mapping[str, Any], after: Mapping[str, Any], changed: list) -> list[str]:
-    keys = {path.split(".")[0] for path, _, _ in changed}
-    forced = sorted(keys & DATA_STORES.get(type_, frozenset()))
-    size_key = SHRINK_REPLACES.get(type_)
-    if size_key and isinstance(before.get(size_key), (int, float)) and isinstance(after.get(size_key), (int, float)) \
-            and after[size_key] < before[size_key]:
-        forced.append(f"{size_key} shrinks")
-    return forced
+def _under(path: str, patterns: Sequence[str]) -> bool:
+    """Pulumi option paths (ignoreChanges, replaceOnChanges): a path, a parent of it, or "*"."""
+    return any(p == "*" or path == p or path.startswith(p + ".") or path.startswith(p + "[") for p in patterns)
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True) if not isinstance(value, str) else value
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _change(old: Mapping[str, Any], new: Mapping[str, Any]) -> Change | None:
+    options = new.get("options") or {}
+    leaves = list(_leaf_changes(old["inputs"], new["inputs"], ""))
+    if not leaves:
+        return None
+    ignore = options.get("ignoreChanges") or []
+    rules: ReplacementRules | None = replacement_rules().get(new["type"])
+    change = Change(new["urn"], new["type"], new["name"], [c for c in leaves if not _under(c[0], ignore)],
+                    ignored=[c for c in leaves if _under(c[0], ignore)], protected=bool(old.get("protect")),
+                    data_store=bool(rules and rules.data_store),
+                    delete_before_replace=bool(options.get("deleteBeforeReplace")))
+    for path, before, after in change.inputs:
+        if rules and rules.forcing(path):
+            change.replaces.append(f"{path}: {_short(before)} -> {_short(after)} forces replacement "
+                                   f"(provider schema: {rules.source})")
+        elif _under(path, options.get("replaceOnChanges") or []):
+            change.replaces.append(f"{path}: {_short(before)} -> {_short(after)} (resource option replaceOnChanges)")
+    shrink = rules.replaces_when_shrinking if rules else None
+    if shrink and not _under(shrink, ignore):
+        b, a = old["inputs"].get(shrink), new["inputs"].get(shrink)
+        if isinstance(b, (int, float)) and isinstance(a, (int, float)) and a < b:
+            change.replaces.append(f"{shrink} shrinks: {b} -> {a} (it can only grow in place)")
+    if change.replaced and rules and rules.fixed_name and not change.delete_before_replace:
+        name = new["inputs"].get(rules.fixed_name)
+        if isinstance(name, str) and name == old["inputs"].get(rules.fixed_name):
+            change.name_clash = name
+    return change
 
 
 def _finding_key(finding: Mapping[str, Any]) -> tuple:
     return finding["policy"], finding.get("urn"), finding["message"]
 
 
-def diff_stack(stack: str, base: Mapping[str, Any] | None, head: Mapping[str, Any] | None) -> StackDiff:
+def _cost_of(plan: Mapping[str, Any], resource: str) -> float:
+    return sum(i["usdPerHour"] or 0.0 for i in plan["cost"].get("items", []) if i["resource"] == resource)
+
+
+def _ignored_count_cost(change: Change, base: Mapping[str, Any], head: Mapping[str, Any]) -> float:
+    """The engine keeps the deployed node count when the count is ignored: the head's estimate priced
+    the new count, so take the difference back out. A node group's cost items (instances, their disks)
+    are linear in its count, so the head's items are rescaled to the deployed count; other in-place
+    changes (an ACK pool's instance type) keep their new price."""
+    counts = [(b, a) for path, b, a in change.ignored if path.split(".")[-1] == "desiredSize"
+              and isinstance(b, int) and isinstance(a, int)]
+    if not counts:
+        return 0.0
+    deployed, declared = counts[0]
+    head_cost = _cost_of(head, change.name)
+    if declared == 0:  # nothing to rescale: the deployed group as the base priced it
+        return _cost_of(base, change.name) - head_cost
+    return head_cost * (deployed / declared) - head_cost
+
+
+def worst_case_hourly(plan: Mapping[str, Any]) -> float:
+    """$/h with every node group (and the system group) at maxNodes: what the budget must survive.
+    Node instances are priced at maxNodes; their root volumes are left out (a few cents per node)."""
+    cost, resolved = plan["cost"], plan.get("resolved") or {}
+    groups_ = {r["name"] for r in plan["resources"] if r["type"] in NODE_GROUP_TYPES}
+    fixed = cost["hourlyUsd"] - sum(i["usdPerHour"] or 0.0 for i in cost.get("items", []) if i["resource"] in groups_)
+    groups = list(resolved.get("nodeGroups") or []) + ([resolved["systemNodes"]] if resolved.get("systemNodes") else [])
+    return round(fixed + sum((g.get("usdPerHour") or 0.0) * g["nodes"]["max"] for g in groups), 4)
+
+
+def _budget(plan: Mapping[str, Any] | None) -> float | None:
+    return plan["cost"]["budget"]["monthlyLimitUsd"] if plan else None
+
+
+def diff_stack(stack: str, base: Mapping[str, Any] | None, head: Mapping[str, Any] | None,
+               failure: str = "") -> StackDiff:
+    if head is None and failure:
+        return StackDiff(stack, "failed", failure=failure, exit_code=2,
+                         hourly_before=base["cost"]["hourlyUsd"] if base else 0.0,
+                         hourly_after=base["cost"]["hourlyUsd"] if base else 0.0)
     if head is None:
-        return StackDiff(stack, "removed", removed=list(base["resources"]),
-                         hourly_before=base["cost"]["hourlyUsd"], hours_per_month=base["cost"]["hoursPerMonth"])
+        return StackDiff(stack, "removed", removed=list(base["resources"]), budget_before=_budget(base),
+                         hourly_before=base["cost"]["hourlyUsd"], worst_before=worst_case_hourly(base),
+                         hours_per_month=base["cost"]["hoursPerMonth"])
     before = {r["urn"]: r for r in (base or {}).get("resources", [])}
     after = {r["urn"]: r for r in head["resources"]}
+    # A resource whose URN changed but that names its old URN as an alias is the same resource to the
+    # engine (no delete and create): key it by the base's URN.
+    for urn, resource in list(after.items()):
+        old_urn = next((a for a in resource.get("aliases") or () if a in before and a not in after), None)
+        if urn not in before and old_urn:
+            after[old_urn] = dict(after.pop(urn), urn=old_urn)
     result = StackDiff(stack, "added" if base is None else "unchanged",
                        hourly_before=base["cost"]["hourlyUsd"] if base else 0.0, hourly_after=head["cost"]["hourlyUsd"],
+                       worst_before=worst_case_hourly(base) if base else 0.0, worst_after=worst_case_hourly(head),
+                       budget_before=_budget(base), budget_after=_budget(head),
                        hours_per_month=head["cost"]["hoursPerMonth"], findings=list(head["findings"]),
                        exit_code=head["exitCode"])
     result.added = [after[u] for u in after if u not in before]
     result.removed = [before[u] for u in before if u not in after]
     for urn in after.keys() & before.keys():
-        old, new = before[urn], after[urn]
-        changed = list(_leaf_changes(old["inputs"], new["inputs"], ""))
-        if changed:
-            result.changed.append(Change(urn, new["type"], new["name"], changed,
-                                         _replacing(new["type"], old["inputs"], new["inputs"], changed),
-                                         protected=bool(old.get("protect"))))
-    result.changed.sort(key=lambda c: (not c.destroys_data, c.type, c.name))
+        change = _change(before[urn], after[urn])
+        if change is None:
+            continue
+        if change.ignored and not change.replaced:
+            result.hourly_after += _ignored_count_cost(change, base, head)
+        (result.changed if change.inputs else result.ignored).append(change)
+    result.hourly_after = round(result.hourly_after, 4)
+    result.changed.sort(key=lambda c: (not c.destroys_data, not c.replaced, c.type, c.name))
     old_findings = {_finding_key(f) for f in (base or {}).get("findings", [])}
     new_findings = {_finding_key(f) for f in head["findings"]}
     result.new_findings = [f for f in head["findings"] if _finding_key(f) not in old_findings]
     result.resolved_findings = [f for f in (base or {}).get("findings", []) if _finding_key(f) not in new_findings]
     if base is not None and (result.added or result.removed or result.changed or result.hourly_delta
-                             or result.new_findings or result.resolved_findings):
+                             or result.new_findings or result.resolved_findings or result.budget_changed):
         result.status = "changed"
     return result
 
 
-def diff_plans(base: Mapping[str, Mapping[str, Any]], head: Mapping[str, Mapping[str, Any]]) -> list[StackDiff]:
-    return [diff_stack(s, base.get(s), head.get(s)) for s in sorted(set(base) | set(head))]
+def diff_plans(base: Mapping[str, Mapping[str, Any]], head: Mapping[str, Mapping[str, Any]],
+               head_failures: Mapping[str, str] | None = None, progress=None) -> list[StackDiff]:
+    """Every stack of either side; ``progress(items, what)`` may wrap the loop (the CLI's bar on a TTY)."""
+    failures = dict(head_failures or {})
+    stacks = sorted(set(base) | set(head) | set(failures))
+    stacks = progress(stacks, "diffing") if progress else stacks
+    return [diff_stack(s, base.get(s), head.get(s), failures.get(s, "")) for s in stacks]
+
+
+def check_exit_code(diffs: Sequence[StackDiff], acknowledged: bool) -> int:
+    """1 when the pull request must not merge as it is: blockers in any stack (see StackDiff.blockers)."""
+    return EXIT_FINDINGS if any(d.blockers(acknowledged) for d in diffs) else EXIT_OK

@@ -49,6 +49,11 @@ class Registration:
     properties: struct_pb2.Struct = field(repr=False)
     # The URNs the engine would also match this resource by: its own type alias, or one an ancestor's alias implies.
     aliases: list[str] = field(default_factory=list)
+    # Resource options the engine honours when it diffs: the plan diff needs them to say what
+    # `pulumi up` will do (an ignored input is not a change; deleteBeforeReplace avoids name clashes).
+    ignore_changes: list[str] = field(default_factory=list)
+    replace_on_changes: list[str] = field(default_factory=list)
+    delete_before_replace: bool = False
 
     @property
     def inputs(self) -> dict[str, Any]:
@@ -116,6 +121,9 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             property_dependencies={k: list(v.urns) for k, v in request.propertyDependencies.items()},
             properties=properties,
             aliases=aliased,
+            ignore_changes=list(request.ignoreChanges),
+            replace_on_changes=list(request.replaceOnChanges),
+            delete_before_replace=bool(request.deleteBeforeReplace),
         ))
         return response
 

@@ -7,13 +7,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from ..errors import EXIT_FINDINGS, EXIT_OK
 from ..compose import resolve_config
+from ..errors import EXIT_FINDINGS, EXIT_OK, BlueprintError
 from ..resolver import ResolvedPlan
+from ..stackconfig import PROJECT, STACKS_DIR, cluster_config, read_stack_config, stack_source
 from .pack_config import stack_policy_config
-from ..stackconfig import PROJECT, STACKS_DIR, cluster_config, read_stack_config
 from .cost import CostEstimate, estimate
 from .engine import Registration, run_program
+from .fixes import fix_for
 from .policy import evaluate
 from .readiness import BLOCKING, Finding as ReadinessFinding, check as readiness_check
 
@@ -104,6 +105,8 @@ class Plan:
                     "custom": r.custom,
                     "protect": r.protect,
                     "inputs": r.inputs,
+                    "options": {"ignoreChanges": r.ignore_changes, "replaceOnChanges": r.replace_on_changes,
+                                "deleteBeforeReplace": r.delete_before_replace},
                     **({"aliases": r.aliases} if r.aliases else {}),
                 }
                 for r in self.registrations
@@ -131,8 +134,11 @@ def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequenc
     ``packs`` replaces the packs the spec declares (``compliance.frameworks``); an empty list runs none.
     """
     config = read_stack_config(stack, stacks_dir)
-    source = f"stacks/Pulumi.{stack}.yaml"
-    resolved = resolve_config(cluster_config(config, source), source)
+    source = stack_source(stack, stacks_dir)
+    try:
+        resolved = resolve_config(cluster_config(config, source), source)
+    except BlueprintError as error:  # the resolver names the field; say which stack file holds it
+        raise error.prefixed(source) from None
     spec = resolved.spec
     registered, outputs = run_program(stack, config, spec.region)
     # The engine's order depends on when outputs resolve; sorting by URN makes cost lines, findings and readiness
@@ -142,5 +148,6 @@ def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequenc
                     resolved.instance_prices(), node_group_rates(resolved))
     chosen = tuple(spec.compliance.frameworks if packs is None else packs)
     findings = evaluate(stack, registrations, chosen, stack_policy_config(spec, resolved, cost)) if chosen else []
+    findings = [dict(f, fix=fix_for(f, stack, source)) for f in findings]  # what to edit, in the stack file if it can
     return Plan(stack=stack, resolved=resolved, registrations=registrations, cost=cost, packs=chosen,
                 findings=tuple(findings), readiness=tuple(readiness_check(registrations)), outputs=outputs)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Sequence
 
+from .fixes import controls
 from .plan import PLAN_FORMAT_VERSION, Plan
 
 # The inputs worth a glance in the tree, by resource type.
@@ -133,7 +134,9 @@ def _finding_lines(findings: list, packs: list) -> list[str]:
         where = f"{f['resourceType']} {f['resourceName']}" if f.get("resourceName") else "the stack"
         lines.append(f"  [{f['enforcementLevel']}/{f['severity']}] {f['policy']} on {where}")
         lines.append(f"      {f['message']}")
-        lines.append(f"      controls: {f['framework']['name']} {f['framework']['reference']} (packs: {', '.join(f['packs'])})")
+        lines.append(f"      controls: {controls(f['framework'])} (packs: {', '.join(f['packs'])})")
+        if f.get("fix"):
+            lines.append(f"      edit: {f['fix']['field']}  ({f['fix']['in']})")
         lines.append(f"      fix: {f['remediation']}")
     return lines
 
@@ -197,11 +200,12 @@ def _finding_markdown(findings: list, packs: list) -> list[str]:
     if not findings:
         return ["", f"**Compliance** ({judged}): no findings."]
     out = ["", f"**Compliance** ({judged}): {len(findings)} findings", "",
-           "| level | policy | resource | finding | controls | fix |", "|---|---|---|---|---|---|"]
+           "| level | policy | resource | finding | controls | edit | fix |", "|---|---|---|---|---|---|---|"]
     for f in findings:
         where = f"`{f['resourceName']}`" if f.get("resourceName") else "stack"
+        edit = f"`{_cell(f['fix']['field'])}` ({_cell(f['fix']['in'])})" if f.get("fix") else ""
         out.append(f"| {f['enforcementLevel']} ({f['severity']}) | `{f['policy']}` | {where} | {_cell(f['message'])} | "
-                   f"{_cell(f['framework']['reference'])} | {_cell(f['remediation'])} |")
+                   f"{_cell(controls(f['framework']))} | {edit} | {_cell(f['remediation'])} |")
     return out
 
 
@@ -209,9 +213,19 @@ def render_json(plan: Plan) -> str:
     return json.dumps(plan.to_json(), indent=2, sort_keys=False) + "\n"
 
 
-def render_bundle(plans: Sequence[Plan]) -> str:
-    """Several plans in one JSON document, for `diff` between two commits."""
-    return json.dumps({"formatVersion": PLAN_FORMAT_VERSION, "plans": [p.to_json() for p in plans]}, indent=2) + "\n"
+def render_bundle(plans: Sequence[Plan], failures: Sequence[tuple[str, str]] = ()) -> str:
+    """Several plans in one JSON document, for `diff` between two commits; stacks that could not be
+    planned are listed with their error so the pull-request comment can show them."""
+    bundle = {"formatVersion": PLAN_FORMAT_VERSION, "plans": [p.to_json() for p in plans],
+              "failures": [{"stack": stack, "error": error} for stack, error in failures]}
+    return json.dumps(bundle, indent=2) + "\n"
+
+
+def render_failure(stack: str, error: str, fmt: str) -> str:
+    """A stack that could not be planned, in the text or Markdown of the other stacks' plans."""
+    if fmt == "markdown":
+        return f"### Offline plan: `{stack}` FAILED\n\n```\n{error}\n```\n"
+    return f"Offline plan: {stack} FAILED\n{error}\n"
 
 
 RENDERERS: dict[str, Callable[[Plan], str]] = {"text": render_text, "markdown": render_markdown, "json": render_json}

@@ -172,7 +172,10 @@ def _declare(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs
         # https://docs.aws.amazon.com/eks/latest/userguide/node-health.html
         node_repair_config={"enabled": True},
         tags=dict(args.tags),
-        opts=pulumi.ResourceOptions(parent=component, ignore_changes=["scalingConfig.desiredSize"]))
+        # capacityType and instanceTypes force a replacement and the name is fixed: create-before-delete
+        # would clash with the old group's name, so the old group goes first.
+        opts=pulumi.ResourceOptions(parent=component, ignore_changes=["scalingConfig.desiredSize"],
+                                    delete_before_replace=True))
     return launch_template, node_group
 
 

@@ -1,0 +1,41 @@
+"""Which inputs force a replacement, per resource type, as the providers' schemas say (see the YAML)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Optional
+
+import yaml
+
+PATH = Path(__file__).with_name("replacements.yaml")
+
+
+@dataclass(frozen=True)
+class ReplacementRules:
+    type: str
+    source: str
+    replaces: tuple[str, ...]
+    data_store: bool = False
+    replaces_when_shrinking: Optional[str] = None
+    fixed_name: Optional[str] = None
+
+    def forcing(self, path: str) -> Optional[str]:
+        """The schema entry a changed input path falls under (itself or a parent), if any."""
+        return next((r for r in self.replaces if path == r or path.startswith(r + ".")), None)
+
+
+@lru_cache(maxsize=1)
+def replacement_rules() -> dict[str, ReplacementRules]:
+    data = yaml.safe_load(PATH.read_text(encoding="utf-8"))
+    sources = data["sources"]
+    rules = {}
+    for type_, entry in data["types"].items():
+        key, _, detail = entry["source"].partition(" ")
+        origin = sources[key].split()[0] if sources[key].startswith("https://") else " ".join(sources[key].split())
+        rules[type_] = ReplacementRules(
+            type=type_, source=" ".join(p for p in (origin, detail) if p),
+            replaces=tuple(entry["replaces"]), data_store=bool(entry.get("dataStore")),
+            replaces_when_shrinking=entry.get("replacesWhenShrinking"), fixed_name=entry.get("fixedName"))
+    return rules
