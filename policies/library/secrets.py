@@ -61,3 +61,11 @@ def in_variables(variables: Mapping[str, Any]) -> Iterator[str]:
             yield name
         elif SECRET_NAME.search(name) and len(value) >= 8 and not REFERENCE.match(value):
             yield name
+
+
+def user_data_secrets(props: Mapping[str, Any]) -> Iterator[str]:
+    """A message per secret in an instance's or launch configuration's user data (plain `userData` or
+    `userDataBase64`); launch templates carry only base64 `userData`, so they pass it to ``in_text`` themselves."""
+    text = decoded(props.get("userData")) + "\n" + decoded(props.get("userDataBase64"), base64_encoded=True)
+    for kind in in_text(text):
+        yield f"user data holds {kind}; fetch it at boot from Secrets Manager or SSM Parameter Store"

@@ -2,13 +2,11 @@
 
 from ....refs import HIPAA, MLPS
 from ....rule import ResourceRule
-from ....secrets import decoded, in_text
+from ....secrets import user_data_secrets
 
 
 def check(props, config, args):
-    text = decoded(props.get("userData")) + "\n" + decoded(props.get("userDataBase64"), base64_encoded=True)
-    for kind in in_text(text):
-        yield f"user data holds {kind}; fetch it at boot from Secrets Manager or SSM Parameter Store"
+    yield from user_data_secrets(props)
 
 
 RULE = ResourceRule(
