@@ -87,9 +87,14 @@ def cluster_config(config: Mapping[str, Any], source: str) -> dict[str, Any]:
 
 
 def _deep_merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """The stack's fields over the preset's. A field the stack sets to null takes the preset's value away: a preset's
+    node group is removed with `gpu: null` (and renamed by adding it under another name), a preset field goes back
+    to the spec's default."""
     merged = copy.deepcopy(base)
     for key, value in override.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
+        if value is None and key in base:
+            merged.pop(key)
+        elif isinstance(value, Mapping) and isinstance(merged.get(key), dict):
             merged[key] = _deep_merge(merged[key], value)
         else:
             merged[key] = copy.deepcopy(value)

@@ -148,3 +148,24 @@ def test_old_list_prices_are_called_out_and_overrides_silence_them():
     cluster = shipped_cluster("research-a100")
     cluster["prices"] = {"p4de.24xlarge": 22.0}
     assert not [n for n in resolve(parse_cluster(cluster, "test"), today=late).notes if "list price is from" in n]
+
+
+def test_a_stack_removes_or_renames_a_preset_node_group_with_null():
+    """`gpu: null` takes the preset's group away (issue #15): the group does not come back, and a group added
+    under another name is the only one; the plan's node groups follow."""
+    from blueprints.stackconfig import parse_cluster
+
+    raw = {"preset": "research", "cloud": "aws", "region": "us-east-1",
+           "nodeGroups": {"gpu": None, "training": {"gpuModel": "A100-80GB", "gpusPerNode": 8, "maxNodes": 2}}}
+    plan = resolve(parse_cluster(raw, "stacks/Pulumi.renamed.yaml"))
+    assert [g.name for g in plan.node_groups] == ["training"]
+    assert plan.node_groups[0].shape.gpu.count == 8
+
+
+def test_null_gives_a_preset_field_back_to_the_spec_default():
+    from blueprints.stackconfig import parse_cluster
+
+    preset = parse_cluster({"preset": "research", "cloud": "aws", "region": "us-east-1"}, "s")
+    cleared = parse_cluster({"preset": "research", "cloud": "aws", "region": "us-east-1",
+                             "kubernetes": {"teams": None}}, "s")
+    assert preset.kubernetes.teams and not cleared.kubernetes.teams
