@@ -120,6 +120,7 @@ def cluster_args(plan: ResolvedPlan) -> GpuClusterArgs:
             utilization_threshold=scaling.scale_down_utilization_threshold,
             gpu_utilization_threshold=scaling.gpu_scale_down_utilization_threshold,
             image_tag=plan.addons.autoscaler_image_tag if plan.addons else None) if scaling.enabled else None,
+        threat_detection=spec.account_services.threat_detection == "create",
         mlps_hardening="mlps" in spec.compliance.frameworks,
         platform=platform_args(plan),
     )

@@ -295,6 +295,17 @@ class LoggingSpec(SpecModel):
     retention_days: int = Field(365, ge=1, le=3653, description="Days audit and flow logs are kept.")
 
 
+class AccountServicesSpec(SpecModel):
+    """Services an account runs once: GuardDuty allows one detector per account and region, and Alibaba Cloud's
+    Security Center is one instance per account, so a second stack in the same account and region must use the
+    one that exists instead of creating its own. https://docs.aws.amazon.com/guardduty/latest/ug/guardduty_settingup.html"""
+
+    threat_detection: Literal["create", "existing"] = Field(
+        "create", description="create: the stack declares GuardDuty (with EKS runtime monitoring) or Security Center; "
+                              "existing: the account already runs it (another stack, or the organisation), the stack "
+                              "declares none and the threat-detection rule is told so.")
+
+
 class ComplianceSpec(SpecModel):
     frameworks: list[Framework] = Field(
         default_factory=lambda: ["baseline", "cost"], description="Policy packs the stack must pass."
@@ -444,6 +455,8 @@ class ClusterSpec(SpecModel):
     compliance: ComplianceSpec = Field(default_factory=ComplianceSpec, description="Frameworks to meet.")
     budget: BudgetSpec = Field(description="Monthly budget and alerts.")
     logging: LoggingSpec = Field(default_factory=LoggingSpec, description="Audit log retention.")
+    account_services: AccountServicesSpec = Field(
+        default_factory=AccountServicesSpec, description="Account-level services: create them or use existing ones.")
     kubernetes: KubernetesSpec = Field(default_factory=KubernetesSpec, description="The GPU platform layer.")
     tags: dict[str, str] = Field(default_factory=dict, description="Tags put on every resource.")
     prices: dict[str, float] = Field(

@@ -167,6 +167,9 @@ class GpuClusterArgs(Args):
     """Where the `trainer` ServiceAccount and the `shared-data` claim live."""
     autoscaling: Optional[AutoscalingArgs] = None
     """None leaves node counts as declared."""
+    threat_detection: Optional[bool] = True
+    """Declare the account's threat detection (GuardDuty with EKS runtime monitoring / Security Center); off when the
+    account already runs it, since GuardDuty allows one detector per account and region."""
     mlps_hardening: Optional[bool] = False
     """ACK: MLPS hardening of node images instead of the CIS-style default."""
     # The Kubernetes layer; the cluster fills in its system nodes, storage, identities and autoscaler.

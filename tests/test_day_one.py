@@ -341,3 +341,34 @@ def test_bad_day_one_fields_are_one_line_and_exit_2(tmp_path, field, value, expe
     run = subprocess.run([sys.executable, "-m", "blueprints", "plan", "--stack", "bad", "--stacks-dir", str(tmp_path)],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert run.returncode == 2 and expected in run.stderr and run.stderr.count("\n") == 1, run.stderr
+
+
+DETECTORS = {"aws": "aws:guardduty/detector:Detector", "alicloud": "alicloud:threatdetection/instance:Instance"}
+
+
+@pytest.mark.parametrize("stack,cloud", [("enterprise-h100", "aws"), ("enterprise-aliyun", "alicloud")])
+def test_a_second_stack_in_the_account_uses_the_existing_threat_detection(plan_variant, stack, cloud):
+    """GuardDuty allows one detector per account and region (Security Center is one per account): with
+    accountServices.threatDetection: existing a stack declares none, and the pack is told so, so two stacks in one
+    account and region both plan with exit 0. Without that config the same resources draw the finding."""
+    from blueprints.offline.policy import evaluate
+
+    first = shipped_plan(stack)
+    assert len(registrations(first, DETECTORS[cloud])) == 1
+    second = plan_variant(stack, lambda c: c.update(accountServices={"threatDetection": "existing"}))
+    assert registrations(second, DETECTORS[cloud]) == [] and second.exit_code == 0
+    assert not [f for f in second.findings if f["policy"] == "stack-threat-detection"]
+    untold = evaluate(second.stack, second.registrations, ["baseline"], {})
+    assert [f["policy"] for f in untold if f["policy"] == "stack-threat-detection"] == ["stack-threat-detection"]
+
+
+def test_guardduty_runtime_monitoring_is_the_feature_the_api_documents_today():
+    """Runtime Monitoring (RUNTIME_MONITORING with EKS_ADDON_MANAGEMENT), not the EKS Runtime Monitoring feature AWS
+    folded into it; both names checked against botocore's GuardDuty model."""
+    import botocore.session
+
+    model = botocore.session.get_session().get_service_model("guardduty")
+    [feature] = resources(shipped_plan("enterprise-h100"), "aws:guardduty/detectorFeature:DetectorFeature")
+    assert feature["name"] == "RUNTIME_MONITORING" and feature["name"] in model.shape_for("DetectorFeature").enum
+    extra = [c["name"] for c in feature["additionalConfigurations"]]
+    assert extra == ["EKS_ADDON_MANAGEMENT"] and set(extra) <= set(model.shape_for("FeatureAdditionalConfiguration").enum)

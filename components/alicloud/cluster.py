@@ -184,7 +184,8 @@ class GpuCluster(Component):
                                                **({"version": versions["ack-pod-identity-webhook"]}
                                                   if versions.get("ack-pod-identity-webhook") else {}),
                                                opts=pulumi.ResourceOptions(parent=self, depends_on=[self.system_pool]))
-        ThreatDetection(f"{name}-security-center", ThreatDetectionArgs(), opts=child)
+        if args.threat_detection:
+            ThreatDetection(f"{name}-security-center", ThreatDetectionArgs(), opts=child)
 
         # A one-hour credential of the identity running `pulumi up`, kept secret.
         credential = alicloud.cs.get_cluster_credential_output(cluster_id=ack.id, temporary_duration_minutes=60,

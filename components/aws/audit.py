@@ -97,7 +97,7 @@ class ThreatDetectionArgs(Args):
 
 
 class ThreatDetection(Component):
-    """GuardDuty with EKS runtime monitoring (its agent managed as an EKS add-on)."""
+    """GuardDuty with Runtime Monitoring of EKS nodes (its agent managed as an EKS add-on)."""
 
     PACKAGE = AWS
     LEGACY_TYPE = "gpu-blueprints:aws:ThreatDetection"
@@ -109,8 +109,11 @@ class ThreatDetection(Component):
         tags = dict(as_args(ThreatDetectionArgs, args).tags)
         self.detector = aws.guardduty.Detector(name, enable=True, finding_publishing_frequency="FIFTEEN_MINUTES",
                                                tags=tags, opts=pulumi.ResourceOptions(parent=self))
+        # Runtime Monitoring, which AWS folded EKS Runtime Monitoring into (the older feature is to be disabled
+        # when migrating), with GuardDuty managing its agent as an EKS add-on.
+        # https://docs.aws.amazon.com/guardduty/latest/ug/eks-protection-configuration.html
         aws.guardduty.DetectorFeature(f"{name}-eks-runtime", detector_id=self.detector.id,
-                                      name="EKS_RUNTIME_MONITORING", status="ENABLED",
+                                      name="RUNTIME_MONITORING", status="ENABLED",
                                       additional_configurations=[{"name": "EKS_ADDON_MANAGEMENT",
                                                                   "status": "ENABLED"}],
                                       opts=pulumi.ResourceOptions(parent=self))

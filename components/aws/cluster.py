@@ -214,7 +214,8 @@ class GpuCluster(Component):
         AuditTrail(f"{name}-audit", AuditTrailArgs(
             kms_key_arn=key.arn, retention_days=args.log_retention_days, protect=production,
             account_id=identity.account_id, partition=partition, region=args.region, tags=tags), opts=child)
-        ThreatDetection(f"{name}-guardduty", ThreatDetectionArgs(tags=tags), opts=child)
+        if args.threat_detection:
+            ThreatDetection(f"{name}-guardduty", ThreatDetectionArgs(tags=tags), opts=child)
         CostBudget(f"{name}-monthly", CostBudgetArgs(
             monthly_limit_usd=args.budget.monthly_limit_usd, thresholds_pct=list(args.budget.thresholds_pct),
             contacts=list(args.budget.contacts), cost_tag_key="gpu-cluster", cost_tag_value=name, tags=tags),

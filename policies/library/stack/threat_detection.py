@@ -10,6 +10,8 @@ def uses(resources, cloud):
 
 
 def check(resources, config):
+    if config.get("existing"):  # the account's detector lives elsewhere (one per account and region)
+        return
     if uses(resources, "aws") and not any(
             d.props.get("enable", True) is True for d in of_type(resources, "aws:guardduty/detector:Detector")):
         yield "no enabled GuardDuty detector in an AWS stack", None
@@ -24,5 +26,8 @@ RULE = StackRule(
                 "hipaa": HIPAA.format("164.308(a)(1)(ii)(D), 164.308(a)(6)(ii)"), "baseline": "AWS Security Hub GuardDuty.1"},
     remediation="Add an aws.guardduty.Detector (enable: true) or an alicloud.threatdetection.Instance.",
     url="https://docs.aws.amazon.com/securityhub/latest/userguide/guardduty-controls.html",
+    config={"existing": {"type": "boolean", "default": False,
+                         "description": "The account already runs threat detection outside this stack (GuardDuty "
+                                        "allows one detector per account and region); the stack need not declare it."}},
     check=check,
 )
