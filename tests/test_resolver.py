@@ -2,6 +2,7 @@
 
 import pytest
 
+from blueprints.catalog.prices import load_prices
 from blueprints.errors import BlueprintError
 from blueprints.resolver import resolve
 from blueprints.stackconfig import parse_cluster
@@ -62,7 +63,16 @@ def test_capacity_block_skips_the_placement_group():
 
 
 def test_spot_price_is_called_an_upper_bound():
-    assert "an upper bound" in notes(resolved("startup-t4", nodeGroups__gpu__capacity="spot"))
+    # The catalog has no Alibaba Cloud preemptible (spot) prices: the on-demand one stands in, called an upper bound.
+    assert "an upper bound" in notes(resolved("startup-t4-aliyun", nodeGroups__gpu__capacity="spot"))
+
+
+def test_spot_group_with_a_catalog_spot_price_uses_it_without_the_upper_bound_note():
+    plan = resolved("startup-t4", nodeGroups__gpu__capacity="spot")
+    group = plan.node_groups[0]
+    row = load_prices().exact(group.shape.instance_type, "us-east-1", "spot")
+    assert row is not None and group.usd_per_hour == row.usd_per_hour and "(us-east-1, spot)" in group.price_source
+    assert "an upper bound" not in notes(plan)
 
 
 def test_unpriced_shape_is_named_and_a_stack_price_fixes_it():
