@@ -56,12 +56,31 @@ def ram_policy_json(statements: Sequence[Statement]) -> pulumi.Output[str]:
     return policy_json(statements, RAM_VERSION)
 
 
+def source_conditions(source_account: Optional[pulumi.Input[str]] = None,
+                      source_arn: Optional[pulumi.Input[str]] = None) -> dict[str, dict[str, Any]]:
+    """Trust-policy conditions against the cross-service confused deputy: the account (StringEquals
+    aws:SourceAccount) and the resource pattern (ArnLike aws:SourceArn) the service acts for
+    (https://docs.aws.amazon.com/IAM/latest/UserGuide/confused-deputy.html)."""
+    conditions: dict[str, dict[str, Any]] = {}
+    if source_account is not None:
+        conditions["StringEquals"] = {"aws:SourceAccount": source_account}
+    if source_arn is not None:
+        conditions["ArnLike"] = {"aws:SourceArn": source_arn}
+    return conditions
+
+
 def service_role(name: str, service: str, statements: Sequence[Statement], tags: dict[str, str],
-                 opts: pulumi.ResourceOptions) -> "pulumi.Resource":
-    """An IAM role one AWS service assumes, with exactly the statements it needs (flow logs, CloudTrail)."""
+                 opts: pulumi.ResourceOptions, source_account: Optional[pulumi.Input[str]] = None,
+                 source_arn: Optional[pulumi.Input[str]] = None) -> "pulumi.Resource":
+    """An IAM role one AWS service assumes, with exactly the statements it needs (flow logs, CloudTrail).
+
+    Pass ``source_account``/``source_arn`` where the service sends aws:SourceAccount/aws:SourceArn when it
+    assumes the role; leave them out only for a service whose documentation says it does not (a condition
+    on an absent key denies the assumption)."""
     import pulumi_aws as aws
 
     role = aws.iam.Role(name, assume_role_policy=policy_json([Statement(
-        sid="ServiceAssume", actions=["sts:AssumeRole"], principals={"Service": service})]), tags=tags, opts=opts)
+        sid="ServiceAssume", actions=["sts:AssumeRole"], principals={"Service": service},
+        conditions=source_conditions(source_account, source_arn))]), tags=tags, opts=opts)
     aws.iam.RolePolicy(name, role=role.id, policy=policy_json(statements), opts=opts)
     return role

@@ -42,6 +42,22 @@ def test_trust_policies_name_one_service_or_federated_principal(stack):
                 assert statement["Condition"]["StringEquals"]
 
 
+@pytest.mark.parametrize("stack", AWS_STACKS)
+def test_service_trust_names_the_source_account_unless_the_service_sends_none(stack):
+    # Confused deputy: https://docs.aws.amazon.com/IAM/latest/UserGuide/confused-deputy.html; the exempt services
+    # and the pages that say why are in the rule (policies/library/aws/iam/role/service_trust_conditioned.py).
+    from policies.library.aws.iam.role.service_trust_conditioned import EXEMPT_SERVICES
+
+    for role in resources(shipped_plan(stack), "aws:iam/role:Role"):
+        for statement in json.loads(role["assumeRolePolicy"])["Statement"]:
+            service = statement["Principal"].get("Service")
+            if service is None or service in EXEMPT_SERVICES:
+                continue
+            condition = statement["Condition"]
+            account = condition["StringEquals"]["aws:SourceAccount"]
+            assert f":{account}:" in condition["ArnLike"]["aws:SourceArn"], condition
+
+
 def all_aws_documents(stack):
     plan = shipped_plan(stack)
     docs = identity_policies(stack)

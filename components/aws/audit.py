@@ -65,6 +65,9 @@ class AuditTrail(Component):
             infrequent_access_after_days=90, tags=tags, _extra_statements=delivery), opts=child)
         self.log_group = aws.cloudwatch.LogGroup(f"{name}-trail", retention_in_days=retention_days,
                                                  kms_key_id=kms_key_arn, tags=tags, opts=child)
+        # No aws:SourceAccount/aws:SourceArn here: the CloudTrail user guide says this role does not support them
+        # (https://docs.aws.amazon.com/awscloudtrail/latest/userguide/cloudtrail-required-policy-for-cloudwatch-logs.html),
+        # so the service-trust rule exempts cloudtrail.amazonaws.com.
         role = service_role(f"{name}-trail-to-logs", "cloudtrail.amazonaws.com", [Statement(
             sid="DeliverTrail", actions=["logs:CreateLogStream", "logs:PutLogEvents"],
             resources=[pulumi.Output.concat(self.log_group.arn, ":log-stream:*")])], tags, child)

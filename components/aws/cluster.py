@@ -104,12 +104,13 @@ class GpuCluster(Component):
             lambda v: next((i for i, az in enumerate(v[0][:SUBNET_COUNT]) if all(az in o for o in v[1:])), 0))
         network = GpuNetwork(name, NetworkArgs(
             region=args.region, cidr=args.vpc_cidr, flow_log_retention_days=args.log_retention_days,
-            kms_key_arn=key.arn, availability_zones=azs, tags=tags), opts=child)
+            kms_key_arn=key.arn, availability_zones=azs, account_id=identity.account_id, partition=partition,
+            tags=tags), opts=child)
 
         eks = EksCluster(name, EksArgs(
             kubernetes_version=args.kubernetes_version,
             subnet_ids=[s.id for s in network.private_subnets],
-            kms_key_arn=key.arn, public_api=args.public_api,
+            kms_key_arn=key.arn, account_id=identity.account_id, public_api=args.public_api,
             public_api_cidrs=list(args.public_api_cidrs),
             log_retention_days=args.log_retention_days, partition=partition, tags=tags,
             deletion_protection=production, admin_principal_arns=list(args.cluster_admins)), opts=child)

@@ -7,7 +7,7 @@ import pulumi
 import pulumi_aws as aws
 
 from ..base import AWS, Args, Component, as_args
-from ..policy_document import Statement, policy_json
+from ..policy_document import Statement, policy_json, source_conditions
 
 CONTROL_PLANE_LOGS = ("api", "audit", "authenticator", "controllerManager", "scheduler")
 
@@ -22,6 +22,9 @@ class EksArgs(Args):
     """Private subnets for the control plane's network interfaces."""
     kms_key_arn: pulumi.Input[str]
     """Encrypts Kubernetes Secrets (envelope encryption) and the control-plane log group."""
+    account_id: pulumi.Input[str]
+    """The cluster's account: the cluster role trusts EKS only for this account's cluster of this name
+    (aws:SourceAccount and aws:SourceArn, against the confused deputy)."""
     log_retention_days: Optional[int] = 365
     """Control-plane log retention; a year by default, what audit frameworks commonly ask."""
     public_api: Optional[bool] = False
@@ -57,11 +60,16 @@ class EksCluster(Component):
         args = as_args(EksArgs, args)
         child = pulumi.ResourceOptions(parent=self)
         tags = dict(args.tags)
+        # EKS accepts aws:SourceArn (the cluster's ARN) and aws:SourceAccount in the cluster role's trust policy:
+        # https://docs.aws.amazon.com/eks/latest/userguide/cross-service-confused-deputy-prevention.html
+        # The region is left a wildcard: the ARN pattern still names this account and this cluster.
         self.role = aws.iam.Role(
             f"{name}-cluster",
             assume_role_policy=policy_json([Statement(
                 sid="EksAssume", actions=["sts:AssumeRole", "sts:TagSession"],
-                principals={"Service": "eks.amazonaws.com"})]),
+                principals={"Service": "eks.amazonaws.com"},
+                conditions=source_conditions(args.account_id, pulumi.Output.concat(
+                    "arn:", args.partition, ":eks:*:", args.account_id, ":cluster/", name)))]),
             tags=tags, opts=child)
         attachment = aws.iam.RolePolicyAttachment(
             f"{name}-cluster-policy", role=self.role.name,

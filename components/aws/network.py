@@ -27,8 +27,13 @@ class NetworkArgs(Args):
     """Encrypts the flow-log group."""
     availability_zones: pulumi.Input[Sequence[str]]
     """Zones for the subnets; the first three are used."""
+    account_id: pulumi.Input[str]
+    """The account that owns the VPC: the flow-logs role trusts the flow-logs service only for this account's flow
+    logs (aws:SourceAccount and aws:SourceArn, against the confused deputy)."""
     flow_log_retention_days: Optional[int] = 365
     """Flow-log retention; a year by default, what audit frameworks commonly ask."""
+    partition: Optional[pulumi.Input[str]] = "aws"
+    """The AWS partition of the flow logs' ARNs; `aws` unless the account is in China or GovCloud."""
     tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on every resource; none by default."""
 
@@ -114,9 +119,15 @@ class GpuNetwork(Component):
 
         flow_logs = aws.cloudwatch.LogGroup(f"{name}-flow-logs", retention_in_days=args.flow_log_retention_days,
                                             kms_key_id=args.kms_key_arn, tags=tags, opts=child)
+        # The VPC user guide's flow-logs role: aws:SourceAccount is the flow log's owner, aws:SourceArn the flow
+        # log (its id is not known before it exists, hence the wildcard the guide suggests).
+        # https://docs.aws.amazon.com/vpc/latest/userguide/flow-logs-iam-role.html
         flow_role = service_role(f"{name}-flow-logs", "vpc-flow-logs.amazonaws.com", [Statement(
             sid="WriteFlowLogs", actions=["logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogStreams"],
-            resources=[flow_logs.arn, pulumi.Output.concat(flow_logs.arn, ":*")])], tags, child)
+            resources=[flow_logs.arn, pulumi.Output.concat(flow_logs.arn, ":*")])], tags, child,
+            source_account=args.account_id,
+            source_arn=pulumi.Output.concat("arn:", args.partition, ":ec2:", args.region, ":", args.account_id,
+                                            ":vpc-flow-log/*"))
         aws.ec2.FlowLog(name, vpc_id=self.vpc.id, traffic_type="ALL", log_destination_type="cloud-watch-logs",
                         log_destination=flow_logs.arn, iam_role_arn=flow_role.arn, tags=tags, opts=child)
 
