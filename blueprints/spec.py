@@ -274,6 +274,11 @@ class BudgetSpec(SpecModel):
         default_factory=lambda: [80, 100], min_length=1, description="Percent of the budget that alerts."
     )
     contacts: list[str] = Field(default_factory=list, description="E-mail addresses that receive alerts.")
+    activate_cost_allocation_tag: bool = Field(
+        False, description="AWS: activate the `gpu-cluster` cost allocation tag the budget filters on. A tag key can "
+                           "be activated only once resources carry it (AWS lists it up to 24 hours later), so turn "
+                           "this on for the second `pulumi up`; activation is account-wide and idempotent, and it is "
+                           "kept when the stack is destroyed (other stacks' budgets use it).")
 
     @field_validator("alert_thresholds_pct")
     @classmethod
@@ -293,6 +298,20 @@ class BudgetSpec(SpecModel):
 
 class LoggingSpec(SpecModel):
     retention_days: int = Field(365, ge=1, le=3653, description="Days audit and flow logs are kept.")
+
+
+class NodeImageSpec(SpecModel):
+    """Which node image release GPU and system nodes run. A new EKS-optimized AMI release (and with it a new NVIDIA
+    driver) must never roll GPU nodes under a running job unless the stack asks: pin the release here, and change it
+    to upgrade (EKS replaces nodes one at a time, `maxUnavailable: 1`). Left unset, the recommended release is read
+    once, when a node group is created, and later releases are ignored (the node group's `releaseVersion` is in
+    `ignoreChanges`). Releases: https://github.com/awslabs/amazon-eks-ami/releases"""
+
+    release_version: Optional[str] = Field(
+        None, pattern=r"^\d+\.\d+\.\d+-\d{8}$",
+        description="EKS AMI release, `<kubernetes version>-<yyyymmdd>` (for example 1.33.5-20251120); its minor must "
+                    "be the cluster's kubernetesVersion. ACK node images are chosen by ACK at creation and change "
+                    "only when the node pool is upgraded.")
 
 
 class AccountServicesSpec(SpecModel):
@@ -455,6 +474,8 @@ class ClusterSpec(SpecModel):
     compliance: ComplianceSpec = Field(default_factory=ComplianceSpec, description="Frameworks to meet.")
     budget: BudgetSpec = Field(description="Monthly budget and alerts.")
     logging: LoggingSpec = Field(default_factory=LoggingSpec, description="Audit log retention.")
+    node_image: NodeImageSpec = Field(
+        default_factory=NodeImageSpec, description="The node image release, pinned or held from creation.")
     account_services: AccountServicesSpec = Field(
         default_factory=AccountServicesSpec, description="Account-level services: create them or use existing ones.")
     kubernetes: KubernetesSpec = Field(default_factory=KubernetesSpec, description="The GPU platform layer.")
@@ -509,6 +530,10 @@ class ClusterSpec(SpecModel):
                 allowed = ("an IAM role or user ARN (arn:aws:iam::123456789012:role/name)" if self.cloud == "aws"
                            else "a RAM user id, or role:<RAM role id> (digits)")
                 raise ValueError(f"access.clusterAdmins: {admin!r} is not {allowed}")
+        release = self.node_image.release_version
+        if release and ".".join(release.split(".")[:2]) != self.kubernetes_version:
+            raise ValueError(f"nodeImage.releaseVersion {release} is for Kubernetes "
+                             f"{'.'.join(release.split('.')[:2])}, not the cluster's {self.kubernetes_version}")
         if "mlps" in self.compliance.frameworks and self.logging.retention_days < 180:
             raise ValueError("MLPS 2.0 level 3 keeps audit logs at least 180 days; set logging.retentionDays >= 180")
         return self

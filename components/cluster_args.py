@@ -126,6 +126,8 @@ class BudgetArgs(Args):
     """Alert at these percentages of the limit."""
     contacts: Optional[Sequence[str]] = ()
     """E-mail addresses alerted; none by default."""
+    activate_cost_tag: Optional[bool] = False
+    """AWS: activate the cost allocation tag the budget filters on (possible once resources carry it)."""
 
 
 @dataclass(frozen=True)
@@ -167,6 +169,8 @@ class GpuClusterArgs(Args):
     """Where the `trainer` ServiceAccount and the `shared-data` claim live."""
     autoscaling: Optional[AutoscalingArgs] = None
     """None leaves node counts as declared."""
+    node_release_version: Optional[str] = None
+    """EKS AMI release for every node group; None reads the recommended release at creation and holds it."""
     threat_detection: Optional[bool] = True
     """Declare the account's threat detection (GuardDuty with EKS runtime monitoring / Security Center); off when the
     account already runs it, since GuardDuty allows one detector per account and region."""

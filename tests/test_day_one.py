@@ -372,3 +372,36 @@ def test_guardduty_runtime_monitoring_is_the_feature_the_api_documents_today():
     assert feature["name"] == "RUNTIME_MONITORING" and feature["name"] in model.shape_for("DetectorFeature").enum
     extra = [c["name"] for c in feature["additionalConfigurations"]]
     assert extra == ["EKS_ADDON_MANAGEMENT"] and set(extra) <= set(model.shape_for("FeatureAdditionalConfiguration").enum)
+
+
+def test_the_budget_tag_is_activated_on_request_and_the_plan_warns_until_it_is(plan_variant):
+    """AWS Budgets' tag filter counts nothing until the tag is an active cost allocation tag, and AWS lists a new key
+    only after resources carry it: the plan warns by default and activates it when the spec asks."""
+    default = shipped_plan("startup-t4")
+    assert [f.check for f in default.readiness if f.check == "budget-tag"] == ["budget-tag"]
+    assert registrations(default, "aws:costexplorer/costAllocationTag:CostAllocationTag") == []
+    asked = plan_variant("startup-t4", lambda c: c["budget"].update(activateCostAllocationTag=True))
+    [tag] = [r.inputs for r in registrations(asked, "aws:costexplorer/costAllocationTag:CostAllocationTag")]
+    assert tag == {"tagKey": "gpu-cluster", "status": "Active"}
+    assert not [f for f in asked.readiness if f.check == "budget-tag"]
+
+
+def test_node_images_are_held_from_creation_or_pinned(plan_variant):
+    """A new EKS AMI release (and GPU driver) must not roll GPU nodes under a running job: unpinned, the node groups
+    ignore later releases; pinned, the release is the stack's and changes only when the stack does."""
+    groups = [r for r in shipped_plan("research-a100").registrations if r.type == "aws:eks/nodeGroup:NodeGroup"]
+    assert groups and all("releaseVersion" in r.ignore_changes for r in groups)
+    pinned = plan_variant("research-a100", lambda c: c.update(kubernetesVersion="1.33",
+                                                              nodeImage={"releaseVersion": "1.33.5-20251120"}))
+    groups = [r for r in pinned.registrations if r.type == "aws:eks/nodeGroup:NodeGroup"]
+    assert groups and all(r.inputs["releaseVersion"] == "1.33.5-20251120" and "releaseVersion" not in r.ignore_changes
+                          for r in groups)
+
+
+def test_a_pinned_release_for_another_kubernetes_minor_is_refused(tmp_path):
+    from blueprints.errors import BlueprintError
+    from blueprints.stackconfig import parse_cluster
+
+    with pytest.raises(BlueprintError, match="nodeImage.releaseVersion 1.32.9-20251120 is for Kubernetes 1.32"):
+        parse_cluster({"preset": "research", "cloud": "aws", "region": "us-east-1", "kubernetesVersion": "1.33",
+                       "nodeImage": {"releaseVersion": "1.32.9-20251120"}}, "stacks/Pulumi.x.yaml")

@@ -384,6 +384,27 @@ def _api_reach(regs: Sequence[Registration]) -> list[Finding]:
     return []
 
 
+def _budget_tag(regs: Sequence[Registration]) -> list[Finding]:
+    """An AWS budget filtered on a user tag counts nothing until that tag is an active cost allocation tag."""
+    active = {r.inputs.get("tagKey") for r in regs if r.type == "aws:costexplorer/costAllocationTag:CostAllocationTag"
+              and r.inputs.get("status") == "Active"}
+    findings = []
+    for r in regs:
+        if r.type != "aws:budgets/budget:Budget":
+            continue
+        for f in r.inputs.get("costFilters") or []:
+            for value in f.get("values") or [] if f.get("name") == "TagKeyValue" else []:
+                key = str(value).removeprefix("user:").split("$")[0]
+                if key not in active:
+                    findings.append(Finding(
+                        "budget-tag", WARNING, r.name,
+                        f"the budget counts costs tagged {key}, which is not an active cost allocation tag here: until "
+                        "it is, the budget sees no spend and never alerts",
+                        "after the first `pulumi up` (AWS lists a new tag key up to 24 hours later) set "
+                        "budget.activateCostAllocationTag: true, or activate it in Billing > Cost allocation tags"))
+    return findings
+
+
 def check(registrations: Iterable[Registration]) -> list[Finding]:
     regs = list(registrations)
     pools = _pools(regs)
@@ -406,6 +427,7 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
     findings += _claims(regs)
     findings += _identities(regs)
     findings += _api_reach(regs)
+    findings += _budget_tag(regs)
     return findings
 
 

@@ -25,6 +25,11 @@ class CostBudgetArgs(Args):
     """E-mail addresses alerted; none by default (then the budget only records)."""
     tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the budget; none by default."""
+    activate_cost_tag: Optional[bool] = False
+    """Activate `cost_tag_key` as a cost allocation tag, without which the budget's tag filter matches nothing. Off by
+    default: AWS can activate a key only after resources carry it (listed up to 24 hours later). The activation is
+    kept when the stack goes (retainOnDelete), since it is account-wide and other budgets may use it.
+    https://docs.aws.amazon.com/awsaccountbilling/latest/aboutv2/activating-tags.html"""
 
 
 class CostBudget(Component):
@@ -51,5 +56,8 @@ class CostBudget(Component):
             limit_amount=f"{monthly_limit_usd:.2f}", limit_unit="USD",
             cost_filters=[{"name": "TagKeyValue", "values": [f"user:{cost_tag[0]}${cost_tag[1]}"]}],
             notifications=notifications, tags=tags, opts=pulumi.ResourceOptions(parent=self))
+        if args.activate_cost_tag:
+            aws.costexplorer.CostAllocationTag(name, tag_key=cost_tag[0], status="Active",
+                                               opts=pulumi.ResourceOptions(parent=self, retain_on_delete=True))
         self.budget_name = self.budget.name
         self.register_outputs({"budget_name": self.budget_name})

@@ -145,7 +145,8 @@ class GpuCluster(Component):
             security_group_ids=[eks.security_group_id], kms_key_arn=key.arn,
             min_nodes=system.min_nodes, desired_nodes=system.desired_nodes,
             max_nodes=system.max_nodes, labels={NODE_GROUP_LABEL: SYSTEM_GROUP},
-            root_volume_gib=system.root_volume_gib, tags=tags), opts=node_opts)
+            root_volume_gib=system.root_volume_gib, release_version=args.node_release_version, tags=tags),
+            opts=node_opts)
 
         self.node_groups = []
         for g in args.gpu_groups:
@@ -167,6 +168,7 @@ class GpuCluster(Component):
                 placement_group_name=(fabric.placement_group.name
                                       if fabric and fabric.placement_group and g.placement_group else None),
                 local_nvme_raid0=g.local_nvme_raid0,
+                release_version=args.node_release_version,
                 extended_resources={"nvidia.com/gpu": g.gpu_resources or g.gpus,
                                     "vpc.amazonaws.com/efa": efa},
                 tags=tags), opts=node_opts))
@@ -219,7 +221,8 @@ class GpuCluster(Component):
             ThreatDetection(f"{name}-guardduty", ThreatDetectionArgs(tags=tags), opts=child)
         CostBudget(f"{name}-monthly", CostBudgetArgs(
             monthly_limit_usd=args.budget.monthly_limit_usd, thresholds_pct=list(args.budget.thresholds_pct),
-            contacts=list(args.budget.contacts), cost_tag_key="gpu-cluster", cost_tag_value=name, tags=tags),
+            contacts=list(args.budget.contacts), cost_tag_key="gpu-cluster", cost_tag_value=name, tags=tags,
+            activate_cost_tag=args.budget.activate_cost_tag),
             opts=child)
 
         kubeconfig = eks_kubeconfig(eks.name, eks.cluster.endpoint, eks.cluster.certificate_authority.data,

@@ -119,16 +119,23 @@ class NodeGroupArgs(Args):
     """Stripe instance-store NVMe as RAID0 for kubelet and containerd; off by default (needs NVMe on the shape)."""
     extended_resources: Optional[Mapping[str, int]] = field(default_factory=dict)
     """What a node offers (`nvidia.com/gpu`, `vpc.amazonaws.com/efa`), for scale-from-zero templates; empty by default."""
+    release_version: Optional[str] = None
+    """A pinned EKS AMI release (`1.33.5-20251120`); None (default) reads the recommended release when the group is
+    created and ignores later ones, so a new AMI (and GPU driver) never rolls nodes under a running job."""
 
 
 def _declare(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs, ami_type: str,
              ami_parameter: str) -> tuple[aws.ec2.LaunchTemplate, aws.eks.NodeGroup]:
     child = pulumi.ResourceOptions(parent=component)
-    # The EKS-optimized AL2023 AMI release, read from its public SSM parameter.
-    release = aws.ssm.get_parameter_output(
-        name=f"/aws/service/eks/optimized-ami/{args.kubernetes_version}/amazon-linux-2023/x86_64/{ami_parameter}"
-             "recommended/release_version",
-        opts=pulumi.InvokeOutputOptions(parent=component))
+    # The EKS-optimized AL2023 AMI release: the pinned one, else the recommended one from its public SSM parameter,
+    # held after creation (ignoreChanges below) so a new release does not roll the nodes.
+    if args.release_version:
+        release_version: pulumi.Input[str] = args.release_version
+    else:
+        release_version = aws.ssm.get_parameter_output(
+            name=f"/aws/service/eks/optimized-ami/{args.kubernetes_version}/amazon-linux-2023/x86_64/{ami_parameter}"
+                 "recommended/release_version",
+            opts=pulumi.InvokeOutputOptions(parent=component)).value
     template: dict[str, Any] = {
         "metadata_options": {"http_tokens": "required", "http_endpoint": "enabled",
                              "http_put_response_hop_limit": 1, "instance_metadata_tags": "disabled"},
@@ -161,7 +168,7 @@ def _declare(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs
         subnet_ids=list(args.subnet_ids),
         instance_types=[args.instance_type],
         ami_type=ami_type,
-        release_version=release.value,
+        release_version=release_version,
         capacity_type=CAPACITY_TYPES[args.capacity],
         scaling_config={"min_size": args.min_nodes, "desired_size": args.desired_nodes, "max_size": args.max_nodes},
         launch_template={"id": launch_template.id, "version": launch_template.latest_version},
@@ -174,7 +181,9 @@ def _declare(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs
         tags=dict(args.tags),
         # capacityType and instanceTypes force a replacement and the name is fixed: create-before-delete
         # would clash with the old group's name, so the old group goes first.
-        opts=pulumi.ResourceOptions(parent=component, ignore_changes=["scalingConfig.desiredSize"],
+        opts=pulumi.ResourceOptions(parent=component,
+                                    ignore_changes=["scalingConfig.desiredSize"]
+                                    + ([] if args.release_version else ["releaseVersion"]),
                                     delete_before_replace=True))
     return launch_template, node_group
 
