@@ -185,3 +185,36 @@ def test_a_resource_renamed_with_an_alias_is_the_same_resource(base):
     del vpc["aliases"]
     [without] = diff_plans({STACK: base}, {STACK: head})
     assert [r["urn"] for r in without.added] == [vpc["urn"]] and [r["urn"] for r in without.removed] == [old_urn]
+
+
+def _kubernetes_head(base: dict, type_: str, edit) -> tuple[dict, str]:
+    head = json.loads(json.dumps(base))
+    resource = next(r for r in head["resources"] if r["type"] == type_)
+    edit(resource["inputs"])
+    return head, resource["name"]
+
+
+def test_a_storage_class_parameter_change_replaces_it_deleting_the_named_one_first(base):
+    """pulumi-kubernetes forces a new StorageClass on parameters/provisioner, and deletes a named
+    object before re-creating it under the same name (diff.go forceNew, provider.go deleteBeforeReplace)."""
+    head, name = _kubernetes_head(base, "kubernetes:storage.k8s.io/v1:StorageClass",
+                                  lambda inputs: inputs.setdefault("parameters", {}).update(type="io2"))
+    [diff] = diff_plans({STACK: base}, {STACK: head})
+    [change] = [c for c in diff.changed if c.name == name]
+    assert change.replaced and change.delete_before_replace and not change.name_clash
+    [reason] = change.replaces
+    assert reason.startswith("parameters.type: ") and "https://github.com/pulumi/pulumi-kubernetes " in reason
+    assert f"± kubernetes:storage.k8s.io/v1:StorageClass {name} (replace, delete first)" in render_diff_text([diff])
+
+
+def test_a_kubernetes_rename_replaces_creating_first_and_a_label_change_is_in_place(base):
+    head, name = _kubernetes_head(base, "kubernetes:core/v1:Namespace",
+                                  lambda inputs: inputs["metadata"].update(name="renamed"))
+    [diff] = diff_plans({STACK: base}, {STACK: head})
+    [change] = [c for c in diff.changed if c.name == name]
+    assert change.replaced and not change.delete_before_replace
+    head, name = _kubernetes_head(base, "kubernetes:core/v1:Namespace",
+                                  lambda inputs: inputs["metadata"].setdefault("labels", {}).update(team="x"))
+    [diff] = diff_plans({STACK: base}, {STACK: head})
+    [change] = [c for c in diff.changed if c.name == name]
+    assert not change.replaced and change.inputs

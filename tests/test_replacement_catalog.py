@@ -1,39 +1,179 @@
-"""The replacement catalog names real inputs of the installed provider SDKs, each with its source."""
+"""The replacement catalog names real inputs of the installed provider SDKs, each with its source, and
+says exactly what the providers' source says (tests/data/replacements/, see SOURCE.md there)."""
 
 import importlib
+import importlib.util
+import inspect
+import sys
 import re
+import subprocess
+from pathlib import Path
 
 import pytest
+import yaml
 
-from blueprints.catalog.replacements import replacement_rules
+from blueprints.catalog.replacements import PATH, replacement_rules
+from conftest import SHIPPED, shipped_plan
 
 RULES = replacement_rules()
-
-
-def _args_class(type_token: str):
-    """aws:eks/nodeGroup:NodeGroup -> pulumi_aws.eks.NodeGroupArgs (the SDK's own input class)."""
-    provider, module_path, name = type_token.split(":")
-    module = importlib.import_module(f"pulumi_{provider}.{module_path.split('/')[0]}")
-    return getattr(module, f"{name}Args")
+DATA = Path(__file__).parent / "data" / "replacements"
+SNIPPETS = {  # catalog type -> the file of ForceNew lines extracted from the provider's source
+    "aws:eks/nodeGroup:NodeGroup": "aws-eks-node_group",
+    "aws:fsx/lustreFileSystem:LustreFileSystem": "aws-fsx-lustre_file_system",
+    "aws:s3/bucket:Bucket": "aws-s3-bucket",
+    "aws:ebs/volume:Volume": "aws-ec2-ebs_volume",
+    "aws:efs/fileSystem:FileSystem": "aws-efs-file_system",
+    "aws:kms/key:Key": "aws-kms-key",
+    "aws:cloudwatch/logGroup:LogGroup": "aws-logs-group",
+    "alicloud:cs/nodePool:NodePool": "alicloud-cs_kubernetes_node_pool",
+    "alicloud:oss/bucket:Bucket": "alicloud-oss_bucket",
+    "alicloud:nas/fileSystem:FileSystem": "alicloud-nas_file_system",
+    "alicloud:log/store:Store": "alicloud-log_store",
+}
+MIRRORS = {"https://github.com/pulumi/terraform-provider-aws": "/work/.mirror/pulumi+terraform-provider-aws/repo",
+           "https://github.com/aliyun/terraform-provider-alicloud": "/work/.mirror/aliyun+terraform-provider-alicloud/repo"}
 
 
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
+def _camel(path: str) -> str:
+    return ".".join(re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), part) for part in path.split("."))
+
+
+def _inputs(type_token: str) -> set[str]:
+    """The installed SDK's input names (snake_case) for a type: aws:eks/nodeGroup:NodeGroup ->
+    pulumi_aws.eks.NodeGroupArgs; kubernetes:rbac.authorization.k8s.io/v1:RoleBinding ->
+    pulumi_kubernetes.rbac.v1.RoleBindingArgs; a custom resource's kind -> apiextensions.CustomResource."""
+    provider, module_path, name = type_token.split(":")
+    if provider == "kubernetes":
+        group, version = module_path.split("/")
+        module_name = f"pulumi_kubernetes.{group.split('.')[0]}.{version}"
+        try:
+            args = getattr(importlib.import_module(module_name), f"{name}Args")
+        except (ImportError, AttributeError):
+            custom = importlib.import_module("pulumi_kubernetes.apiextensions").CustomResource
+            return set(inspect.signature(custom.__init__).parameters) - {"self", "resource_name", "opts"}
+    else:
+        args = getattr(importlib.import_module(f"pulumi_{provider}.{module_path.split('/')[0]}"), f"{name}Args")
+    return {n for n in dir(args) if not n.startswith("_")}
+
+
+def _snippet(name: str) -> tuple[str, list[tuple[int, str]]]:
+    header, *lines = (DATA / f"{name}.txt").read_text(encoding="utf-8").splitlines()
+    return header, [(int(n), path) for n, path in (line.split() for line in lines)]
+
+
 @pytest.mark.parametrize("type_token", sorted(RULES))
 def test_every_forcing_input_is_an_input_of_the_installed_sdk(type_token):
-    args = _args_class(type_token)
+    inputs = _inputs(type_token)
     rules = RULES[type_token]
     for path in rules.replaces + tuple(filter(None, [rules.replaces_when_shrinking, rules.fixed_name])):
-        assert hasattr(args, _snake(path.split(".")[0])), f"{type_token}: {path} is not an input of {args.__name__}"
+        assert _snake(path.split(".")[0]) in inputs, f"{type_token}: {path} is not an input of the installed SDK"
 
 
 @pytest.mark.parametrize("type_token", sorted(RULES))
-def test_every_entry_names_its_source(type_token):
-    assert RULES[type_token].source.startswith(("https://github.com/pulumi/terraform-provider-aws ",
-                                                "https://github.com/aliyun/terraform-provider-alicloud ",
-                                                "the previous hand-kept table"))
+def test_every_entry_names_its_source_file_and_commit(type_token):
+    source = RULES[type_token].source
+    assert source.startswith(("https://github.com/pulumi/terraform-provider-aws ",
+                              "https://github.com/aliyun/terraform-provider-alicloud ",
+                              "https://github.com/pulumi/pulumi-kubernetes "))
+    assert re.search(r" \S+\.go@[0-9a-f]{40}$", source), source
+
+
+def test_no_entry_is_hand_kept_any_more():
+    data = yaml.safe_load(PATH.read_text(encoding="utf-8"))
+    assert set(data["sources"]) == {"tf-aws", "tf-alicloud", "pulumi-kubernetes"}
+    assert "hand-kept" not in PATH.read_text(encoding="utf-8")
+
+
+def test_every_terraform_type_has_its_extracted_snippet():
+    terraform = {t for t in RULES if not t.startswith("kubernetes:")}
+    assert terraform == set(SNIPPETS)
+
+
+@pytest.mark.parametrize("type_token", sorted(SNIPPETS))
+def test_catalog_is_exactly_what_the_snippet_says(type_token):
+    """Every ForceNew attribute that is an input of the installed SDK, nested ones under a ForceNew
+    parent folded into it; the entry cites the same file and commit as the snippet."""
+    header, lines = _snippet(SNIPPETS[type_token])
+    inputs = _inputs(type_token)
+    forcing = [_camel(path) for _, path in lines if path.split(".")[0] in inputs]
+    expected = sorted(p for p in forcing if not any(p.startswith(q + ".") for q in forcing))
+    assert sorted(RULES[type_token].replaces) == expected
+    repo, _ref, commit, path = header.split()[-4:]
+    assert RULES[type_token].source == f"{repo} {path}@{commit}"
+
+
+@pytest.mark.parametrize("type_token", sorted(SNIPPETS))
+def test_snippet_matches_the_provider_source_when_a_clone_is_here(type_token):
+    header, lines = _snippet(SNIPPETS[type_token])
+    repo, _ref, commit, path = header.split()[-4:]
+    git_dir = Path(MIRRORS[repo])
+    has_commit = git_dir.is_dir() and subprocess.run(
+        ["git", "--git-dir", str(git_dir), "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True).returncode == 0
+    if not has_commit:
+        pytest.skip(f"no local clone of {repo} with {commit}")
+    run = subprocess.run([sys.executable, str(DATA / "extract_forcenew.py"), str(git_dir), commit, path],
+                         capture_output=True, text=True, check=True)
+    assert [(int(n), p) for n, p in (line.split() for line in run.stdout.splitlines())] == lines
+
+
+def test_kubernetes_entries_are_what_pulumi_kubernetes_lists():
+    rows = [line.split() for line in (DATA / "pulumi-kubernetes.txt").read_text(encoding="utf-8").splitlines()
+            if not line.startswith("#")]
+    every_kind = sorted(path for kind, path, _ in rows if kind == "*")
+    kubernetes = {t for t in RULES if t.startswith("kubernetes:")}
+    for type_token in kubernetes:
+        own = [path for kind, path, _ in rows if kind == type_token]
+        metadata = [] if type_token == "kubernetes:helm.sh/v3:Release" else every_kind
+        assert sorted(RULES[type_token].replaces) == sorted(metadata + own), type_token
+        assert not RULES[type_token].fixed_name  # the provider deletes a named object before replacing it
+
+
+@pytest.mark.parametrize("stack", SHIPPED)
+def test_kubernetes_entries_cover_every_kind_the_shipped_plans_register(stack):
+    kinds = {r["type"] for r in shipped_plan(stack).to_json()["resources"] if r["type"].startswith("kubernetes:")}
+    assert kinds and kinds <= set(RULES), kinds - set(RULES)
+
+
+def test_extractor_reads_nested_schema_keys_and_names_constants():
+    spec = importlib.util.spec_from_file_location("extract_forcenew", DATA / "extract_forcenew.py")
+    extractor = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(extractor)
+    go = '''func resourceThing() *schema.Resource {
+	return &schema.Resource{
+		Schema: map[string]*schema.Schema{
+			"name": {
+				Type:     schema.TypeString,
+				ForceNew: true, // a comment with a { brace
+			},
+			"block": {
+				Type: schema.TypeList,
+				Elem: &schema.Resource{
+					Schema: map[string]*schema.Schema{
+						"inner": {
+							Description: "a { brace in a string",
+							ForceNew:    true,
+						},
+						"free": {
+							Type: schema.TypeString,
+						},
+					},
+				},
+			},
+			names.AttrKMSKeyID: {
+				ForceNew: true,
+			},
+			"after": {
+				Optional: true,
+			},
+		},
+	}
+}
+'''
+    assert [p for _, p in extractor.force_new(go)] == ["name", "block.inner", "kms_key_id"]
 
 
 def test_node_group_capacity_type_and_instance_types_force_replacement_but_scaling_does_not():

@@ -20,6 +20,9 @@ class ReplacementRules:
     data_store: bool = False
     replaces_when_shrinking: Optional[str] = None
     fixed_name: Optional[str] = None
+    # the input path of a name the provider itself deletes before replacing when it stays the same
+    # (pulumi-kubernetes: a named object), so no create-before-delete clash and no option needed
+    deletes_first_when_named: Optional[str] = None
 
     def forcing(self, path: str) -> Optional[str]:
         """The schema entry a changed input path falls under (itself or a parent), if any."""
@@ -37,5 +40,6 @@ def replacement_rules() -> dict[str, ReplacementRules]:
         rules[type_] = ReplacementRules(
             type=type_, source=" ".join(p for p in (origin, detail) if p),
             replaces=tuple(entry["replaces"]), data_store=bool(entry.get("dataStore")),
-            replaces_when_shrinking=entry.get("replacesWhenShrinking"), fixed_name=entry.get("fixedName"))
+            replaces_when_shrinking=entry.get("replacesWhenShrinking"), fixed_name=entry.get("fixedName"),
+            deletes_first_when_named=entry.get("deletesFirstWhenNamed"))
     return rules

@@ -1,7 +1,8 @@
 """Compare two offline plans (base and head of a pull request) as `pulumi up` would act on them.
 
-Which input changes replace a resource comes from the providers' own schemas (their ForceNew /
-willReplaceOnChanges inputs, extracted in blueprints/catalog/replacements.yaml) and from the
+Which input changes replace a resource comes from the providers' own source (their ForceNew /
+willReplaceOnChanges inputs and pulumi-kubernetes' forceNew list, extracted with sources in
+blueprints/catalog/replacements.yaml; a named Kubernetes object is deleted first) and from the
 resource's own `replaceOnChanges` option; inputs a resource lists in `ignoreChanges` are not
 changes at all, so they are shown as ignored and not priced. The real `pulumi preview` in the PR
 workflow remains the authority; this diff runs without credentials on every pull request.
@@ -164,6 +165,15 @@ def _under(path: str, patterns: Sequence[str]) -> bool:
     return any(p == "*" or path == p or path.startswith(p + ".") or path.startswith(p + "[") for p in patterns)
 
 
+def _at(inputs: Mapping[str, Any], path: str) -> Any:
+    """The value at a dotted input path ("metadata.name"), or None."""
+    value: Any = inputs
+    for key in path.split("."):
+        value = _parsed(value)
+        value = value.get(key) if isinstance(value, Mapping) else None
+    return value
+
+
 def _short(value: Any) -> str:
     text = json.dumps(value, sort_keys=True) if not isinstance(value, str) else value
     return text if len(text) <= 40 else text[:39] + "…"
@@ -186,6 +196,12 @@ def _change(old: Mapping[str, Any], new: Mapping[str, Any]) -> Change | None:
                                    f"(provider schema: {rules.source})")
         elif _under(path, options.get("replaceOnChanges") or []):
             change.replaces.append(f"{path}: {_short(before)} -> {_short(after)} (resource option replaceOnChanges)")
+    named = rules.deletes_first_when_named if rules else None
+    if change.replaced and named:
+        namespace = named.rpartition(".")[0] + ".namespace" if "." in named else "namespace"
+        same_name = _at(old["inputs"], named) == _at(new["inputs"], named)
+        same_namespace = _at(old["inputs"], namespace) == _at(new["inputs"], namespace)
+        change.delete_before_replace |= isinstance(_at(new["inputs"], named), str) and same_name and same_namespace
     shrink = rules.replaces_when_shrinking if rules else None
     if shrink and not _under(shrink, ignore):
         b, a = old["inputs"].get(shrink), new["inputs"].get(shrink)
