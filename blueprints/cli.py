@@ -299,3 +299,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for line in error.lines:
             print(f"error: {line}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except Exception:  # noqa: BLE001 - a bug, not bad input: its traceback, and a code no caller reads as findings
+        traceback.print_exc()
+        print("error: the program failed (exit 3); the traceback above is a bug to report", file=sys.stderr)
+        return EXIT_INTERNAL

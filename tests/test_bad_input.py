@@ -110,3 +110,16 @@ def test_hostile_stack_files_never_raise_a_traceback(capsys, tmp_path, document)
         lines = err.strip().splitlines()
         assert 1 <= len(lines) <= 21 and "Traceback" not in err
         assert all(line.startswith("error: ") and "Pulumi.fuzz.yaml: " in line for line in lines), err
+
+
+def test_a_crash_in_the_program_is_exit_3_not_the_findings_code(monkeypatch, capsys):
+    """1 means mandatory findings; a bug must not read as that."""
+    from blueprints import cli
+    from blueprints.offline import plan as plan_module
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(plan_module, "make_plan", broken)
+    assert cli.main(["plan", "--stack", "startup-t4"]) == 3
+    assert "exit 3" in capsys.readouterr().err
