@@ -179,8 +179,10 @@ def _notes(spec: ClusterSpec, group: NodeGroupSpec, shape: Shape, placement: boo
             f"{group.gpus_per_node} x {group.gpu_model} requested per node; {spec.cloud}'s smallest such shape "
             f"in {spec.region} is {label} with {shape.gpu.count}"
         )
-    if group.min_network_gbps and shape.network_gbps < group.min_network_gbps:
-        notes.append(f"{group.min_network_gbps} Gbps requested; {label} offers {shape.network_gbps} Gbps")
+    if group.min_network_gbps and shape.network_baseline_gbps < group.min_network_gbps:
+        burst = f" (up to {shape.network_gbps:g} burst)" if shape.network_gbps > shape.network_baseline_gbps else ""
+        notes.append(f"{group.min_network_gbps} Gbps requested; {label} sustains {shape.network_baseline_gbps:g} Gbps"
+                     f"{burst}")
     if group.min_local_nvme_gb and shape.local_nvme_gb < group.min_local_nvme_gb:
         notes.append(
             f"{group.min_local_nvme_gb} GB local NVMe requested; {label} has {shape.local_nvme_gb} GB "
