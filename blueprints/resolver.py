@@ -183,6 +183,8 @@ def _notes(spec: ClusterSpec, group: NodeGroupSpec, shape: Shape, placement: boo
         burst = f" (up to {shape.network_gbps:g} burst)" if shape.network_gbps > shape.network_baseline_gbps else ""
         notes.append(f"{group.min_network_gbps} Gbps requested; {label} sustains {shape.network_baseline_gbps:g} Gbps"
                      f"{burst}")
+    if shape.sales_note:
+        notes.append(f"{label}: {shape.sales_note}")
     if group.min_local_nvme_gb and shape.local_nvme_gb < group.min_local_nvme_gb:
         notes.append(
             f"{group.min_local_nvme_gb} GB local NVMe requested; {label} has {shape.local_nvme_gb} GB "

@@ -59,6 +59,8 @@ class Shape(_Frozen):
     # Sustained (baseline) bandwidth, Gbps: what `minNetworkGbps` is judged against.
     network_baseline_gbps: float
     rdma: RdmaFacts
+    # Set where the provider sells the shape only on request (e.g. gn8v): the plan repeats it as a note.
+    sales_note: Optional[str] = None
     price: PriceFacts
     regions: tuple[str, ...]
     sources: ShapeSources
