@@ -158,3 +158,12 @@ def test_h20_and_l20_have_figures_the_acceptance_check_can_judge():
     l20 = acceptance_expectation(load_catalog().get("ecs.gn8is.2xlarge"))
     assert (h20["memory_gbps"], h20["gpu_link_gbps"]) == (4000, 450)
     assert (l20["memory_gbps"], l20["bf16_tflops"]) == (864, 119)
+
+
+def test_cpfs_scale_out_step_is_per_region_and_the_plan_says_it():
+    from blueprints.catalog.file_systems import cpfs_scale_out_step_gib
+    from test_resolver import notes, resolved
+
+    assert cpfs_scale_out_step_gib("cn-wulanchabu") == 2400 and cpfs_scale_out_step_gib("cn-hangzhou") == 1200
+    assert "CPFS in cn-wulanchabu scales out in steps of 2400 GiB" in notes(resolved("enterprise-aliyun"))
+    assert "CPFS in cn-hangzhou scales out in steps of 1200 GiB" in notes(resolved("research-a100-aliyun"))
