@@ -3,7 +3,7 @@
     python tests/data/instance_types/extract.py VANTAGE_JSON BANDWIDTH_GO VPCLIMITS_GO DESCRIBE_GO > out.json
 
 Values are copied as published (vantage strings and numbers unchanged; Go literals parsed to ints).
-Only the instance types named on the command line's TYPES list below are kept.
+Only the instance types in TYPES below (the catalog's AWS shapes) are kept.
 """
 
 from __future__ import annotations
