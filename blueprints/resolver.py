@@ -9,6 +9,7 @@ from typing import Optional
 from .catalog import Catalog, Shape, load_catalog
 from .catalog.addons import AddonVersions, addon_versions
 from .catalog.fabric import default_image, published_busbw_gbps
+from .catalog.file_systems import cpfs_scale_out_step_gib, cpfs_source
 from .catalog.gpu_models import acceptance_expectation
 from .catalog.kubernetes_versions import VersionSupport, support, supported_versions
 from .catalog.prices import Quote, hourly_price, quote
@@ -179,8 +180,12 @@ def _notes(spec: ClusterSpec, group: NodeGroupSpec, shape: Shape, placement: boo
             f"{group.gpus_per_node} x {group.gpu_model} requested per node; {spec.cloud}'s smallest such shape "
             f"in {spec.region} is {label} with {shape.gpu.count}"
         )
-    if group.min_network_gbps and shape.network_gbps < group.min_network_gbps:
-        notes.append(f"{group.min_network_gbps} Gbps requested; {label} offers {shape.network_gbps} Gbps")
+    if group.min_network_gbps and shape.network_baseline_gbps < group.min_network_gbps:
+        burst = f" (up to {shape.network_gbps:g} burst)" if shape.network_gbps > shape.network_baseline_gbps else ""
+        notes.append(f"{group.min_network_gbps} Gbps requested; {label} sustains {shape.network_baseline_gbps:g} Gbps"
+                     f"{burst}")
+    if shape.sales_note:
+        notes.append(f"{label}: {shape.sales_note}")
     if group.min_local_nvme_gb and shape.local_nvme_gb < group.min_local_nvme_gb:
         notes.append(
             f"{group.min_local_nvme_gb} GB local NVMe requested; {label} has {shape.local_nvme_gb} GB "
@@ -259,6 +264,16 @@ def _kubernetes_support(spec: ClusterSpec, today: Optional[dt.date]) -> tuple[Ve
     return state, []
 
 
+def _cpfs_step_notes(spec: ClusterSpec) -> list[str]:
+    """CPFS grows only in the region's scale-out step (2400 GiB in Ulanqab, 1200 elsewhere): say which."""
+    fs = spec.storage.parallel_fs
+    if spec.cloud != "alicloud" or fs.type != "cpfs":
+        return []
+    step = cpfs_scale_out_step_gib(spec.region)
+    return [f"storage: CPFS in {spec.region} scales out in steps of {step} GiB and never shrinks "
+            f"({cpfs_source()})"]
+
+
 def _fabric_notes(spec: ClusterSpec, groups: list[ResolvedNodeGroup]) -> list[str]:
     """Say where the multi-node fabric validation cannot be declared, and why."""
     k8s = spec.kubernetes
@@ -329,7 +344,7 @@ def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None, today: Optiona
 
     plan = ResolvedPlan(spec=spec, node_groups=tuple(groups))
     system, system_notes = _system_group(spec)
-    system_notes += _fabric_notes(spec, groups)
+    system_notes += _fabric_notes(spec, groups) + _cpfs_step_notes(spec)
     plan_notes = (version_notes + [n for g in groups for n in g.notes] + system_notes
                   + _stale_prices(groups, spec, today))
     hourly = plan.gpu_hourly_usd()

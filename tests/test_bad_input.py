@@ -47,7 +47,7 @@ def test_malformed_yaml_names_the_line(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("mutate, fragments", [
-    (lambda c: c.setdefault("nodeGroups", {}).update({"gpu": {"gpuModel": "B300"}}), ("gpuModel", "unknown GPU model 'B300'", "H100")),
+    (lambda c: c.setdefault("nodeGroups", {}).update({"gpu": {"gpuModel": "MI300X"}}), ("gpuModel", "unknown GPU model 'MI300X'", "H100")),
     (lambda c: c.setdefault("nodeGroups", {}).update({"gpu": {"gpusPerNode": 0}}), ("nodeGroups.gpu.gpusPerNode", "greater than 0")),
     (lambda c: c.setdefault("nodeGroups", {}).update({"gpu": {"maxNodes": -3}}), ("nodeGroups.gpu.maxNodes", "greater than 0")),
     (lambda c: c.setdefault("nodeGroups", {}).update({"gpu": {"gpusPerNode": 12}}), ("gpusPerNode", "shapes have 8")),

@@ -40,6 +40,8 @@ def test_the_efa_counts_design_md_fixes():
     assert efa["p4d.24xlarge"] == 4 and efa["p4de.24xlarge"] == 4
     assert efa["g5.8xlarge"] == efa["g6.8xlarge"] == efa["g4dn.8xlarge"] == 1
     assert "g4dn.xlarge" not in efa and "g5.xlarge" not in efa
+    assert efa["p5.4xlarge"] == 1 and efa["p6-b200.48xlarge"] == 8
+    assert efa["g6e.24xlarge"] == 2 and efa["g6e.48xlarge"] == 4
 
 
 def test_no_aws_shape_has_four_a100_80gb_and_gn7e_has_no_erdma():

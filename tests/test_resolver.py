@@ -39,7 +39,7 @@ def test_alibaba_has_the_exact_research_shape():
 
 def test_network_and_nvme_shortfalls_are_notes():
     plan = resolved("startup-t4-aliyun")
-    assert "10 Gbps requested; ecs.gn6i-c8g1.2xlarge offers 5 Gbps" in notes(plan)
+    assert "10 Gbps requested; ecs.gn6i-c8g1.2xlarge sustains 5 Gbps" in notes(plan)
     assert "500 GB local NVMe requested; ecs.gn6i-c8g1.2xlarge has 0 GB" in notes(plan)
 
 

@@ -21,7 +21,10 @@ class _Frozen(BaseModel):
 class GpuFacts(_Frozen):
     model: str
     count: int
-    memory_gib: int
+    # Vendor / provider label, GB ("24 GB"); not a size to compute with.
+    memory_gb: float
+    # GiB as AWS's DescribeInstanceTypes reports it (SizeInMiB / 1024): what sizing and checks compute with.
+    memory_gib: float
     interconnect: Literal["pcie", "nvlink", "nvswitch"]
 
 
@@ -51,14 +54,19 @@ class Shape(_Frozen):
     vcpus: int
     memory_gib: int
     local_nvme_gb: int
-    network_gbps: int
+    # The published figure ("up to" burst for small AWS sizes), Gbps.
+    network_gbps: float
+    # Sustained (baseline) bandwidth, Gbps: what `minNetworkGbps` is judged against.
+    network_baseline_gbps: float
     rdma: RdmaFacts
+    # Set where the provider sells the shape only on request (e.g. gn8v): the plan repeats it as a note.
+    sales_note: Optional[str] = None
     price: PriceFacts
     regions: tuple[str, ...]
     sources: ShapeSources
 
     @property
-    def total_gpu_memory_gib(self) -> int:
+    def total_gpu_memory_gib(self) -> float:
         return self.gpu.count * self.gpu.memory_gib
 
 

@@ -1,0 +1,26 @@
+"""Regional file-system facts (file_systems.yaml): the CPFS scale-out step per region."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+FILE_SYSTEMS_FILE = Path(__file__).with_name("file_systems.yaml")
+
+
+@lru_cache(maxsize=1)
+def _facts() -> dict[str, Any]:
+    return yaml.safe_load(FILE_SYSTEMS_FILE.read_text())
+
+
+def cpfs_scale_out_step_gib(region: str) -> int:
+    steps = _facts()["cpfs"]["scale_out_step_gib"]
+    return int(steps.get(region, steps["default"]))
+
+
+def cpfs_source() -> str:
+    facts = _facts()
+    return f"{facts['sources'][facts['cpfs']['source']]} (read {facts['cpfs']['as_of']})"
