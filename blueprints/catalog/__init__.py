@@ -8,6 +8,7 @@ from typing import Literal, Optional
 
 import yaml
 from pydantic import BaseModel, ConfigDict
+from .yamlfile import load_yaml
 
 CATALOG_FILE = Path(__file__).with_name("shapes.yaml")
 
@@ -87,5 +88,5 @@ class Catalog(_Frozen):
 
 @lru_cache(maxsize=1)
 def load_catalog(path: Path = CATALOG_FILE) -> Catalog:
-    raw = yaml.safe_load(path.read_text())
+    raw = load_yaml(path)
     return Catalog(sources=raw["sources"], shapes=tuple(raw["shapes"]))

@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-import yaml
+from .yamlfile import load_yaml
 
 ADDONS_FILE = Path(__file__).with_name("addons.yaml")
 
@@ -23,7 +23,7 @@ class AddonVersions:
 
 @lru_cache(maxsize=1)
 def _raw() -> dict[str, Any]:
-    return yaml.safe_load(ADDONS_FILE.read_text())
+    return load_yaml(ADDONS_FILE)
 
 
 def addon_versions(cloud: str, kubernetes_version: str) -> AddonVersions:

@@ -10,8 +10,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, Mapping, Optional
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
+from .yamlfile import load_yaml
 
 FACTS_FILE = Path(__file__).with_name("chart_workloads.yaml")
 
@@ -61,7 +61,7 @@ class Workload(BaseModel):
 
 @lru_cache(maxsize=1)
 def _facts() -> dict[str, Any]:
-    return yaml.safe_load(FACTS_FILE.read_text())
+    return load_yaml(FACTS_FILE)
 
 
 def release_workloads(chart: str, version: str) -> Optional[list[Workload]]:

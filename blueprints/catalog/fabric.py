@@ -6,14 +6,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
-import yaml
+from .yamlfile import load_yaml
 
 FABRIC_FILE = Path(__file__).with_name("fabric.yaml")
 
 
 @lru_cache(maxsize=1)
 def _facts() -> dict[str, Any]:
-    return yaml.safe_load(FABRIC_FILE.read_text())
+    return load_yaml(FABRIC_FILE)
 
 
 def published_busbw_gbps(instance_type: str) -> Optional[float]:

@@ -6,14 +6,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
+from .yamlfile import load_yaml
 
 FILE_SYSTEMS_FILE = Path(__file__).with_name("file_systems.yaml")
 
 
 @lru_cache(maxsize=1)
 def _facts() -> dict[str, Any]:
-    return yaml.safe_load(FILE_SYSTEMS_FILE.read_text())
+    return load_yaml(FILE_SYSTEMS_FILE)
 
 
 def cpfs_scale_out_step_gib(region: str) -> int:

@@ -6,10 +6,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-import yaml
 from pydantic import BaseModel, ConfigDict
 
 from . import Shape
+from .yamlfile import load_yaml
 
 GPU_MODELS_FILE = Path(__file__).with_name("gpu_models.yaml")
 
@@ -26,7 +26,7 @@ class GpuModel(BaseModel):
 
 @lru_cache(maxsize=1)
 def gpu_models() -> tuple[dict[str, str], dict[str, GpuModel]]:
-    raw = yaml.safe_load(GPU_MODELS_FILE.read_text())
+    raw = load_yaml(GPU_MODELS_FILE)
     return raw["sources"], {name: GpuModel(**facts) for name, facts in raw["models"].items()}
 
 

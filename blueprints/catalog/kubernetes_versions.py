@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal, Optional
 
-import yaml
+from .yamlfile import load_yaml
 
 VERSIONS_FILE = Path(__file__).with_name("kubernetes_versions.yaml")
 Support = Literal["standard", "extended", "ended", "unknown"]
@@ -25,7 +25,7 @@ class VersionSupport:
 
 @lru_cache(maxsize=1)
 def _table() -> dict:
-    return yaml.safe_load(VERSIONS_FILE.read_text())
+    return load_yaml(VERSIONS_FILE)
 
 
 def supported_versions(cloud: str) -> list[str]:

@@ -11,8 +11,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal, Mapping, Optional
 
-import yaml
 from pydantic import BaseModel, ConfigDict, PrivateAttr
+from .yamlfile import load_yaml
 
 PRICES_FILE = Path(__file__).with_name("prices.yaml")
 
@@ -81,7 +81,7 @@ class PriceTable(_Frozen):
 
 @lru_cache(maxsize=1)
 def load_prices(path: Path = PRICES_FILE) -> PriceTable:
-    raw = yaml.safe_load(path.read_text())
+    raw = load_yaml(path)
     return PriceTable(sources=raw["sources"], prices=tuple(raw["prices"]))
 
 

@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
-import yaml
+from .yamlfile import load_yaml
 
 PATH = Path(__file__).with_name("replacements.yaml")
 
@@ -31,7 +31,7 @@ class ReplacementRules:
 
 @lru_cache(maxsize=1)
 def replacement_rules() -> dict[str, ReplacementRules]:
-    data = yaml.safe_load(PATH.read_text(encoding="utf-8"))
+    data = load_yaml(PATH)
     sources = data["sources"]
     rules = {}
     for type_, entry in data["types"].items():

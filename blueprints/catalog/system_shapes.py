@@ -6,8 +6,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal, Optional
 
-import yaml
 from pydantic import BaseModel, ConfigDict
+from .yamlfile import load_yaml
 
 SYSTEM_SHAPES_FILE = Path(__file__).with_name("system_shapes.yaml")
 
@@ -55,5 +55,5 @@ class SystemShapes(_Frozen):
 
 @lru_cache(maxsize=1)
 def load_system_shapes(path: Path = SYSTEM_SHAPES_FILE) -> SystemShapes:
-    raw = yaml.safe_load(path.read_text())
+    raw = load_yaml(path)
     return SystemShapes(sources=raw["sources"], defaults=raw["defaults"], shapes=tuple(raw["shapes"]))

@@ -24,7 +24,7 @@ class Chart(BaseModel):
 
 @lru_cache(maxsize=1)
 def charts() -> dict[str, Chart]:
-    return {name: Chart(**entry) for name, entry in yaml.safe_load(CHARTS_FILE.read_text()).items()}
+    return {name: Chart(**entry) for name, entry in yaml.load(CHARTS_FILE.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)).items()}
 
 
 def chart_release(parent: pulumi.Resource, resource_name: str, key: str, namespace: str, values: Any, *,
