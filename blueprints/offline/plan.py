@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
+from components.zones import ZoneError
+
 from ..compose import resolve_config
 from ..errors import EXIT_FINDINGS, EXIT_OK, BlueprintError
 from ..resolver import ResolvedPlan
@@ -140,7 +142,12 @@ def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequenc
     except BlueprintError as error:  # the resolver names the field; say which stack file holds it
         raise error.prefixed(source) from None
     spec = resolved.spec
-    registered, outputs = run_program(stack, config, spec.region)
+    try:
+        registered, outputs = run_program(stack, config, spec.region)
+    except ZoneError as error:  # a pinned zone the data sources say is absent or does not sell the group's shape
+        field = f"cluster.nodeGroups.{error.group}.zone" if error.group and spec.node_groups.get(error.group) \
+            and spec.node_groups[error.group].zone else "cluster.networking.zone"
+        raise BlueprintError(f"{source}: {field}", str(error)) from None
     # The engine's order depends on when outputs resolve; sorting by URN makes cost lines, findings and readiness
     # come out the same on every run (and the plan JSON byte-identical).
     registrations = tuple(sorted(registered, key=lambda r: r.urn))
