@@ -130,6 +130,17 @@ def node_group_rates(resolved: ResolvedPlan) -> list[dict[str, Any]]:
             for g in resolved.node_groups]
 
 
+def _zone_error(error: Optional[BaseException]) -> Optional[ZoneError]:
+    """The ZoneError behind an exception the Pulumi SDK raised while registering a resource, if any."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, ZoneError):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
+
+
 def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequence[str]] = None) -> Plan:
     """Validate, resolve, run one stack offline and judge it with its packs; BlueprintError on bad input.
 
@@ -144,10 +155,14 @@ def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequenc
     spec = resolved.spec
     try:
         registered, outputs = run_program(stack, config, spec.region)
-    except ZoneError as error:  # a pinned zone the data sources say is absent or does not sell the group's shape
-        field = f"cluster.nodeGroups.{error.group}.zone" if error.group and spec.node_groups.get(error.group) \
-            and spec.node_groups[error.group].zone else "cluster.networking.zone"
-        raise BlueprintError(f"{source}: {field}", str(error)) from None
+    except Exception as error:  # noqa: BLE001 - a zone error arrives wrapped by the SDK's resource registration
+        zone = _zone_error(error)
+        if zone is None:
+            raise
+        # A pinned zone the data sources say is absent, or does not sell the group's shape: bad input, one line.
+        group = spec.node_groups.get(zone.group or "")
+        field = f"cluster.nodeGroups.{zone.group}.zone" if group and group.zone else "cluster.networking.zone"
+        raise BlueprintError(f"{source}: {field}", str(zone)) from None
     # The engine's order depends on when outputs resolve; sorting by URN makes cost lines, findings and readiness
     # come out the same on every run (and the plan JSON byte-identical).
     registrations = tuple(sorted(registered, key=lambda r: r.urn))

@@ -109,11 +109,11 @@ class GpuCluster(Component):
                                                                              for g in zoned if not g.zone)),
                                         sorted(available)[0])
             pinned = {g.name: g.zone or default for g in zoned}
+            subnets = subnet_zones(available, {**pinned, **({None: default} if args.zone or zoned or args.file_system
+                                                            else {})})
             for g in zoned:
                 check_offered(g.name, g.instance_type, pinned[g.name], sells[g.instance_type])
-            return {"subnets": subnet_zones(available, {**pinned, **({None: default} if args.zone or zoned
-                                                                       or args.file_system else {})}),
-                    "pinned": pinned, "default": default}
+            return {"subnets": subnets, "pinned": pinned, "default": default}
 
         zones = pulumi.Output.all(azs, *offered.values()).apply(_zones)
         network = GpuNetwork(name, NetworkArgs(
