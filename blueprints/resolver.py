@@ -176,10 +176,27 @@ def group_rdma(spec: ClusterSpec, group: NodeGroupSpec) -> bool:
 def group_placement(spec: ClusterSpec, group: NodeGroupSpec, rdma_interfaces: int) -> bool:
     """A placement group of the group's own: RDMA groups only; never for capacity blocks (AWS places them), and for
     an ODCR only when the group asks (a reservation is not in a placement group unless created in one)."""
-    if not rdma_interfaces or group.capacity == "capacity-block":
+    if not rdma_interfaces or group.capacity == "capacity-block" or _deployment_set_limit(spec, group):
         return False
     default = "none" if group.capacity == "reservation" else spec.networking.placement
     return (group.placement or default) == "cluster"
+
+
+# An ECS deployment set holds no spot instances, and a low-latency one at most 20 instances, all in one zone.
+# https://www.alibabacloud.com/help/en/ecs/user-guide/deployment-set-overview
+LOW_LATENCY_MAX_INSTANCES = 20
+
+
+def _deployment_set_limit(spec: ClusterSpec, group: NodeGroupSpec) -> Optional[str]:
+    """Why an Alibaba Cloud pool cannot have a low-latency deployment set, or None."""
+    if spec.cloud != "alicloud":
+        return None
+    if group.capacity == "spot":
+        return "an ECS deployment set holds no spot instances"
+    if group.max_nodes > LOW_LATENCY_MAX_INSTANCES:
+        return (f"a low-latency deployment set holds at most {LOW_LATENCY_MAX_INSTANCES} instances; maxNodes is "
+                f"{group.max_nodes}")
+    return None
 
 
 RESERVED = ("reservation", "capacity-block")
@@ -230,7 +247,8 @@ def plan_zone(spec: ClusterSpec) -> tuple[Optional[str], list[str]]:
         users.append("the file system")
     if not users:
         return zone, []
-    return zone, [f"zone: {' and '.join(users)} go in {zone}, the default zone for {spec.region}; set networking.zone "
+    verb = "goes" if len(users) == 1 else "go"
+    return zone, [f"zone: {' and '.join(users)} {verb} in {zone}, the default zone for {spec.region}; set networking.zone "
                   "to pin another before the first `pulumi up` (moving it later replaces them)"]
 
 
@@ -259,12 +277,15 @@ def _notes(spec: ClusterSpec, group: NodeGroupSpec, shape: Shape, placement: boo
         )
     rdma = group_rdma(spec, group)
     if not rdma and shape.rdma.kind != "none":
-        notes.append(f"{label} supports {shape.rdma.kind.upper()} but RDMA is off for the group, so none is attached")
+        off = "networking.rdma is off" if group.rdma is None else "the group sets rdma: false"
+        notes.append(f"{label} supports {shape.rdma.kind.upper()} but {off}, so none is attached")
     if rdma and shape.rdma.kind != "none" and not placement:
         why = ("capacity blocks place instances themselves" if group.capacity == "capacity-block" else
+               _deployment_set_limit(spec, group) if _deployment_set_limit(spec, group) else
                "an ODCR is not in a placement group unless placement: cluster asks" if group.capacity == "reservation"
                and group.placement is None else "placement: none")
-        notes.append(f"no cluster placement group for {label} ({why})")
+        kind = "cluster placement group" if spec.cloud == "aws" else "low-latency deployment set"
+        notes.append(f"no {kind} for {label} ({why})")
     option = CAPACITY_OPTION[group.capacity]
     overridden = shape.instance_type in spec.prices
     if option != "on-demand" and not overridden and _quote(shape, spec, option) is None:
