@@ -82,31 +82,26 @@ class GpuCluster(Component):
         account_id = alicloud.get_account_output(opts=invoke).id
         # vSwitches go where the first GPU shape is sold, in zones fixed by the args (the spec) and otherwise by
         # name, never by the order the data source lists them; eRDMA pools and pinned pools get their zone's vSwitch.
-        zone_ids = alicloud.get_zones_output(available_instance_type=args.gpu_groups[0].instance_type,
-                                             available_resource_creation="VSwitch", opts=invoke).ids
+        # Plain (blocking) invokes: a zone error stops the program here, before any resource depends on it.
+        sync = pulumi.InvokeOptions(parent=self, provider=provider)
+        available = alicloud.get_zones(available_instance_type=args.gpu_groups[0].instance_type,
+                                       available_resource_creation="VSwitch", opts=sync).ids
         zoned = [g for g in args.gpu_groups if g.zone or g.rdma_interfaces]
-        sells = {t: alicloud.get_zones_output(available_instance_type=t, available_resource_creation="VSwitch",
-                                              opts=invoke).ids for t in sorted({g.instance_type for g in zoned})}
-        types = list(sells)
-
-        def _zones(values: list) -> dict:
-            available, offered = values[0], dict(zip(types, values[1:]))
-            default = args.zone or next((z for z in sorted(available) if all(z in offered[g.instance_type]
-                                                                             for g in zoned if not g.zone)),
-                                        sorted(available)[0])
-            pinned = {g.name: g.zone or default for g in zoned}
-            subnets = subnet_zones(available, {**pinned, None: default})
-            for g in zoned:
-                check_offered(g.name, g.instance_type, pinned[g.name], offered[g.instance_type])
-            return {"subnets": subnets, "pinned": pinned, "default": default}
-
-        zones = pulumi.Output.all(zone_ids, *sells.values()).apply(_zones)
+        sells = {t: alicloud.get_zones(available_instance_type=t, available_resource_creation="VSwitch",
+                                       opts=sync).ids for t in sorted({g.instance_type for g in zoned})}
+        default = args.zone or next((z for z in sorted(available) if all(z in sells[g.instance_type]
+                                                                         for g in zoned if not g.zone)),
+                                    sorted(available)[0])
+        pinned = {g.name: g.zone or default for g in zoned}
+        vswitch_zones = subnet_zones(available, {**pinned, None: default})
+        for g in zoned:
+            check_offered(g.name, g.instance_type, pinned[g.name], sells[g.instance_type])
 
         key = DataKey(f"{name}-data", DataKeyArgs(protect=production, tags=tags), opts=child)
         logs = AuditTrail(f"{name}-audit", AuditTrailArgs(
             region=args.region, account_id=account_id, retention_days=args.log_retention_days, kms_key_id=key.id,
             tags=tags), opts=child)
-        vpc = GpuNetwork(name, NetworkArgs(cidr=args.vpc_cidr, zone_ids=zones.apply(lambda z: z["subnets"]), log_project=logs.project_name,
+        vpc = GpuNetwork(name, NetworkArgs(cidr=args.vpc_cidr, zone_ids=vswitch_zones, log_project=logs.project_name,
                                            log_store=logs.flow_log_store, tags=tags), opts=child)
         versions = dict(args.addon_versions)
         fs_args = args.file_system if args.file_system and args.file_system.kind in ("cpfs", "nas") else None
@@ -128,8 +123,7 @@ class GpuCluster(Component):
 
         def vswitch_in(group: Optional[str]) -> pulumi.Output[str]:
             """The vSwitch in a pool's zone (None: the cluster's zone)."""
-            return pulumi.Output.all(zones, *[v.id for v in vpc.vswitches]).apply(
-                lambda v: v[1 + v[0]["subnets"].index(v[0]["pinned"][group] if group else v[0]["default"])])
+            return vpc.vswitches[vswitch_zones.index(pinned[group] if group else default)].id
 
         pools = []
         for g in args.gpu_groups:
@@ -182,7 +176,7 @@ class GpuCluster(Component):
         if fs_args is not None:
             fs = SharedFileSystem(f"{name}-{fs_args.kind}", SharedFileSystemArgs(
                 kind=fs_args.kind, size_gib=fs_args.size_gib, vpc_id=vpc.vpc.id, vswitch_id=vswitch_in(None),
-                zone_id=zones.apply(lambda z: z["default"]), kms_key_id=key.id, protect=production, tags=tags,
+                zone_id=default, kms_key_id=key.id, protect=production, tags=tags,
                 export_domain=fs_args.export_domain,
                 cache_bucket_name=bucket.name if bucket is not None and objects.cache else None), opts=child)
             outputs["file_system_id"] = fs.file_system_id

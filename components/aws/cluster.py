@@ -95,30 +95,25 @@ class GpuCluster(Component):
         # Zones come from the args (the spec), never from the order a data source lists them in: RDMA groups, groups
         # on a reservation and the file system each get the subnet of their zone, and the subnets' zones are the
         # pinned ones filled up with the others by name. A pinned zone that does not sell its group's shape fails.
-        azs = aws.get_availability_zones_output(state="available", opts=invoke).names
+        # Plain (blocking) invokes: a zone error stops the program here, before any resource depends on it.
+        sync = pulumi.InvokeOptions(parent=self, provider=provider)
+        available = aws.get_availability_zones(state="available", opts=sync).names
         zoned = [g for g in args.gpu_groups if g.zone or g.rdma_interfaces]
-        offered = {t: aws.ec2.get_instance_type_offerings_output(
+        sells = {t: aws.ec2.get_instance_type_offerings(
             location_type="availability-zone", filters=[{"name": "instance-type", "values": [t]}],
-            opts=invoke).locations for t in sorted({g.instance_type for g in zoned})}
-        types = list(offered)
-
-        def _zones(values: list) -> dict:
-            available, sells = values[0], dict(zip(types, values[1:]))
-            # Without a zone from the caller: the first zone by name that sells every RDMA shape.
-            default = args.zone or next((z for z in sorted(available) if all(z in sells[g.instance_type]
-                                                                             for g in zoned if not g.zone)),
-                                        sorted(available)[0])
-            pinned = {g.name: g.zone or default for g in zoned}
-            subnets = subnet_zones(available, {**pinned, **({None: default} if args.zone or zoned or args.file_system
-                                                            else {})})
-            for g in zoned:
-                check_offered(g.name, g.instance_type, pinned[g.name], sells[g.instance_type])
-            return {"subnets": subnets, "pinned": pinned, "default": default}
-
-        zones = pulumi.Output.all(azs, *offered.values()).apply(_zones)
+            opts=sync).locations for t in sorted({g.instance_type for g in zoned})}
+        # Without a zone from the caller: the first zone by name that sells every RDMA shape.
+        default = args.zone or next((z for z in sorted(available) if all(z in sells[g.instance_type]
+                                                                         for g in zoned if not g.zone)),
+                                    sorted(available)[0])
+        pinned = {g.name: g.zone or default for g in zoned}
+        subnet_azs = subnet_zones(available, {**pinned, **({None: default} if args.zone or zoned or args.file_system
+                                                           else {})})
+        for g in zoned:
+            check_offered(g.name, g.instance_type, pinned[g.name], sells[g.instance_type])
         network = GpuNetwork(name, NetworkArgs(
             region=args.region, cidr=args.vpc_cidr, flow_log_retention_days=args.log_retention_days,
-            kms_key_arn=key.arn, availability_zones=zones.apply(lambda z: z["subnets"]),
+            kms_key_arn=key.arn, availability_zones=subnet_azs,
             account_id=identity.account_id, partition=partition, tags=tags), opts=child)
 
         eks = EksCluster(name, EksArgs(
@@ -132,8 +127,7 @@ class GpuCluster(Component):
 
         def subnet_in(group: Optional[str]) -> pulumi.Output[str]:
             """The private subnet in a group's zone (None: the cluster's zone)."""
-            return pulumi.Output.all(zones, *[s.id for s in network.private_subnets]).apply(
-                lambda v: v[1 + v[0]["subnets"].index(v[0]["pinned"][group] if group else v[0]["default"])])
+            return network.private_subnets[subnet_azs.index(pinned[group] if group else default)].id
 
         fabric = None
         if args.rdma:
