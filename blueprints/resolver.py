@@ -239,12 +239,15 @@ def plan_zone(spec: ClusterSpec) -> tuple[Optional[str], list[str]]:
     for name, group in spec.node_groups.items():
         if group.zone and group_rdma(spec, group):
             return group.zone, []
-    if spec.cloud != "aws":
-        return None, []
-    zone = f"{spec.region}a"
     users = [f"node group {n}" for n, g in spec.node_groups.items() if group_rdma(spec, g) and not g.zone]
     if spec.storage.parallel_fs.type != "none":
         users.append("the file system")
+    if spec.cloud != "aws":
+        # Alibaba Cloud zone letters differ by region: the program takes the first zone, by name, that sells the
+        # shape (the same whatever order the data source lists them in); the spec can pin it.
+        return None, [f"zone: {' and '.join(users)} go in the first zone, by name, that sells the GPU shape; set "
+                      "networking.zone to pin it before the first `pulumi up`"] if users else []
+    zone = f"{spec.region}a"
     if not users:
         return zone, []
     verb = "goes" if len(users) == 1 else "go"

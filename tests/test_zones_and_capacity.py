@@ -174,3 +174,21 @@ def test_alibaba_erdma_pool_launches_into_its_own_low_latency_deployment_set():
     (pool,) = gpu_groups(plan)
     assert pool["deploymentSetId"] == ids["enterprise-aliyun-gpu"]
     assert len(pool["vswitchIds"]) == 1
+
+
+class ReorderedAlicloudMocks(OfflineMocks):
+    def __init__(self, region):
+        super().__init__(region)
+        self.alicloud_zones = list(reversed(self.alicloud_zones))
+
+
+def test_alibaba_zone_order_moves_no_pool_and_no_file_system(monkeypatch):
+    stable = ("alicloud:vpc/switch:Switch", "alicloud:cs/nodePool:NodePool", "alicloud:nas/fileSystem:FileSystem",
+              "alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet")
+    before = make_plan("enterprise-aliyun")
+    monkeypatch.setattr(engine, "OfflineMocks", ReorderedAlicloudMocks)
+    after = make_plan("enterprise-aliyun")
+    for type_ in stable:
+        assert by_name(after, type_) == by_name(before, type_), type_
+    assert by_name(after, "alicloud:nas/fileSystem:FileSystem")  # the comparison compared something
+    assert "set networking.zone to pin it" in "\n".join(before.resolved.notes)

@@ -25,6 +25,7 @@ class OfflineMocks(pulumi_mocks.Mocks):
         self.zones = [f"{region}{suffix}" for suffix in "abcd"]
         # The zones that sell every instance type, in the order the offerings data source lists them.
         self.offered_zones = self.zones[:3]
+        self.alicloud_zones = [f"{region}-{suffix}" for suffix in ("h", "i", "j")]
 
     # ---------------------------------------------------------------- resources
     def new_resource(self, args: pulumi_mocks.MockResourceArgs) -> tuple[str, dict]:
@@ -131,7 +132,7 @@ def _ssm_parameter(mocks: OfflineMocks, args: dict) -> dict:
 
 
 def _ali_zones(mocks: OfflineMocks, args: dict) -> dict:
-    zones = [f"{mocks.region}-{suffix}" for suffix in ("h", "i", "j")]
+    zones = list(mocks.alicloud_zones)
     return {"id": mocks.region, "ids": zones, "zones": [{"id": z, "localName": z} for z in zones]}
 
 
