@@ -192,3 +192,14 @@ def test_alibaba_zone_order_moves_no_pool_and_no_file_system(monkeypatch):
         assert by_name(after, type_) == by_name(before, type_), type_
     assert by_name(after, "alicloud:nas/fileSystem:FileSystem")  # the comparison compared something
     assert "set networking.zone to pin it" in "\n".join(before.resolved.notes)
+
+
+def test_subnet_zones_are_the_pinned_ones_filled_up_by_name_whatever_the_listing_order():
+    from components.zones import ZoneError, subnet_zones
+    listed = ["us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d"]
+    assert subnet_zones(listed, {"gpu": "us-east-1d"}) == ["us-east-1a", "us-east-1b", "us-east-1d"]
+    assert subnet_zones(list(reversed(listed)), {"gpu": "us-east-1d"}) == ["us-east-1a", "us-east-1b", "us-east-1d"]
+    assert subnet_zones(listed[::2] + listed[1::2], {}) == ["us-east-1a", "us-east-1b", "us-east-1c"]
+    with pytest.raises(ZoneError) as error:
+        subnet_zones(listed, {"gpu": "us-east-1f"})
+    assert error.value.group == "gpu"
