@@ -55,7 +55,8 @@ def gpu_group_args(plan: ResolvedPlan, group: ResolvedNodeGroup) -> GpuGroupArgs
         spot_max_price_usd=g.spot_max_price_usd, labels=dict(g.labels),
         taints=group_taints(group, plan.spec.kubernetes.acceptance), mig_profile=g.mig_profile,
         gpu_resources=group.shape.gpu.count * mig_slices(g.mig_profile), rdma_interfaces=group.rdma_interfaces,
-        placement_group=group.placement_group,
+        placement_group=group.placement_group, zone=group.zone,
+        capacity_block_ends_at=g.capacity_block_ends_at,
         local_nvme_raid0=plan.spec.storage.local_nvme_scratch and group.shape.local_nvme_gb > 0)
 
 
@@ -124,6 +125,7 @@ def cluster_args(plan: ResolvedPlan) -> GpuClusterArgs:
         node_release_version=spec.node_image.release_version,
         threat_detection=spec.account_services.threat_detection == "create",
         mlps_hardening="mlps" in spec.compliance.frameworks,
+        zone=plan.zone,
         platform=platform_args(plan),
     )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -31,6 +32,8 @@ class ResolvedNodeGroup:
     rdma_interfaces: int
     placement_group: bool
     notes: tuple[str, ...]
+    # the zone the group's nodes go in (RDMA groups, reservations, capacity blocks); None: the cluster's zones
+    zone: Optional[str] = None
     # acceptance/gpu_check.py's expectation for this shape (None when the check is off)
     acceptance: Optional[dict] = None
     # bus bandwidth the fabric validation must reach: threshold x the published two-node figure (None: not judged)
@@ -62,6 +65,7 @@ class ResolvedPlan:
     system: Optional[ResolvedSystemGroup] = None
     addons: Optional[AddonVersions] = None
     fabric_image: Optional[str] = None  # the stack's fabric validation image, else the cloud's default (catalog)
+    zone: Optional[str] = None  # the file system's zone and RDMA groups' default (from the spec, never a data source)
 
     @property
     def rdma(self) -> bool:
@@ -124,14 +128,15 @@ def _why_none(catalog: Catalog, spec: ClusterSpec, name: str, group: NodeGroupSp
             f"{where}.gpusPerNode: no {spec.cloud} shape has {group.gpus_per_node} x {group.gpu_model}; "
             f"shapes have {', '.join(map(str, counts))}"
         )
-    if spec.networking.rdma:
+    if group_rdma(spec, group):
         kind = "EFA" if spec.cloud == "aws" else "eRDMA"
         with_rdma = [s for s in same if s.rdma.kind != "none"]
         if not any(spec.region in s.regions for s in with_rdma):
             listed = "; ".join(f"{s.instance_type} ({', '.join(s.regions)})" for s in shapes if s.rdma.kind != "none")
+            field = f"{where}.rdma" if group.rdma is not None else "networking.rdma"
             return (
-                f"networking.rdma: no {group.gpu_model} shape with {kind} is sold in {spec.region}; "
-                f"shapes with {kind}: {listed} (or set networking.rdma: false)"
+                f"{field}: no {group.gpu_model} shape with {kind} is sold in {spec.region}; "
+                f"shapes with {kind}: {listed} (or set rdma: false on the group or networking.rdma: false)"
             )
     sold = sorted({r for s in same for r in s.regions})
     if not any(spec.region in s.regions for s in same):
@@ -158,10 +163,97 @@ def _pinned(catalog: Catalog, spec: ClusterSpec, name: str, group: NodeGroupSpec
             f"{shape.instance_type} has {shape.gpu.count} x {shape.gpu.model}, "
             f"not {group.gpus_per_node} x {group.gpu_model}",
         )
-    if spec.networking.rdma and shape.rdma.kind == "none":
+    if group_rdma(spec, group) and shape.rdma.kind == "none":
         with_rdma = ", ".join(s.instance_type for s in catalog.for_cloud(spec.cloud) if s.rdma.kind != "none")
         raise BlueprintError(where, f"{shape.instance_type} has no RDMA interface; shapes with RDMA: {with_rdma}")
     return shape
+
+
+def group_rdma(spec: ClusterSpec, group: NodeGroupSpec) -> bool:
+    """RDMA for a node group: its own setting, else the cluster's networking.rdma."""
+    return spec.networking.rdma if group.rdma is None else group.rdma
+
+
+def group_placement(spec: ClusterSpec, group: NodeGroupSpec, rdma_interfaces: int) -> bool:
+    """A placement group of the group's own: RDMA groups only; never for capacity blocks (AWS places them), and for
+    an ODCR only when the group asks (a reservation is not in a placement group unless created in one)."""
+    if not rdma_interfaces or group.capacity == "capacity-block" or _deployment_set_limit(spec, group):
+        return False
+    default = "none" if group.capacity == "reservation" else spec.networking.placement
+    return (group.placement or default) == "cluster"
+
+
+# An ECS deployment set holds no spot instances, and a low-latency one at most 20 instances, all in one zone.
+# https://www.alibabacloud.com/help/en/ecs/user-guide/deployment-set-overview
+LOW_LATENCY_MAX_INSTANCES = 20
+
+
+def _deployment_set_limit(spec: ClusterSpec, group: NodeGroupSpec) -> Optional[str]:
+    """Why an Alibaba Cloud pool cannot have a low-latency deployment set, or None."""
+    if spec.cloud != "alicloud":
+        return None
+    if group.capacity == "spot":
+        return "an ECS deployment set holds no spot instances"
+    if group.max_nodes > LOW_LATENCY_MAX_INSTANCES:
+        return (f"a low-latency deployment set holds at most {LOW_LATENCY_MAX_INSTANCES} instances; maxNodes is "
+                f"{group.max_nodes}")
+    return None
+
+
+RESERVED = ("reservation", "capacity-block")
+
+
+def _zone_pattern(spec: ClusterSpec) -> re.Pattern:
+    # AWS zone names are the region plus a letter (us-east-1a); Alibaba Cloud's the region, '-' and a letter
+    # (cn-hangzhou-h). https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/using-regions-availability-zones.html
+    # https://www.alibabacloud.com/help/en/ecs/product-overview/regions-and-zones
+    sep = "" if spec.cloud == "aws" else "-"
+    return re.compile(rf"^{re.escape(spec.region)}{sep}[a-z]$")
+
+
+def _check_zone(spec: ClusterSpec, where: str, zone: str) -> None:
+    if not _zone_pattern(spec).match(zone):
+        example = f"{spec.region}a" if spec.cloud == "aws" else f"{spec.region}-h"
+        raise BlueprintError(where, f"{zone!r} is not a zone of {spec.region} (zones there are named like {example})")
+
+
+def _check_reserved(spec: ClusterSpec, name: str, group: NodeGroupSpec) -> None:
+    """Reservations and capacity blocks as EKS documents them: the reservation's zone, and for a block, a fixed size."""
+    where = f"cluster.nodeGroups.{name}"
+    if group.capacity in RESERVED and spec.cloud == "aws" and not group.zone:
+        raise BlueprintError(f"{where}.zone", f"capacity {group.capacity!r} needs the reservation's zone "
+                                              f"(a subnet there carries the group), for example {spec.region}a")
+    if group.capacity == "capacity-block" and not group.min_nodes == group.desired_nodes == group.max_nodes:
+        raise BlueprintError(where, "a capacity block holds a fixed number of instances: set minNodes = desiredNodes "
+                                    f"= maxNodes to the block's size (got {group.min_nodes}/{group.desired_nodes}/"
+                                    f"{group.max_nodes})")
+    if group.capacity_block_ends_at and group.capacity != "capacity-block":
+        raise BlueprintError(f"{where}.capacityBlockEndsAt", "only a capacity-block group has an end time")
+
+
+def plan_zone(spec: ClusterSpec) -> tuple[Optional[str], list[str]]:
+    """The zone of the file system and RDMA groups' default: networking.zone, else the zone of the first RDMA group
+    that names one, else on AWS the region's zone a, chosen once here from the spec (never from a data source, whose
+    order may change) and written in the plan notes."""
+    if spec.networking.zone:
+        return spec.networking.zone, []
+    for name, group in spec.node_groups.items():
+        if group.zone and group_rdma(spec, group):
+            return group.zone, []
+    users = [f"node group {n}" for n, g in spec.node_groups.items() if group_rdma(spec, g) and not g.zone]
+    if spec.storage.parallel_fs.type != "none":
+        users.append("the file system")
+    if spec.cloud != "aws":
+        # Alibaba Cloud zone letters differ by region: the program takes the first zone, by name, that sells the
+        # shape (the same whatever order the data source lists them in); the spec can pin it.
+        return None, [f"zone: {' and '.join(users)} go in the first zone, by name, that sells the GPU shape; set "
+                      "networking.zone to pin it before the first `pulumi up`"] if users else []
+    zone = f"{spec.region}a"
+    if not users:
+        return zone, []
+    verb = "goes" if len(users) == 1 else "go"
+    return zone, [f"zone: {' and '.join(users)} {verb} in {zone}, the default zone for {spec.region}; set networking.zone "
+                  "to pin another before the first `pulumi up` (moving it later replaces them)"]
 
 
 def _cheapest(candidates: list[Shape], spec: ClusterSpec) -> Shape:
@@ -191,11 +283,17 @@ def _notes(spec: ClusterSpec, group: NodeGroupSpec, shape: Shape, placement: boo
             f"{group.min_local_nvme_gb} GB local NVMe requested; {label} has {shape.local_nvme_gb} GB "
             f"(scratch falls back to the encrypted root volume)"
         )
-    if not spec.networking.rdma and shape.rdma.kind != "none":
-        notes.append(f"{label} supports {shape.rdma.kind.upper()} but networking.rdma is off, so none is attached")
-    if spec.networking.rdma and shape.rdma.kind != "none" and not placement:
-        why = "capacity blocks place instances themselves" if group.capacity == "capacity-block" else "placement: none"
-        notes.append(f"no cluster placement group for {label} ({why})")
+    rdma = group_rdma(spec, group)
+    if not rdma and shape.rdma.kind != "none":
+        off = "networking.rdma is off" if group.rdma is None else "the group sets rdma: false"
+        notes.append(f"{label} supports {shape.rdma.kind.upper()} but {off}, so none is attached")
+    if rdma and shape.rdma.kind != "none" and not placement:
+        why = ("capacity blocks place instances themselves" if group.capacity == "capacity-block" else
+               _deployment_set_limit(spec, group) if _deployment_set_limit(spec, group) else
+               "an ODCR is not in a placement group unless placement: cluster asks" if group.capacity == "reservation"
+               and group.placement is None else "placement: none")
+        kind = "cluster placement group" if spec.cloud == "aws" else "low-latency deployment set"
+        notes.append(f"no {kind} for {label} ({why})")
     option = CAPACITY_OPTION[group.capacity]
     overridden = shape.instance_type in spec.prices
     if option != "on-demand" and not overridden and _quote(shape, spec, option) is None:
@@ -312,23 +410,27 @@ def _system_group(spec: ClusterSpec) -> tuple[ResolvedSystemGroup, list[str]]:
 def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None, today: Optional[dt.date] = None) -> ResolvedPlan:
     catalog = catalog or load_catalog()
     kubernetes, version_notes = _kubernetes_support(spec, today)
+    if spec.networking.zone:
+        _check_zone(spec, "cluster.networking.zone", spec.networking.zone)
+    zone, zone_notes = plan_zone(spec)
     groups: list[ResolvedNodeGroup] = []
     for name, group in spec.node_groups.items():
+        if group.zone:
+            _check_zone(spec, f"cluster.nodeGroups.{name}.zone", group.zone)
+        _check_reserved(spec, name, group)
         if group.instance_type:
             shape = _pinned(catalog, spec, name, group)
         else:
             candidates = [
-                s for s in catalog.for_cloud(spec.cloud) if _shape_meets(s, group, spec.networking.rdma, spec.region)
+                s for s in catalog.for_cloud(spec.cloud) if _shape_meets(s, group, group_rdma(spec, group), spec.region)
             ]
             if not candidates:
                 where, _, message = _why_none(catalog, spec, name, group).partition(": ")
                 raise BlueprintError(where, message)
             shape = _cheapest(candidates, spec)
         _check_mig(spec, name, group, shape)
-        rdma_interfaces = shape.rdma.interfaces if spec.networking.rdma else 0
-        placement = bool(
-            rdma_interfaces and spec.networking.placement == "cluster" and group.capacity != "capacity-block"
-        )
+        rdma_interfaces = shape.rdma.interfaces if group_rdma(spec, group) else 0
+        placement = group_placement(spec, group, rdma_interfaces)
         option = CAPACITY_OPTION[group.capacity]
         price, source = _price(shape, spec, option)
         used = None if shape.instance_type in spec.prices else (_quote(shape, spec, option) or _quote(shape, spec))
@@ -337,6 +439,7 @@ def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None, today: Optiona
         published = published_busbw_gbps(shape.instance_type)
         groups.append(ResolvedNodeGroup(
             name, group, shape, price, source, rdma_interfaces, placement, notes,
+            zone=group.zone or (zone if rdma_interfaces else None),
             acceptance=acceptance_expectation(shape, check.thresholds) if check.enabled else None,
             fabric_min_busbw_gbps=round(published * spec.kubernetes.fabric_validation.threshold, 1)
             if published else None,
@@ -345,7 +448,12 @@ def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None, today: Optiona
     plan = ResolvedPlan(spec=spec, node_groups=tuple(groups))
     system, system_notes = _system_group(spec)
     system_notes += _fabric_notes(spec, groups) + _cpfs_step_notes(spec)
-    plan_notes = (version_notes + [n for g in groups for n in g.notes] + system_notes
+    distinct = sorted({g.zone for g in groups if g.zone} | ({zone} if zone and spec.storage.parallel_fs.type != "none"
+                                                           else set()))
+    if len(distinct) > 3:
+        raise BlueprintError("cluster.nodeGroups", f"the cluster has subnets in three zones; the groups and the file "
+                                                   f"system ask for {len(distinct)}: {', '.join(distinct)}")
+    plan_notes = (version_notes + zone_notes + [n for g in groups for n in g.notes] + system_notes
                   + _stale_prices(groups, spec, today))
     hourly = plan.gpu_hourly_usd()
     guide = spec.price_guidance_usd_per_hour
@@ -356,4 +464,4 @@ def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None, today: Optiona
         )
     return ResolvedPlan(spec=spec, node_groups=tuple(groups), notes=tuple(plan_notes), kubernetes=kubernetes,
                         system=system, addons=addon_versions(spec.cloud, spec.kubernetes_version),
-                        fabric_image=spec.kubernetes.fabric_validation.image or default_image(spec.cloud))
+                        fabric_image=spec.kubernetes.fabric_validation.image or default_image(spec.cloud), zone=zone)

@@ -90,7 +90,26 @@ class NodeGroupSpec(SpecModel):
     max_nodes: int = Field(1, gt=0, le=1000, description="Maximum nodes.")
     capacity: Capacity = Field("on-demand", description="How the nodes are bought.")
     capacity_reservation_id: Optional[str] = Field(
-        None, description="Capacity reservation or capacity block id (required for reservation and capacity-block)."
+        None, description="Capacity reservation or capacity block id (required for reservation and capacity-block); "
+                          "an ODCR group may name a capacity reservation resource group's ARN instead."
+    )
+    zone: Optional[str] = Field(
+        None, description="Availability zone of the group's nodes (one subnet). Required with a reservation or "
+                          "capacity block (the reservation's zone); default for RDMA groups: networking.zone."
+    )
+    rdma: Optional[bool] = Field(
+        None, description="RDMA (AWS EFA, Alibaba Cloud eRDMA) for this group; default: networking.rdma. An "
+                          "inference group beside a training group sets false and gets the cheapest shape."
+    )
+    placement: Optional[Literal["cluster", "none"]] = Field(
+        None, description="A cluster placement group (AWS) / low-latency deployment set (Alibaba Cloud) of the "
+                          "group's own, RDMA groups only; default: networking.placement, but none for reservations "
+                          "(ODCRs) and never for capacity blocks, which AWS places itself."
+    )
+    capacity_block_ends_at: Optional[str] = Field(
+        None, pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$",
+        description="Capacity blocks: the block's end time (UTC, 2026-12-01T11:30:00Z); the group is scheduled to "
+                    "scale to zero 40 minutes before it, so pods drain before AWS reclaims the instances."
     )
     spot_max_price_usd: Optional[float] = Field(
         None, gt=0, description="Highest hourly price paid for spot nodes (Alibaba Cloud spot price limit)."
@@ -180,9 +199,16 @@ class AccessSpec(SpecModel):
 
 
 class NetworkingSpec(SpecModel):
-    rdma: bool = Field(False, description="Give GPU nodes RDMA (AWS EFA, Alibaba Cloud eRDMA).")
+    rdma: bool = Field(False, description="Give GPU nodes RDMA (AWS EFA, Alibaba Cloud eRDMA); a node group's "
+                                          "own rdma overrides it.")
     placement: Literal["cluster", "none"] = Field(
-        "cluster", description="Cluster placement group for RDMA node groups (skipped for capacity blocks)."
+        "cluster", description="Default for RDMA node groups: a cluster placement group each (skipped for capacity "
+                               "blocks and reservations); a node group's own placement overrides it."
+    )
+    zone: Optional[str] = Field(
+        None, description="Zone of RDMA node groups and the parallel file system, fixed by the spec so it never moves "
+                          "when the cloud lists zones differently; default on AWS: the region's zone a (the plan notes "
+                          "say so); on Alibaba Cloud: the first zone, by name, that sells the group's shape."
     )
     vpc_cidr: str = Field("10.0.0.0/16", description="VPC CIDR block.")
     public_api: bool = Field(False, description="Expose the Kubernetes API publicly (private by default).")

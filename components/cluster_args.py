@@ -53,7 +53,13 @@ class GpuGroupArgs(Args):
     rdma_interfaces: Optional[int] = 0
     """EFA interfaces / eRDMA devices per node; 0: no fabric."""
     placement_group: Optional[bool] = False
-    """A cluster placement group (EFA groups that want one)."""
+    """A placement group of the group's own (AWS cluster placement group, Alibaba Cloud low-latency deployment set),
+    for RDMA groups that want one; off by default."""
+    zone: Optional[str] = None
+    """The zone of the group's nodes (one subnet / vSwitch), which must sell the shape; None puts RDMA groups in the
+    cluster's `zone` and spreads others over the cluster's zones."""
+    capacity_block_ends_at: Optional[str] = None
+    """A capacity block's end (UTC, ISO 8601 with Z): the group scales to zero 40 minutes before; None: no schedule."""
     local_nvme_raid0: Optional[bool] = False
     """Stripe instance-store NVMe for kubelet and containerd."""
 
@@ -176,6 +182,10 @@ class GpuClusterArgs(Args):
     account already runs it, since GuardDuty allows one detector per account and region."""
     mlps_hardening: Optional[bool] = False
     """ACK: MLPS hardening of node images instead of the CIS-style default."""
+    zone: Optional[str] = None
+    """The file system's zone and RDMA groups' default, fixed by the caller so a data source listing zones in another
+    order never moves them; None: the first zone by name (AWS: that sells every RDMA shape; Alibaba: the first GPU
+    shape)."""
     # The Kubernetes layer; the cluster fills in its system nodes, storage, identities and autoscaler.
     platform: Optional[PlatformArgs] = None
     """The Kubernetes layer; the cluster fills in its system nodes, storage, identities and autoscaler. None skips it."""

@@ -56,10 +56,53 @@ def test_rdma_capable_shape_with_rdma_off_is_noted():
 
 def test_capacity_block_skips_the_placement_group():
     plan = resolved("enterprise-h100", nodeGroups__gpu__capacity="capacity-block",
-                    nodeGroups__gpu__capacityReservationId="cr-0123456789abcdef0")
+                    nodeGroups__gpu__capacityReservationId="cr-0123456789abcdef0", nodeGroups__gpu__zone="us-east-1b",
+                    nodeGroups__gpu__minNodes=2, nodeGroups__gpu__desiredNodes=2, nodeGroups__gpu__maxNodes=2)
     group = plan.node_groups[0]
     assert group.rdma_interfaces == 32 and not group.placement_group
+    assert group.zone == "us-east-1b"
     assert "capacity blocks place instances themselves" in notes(plan)
+
+
+def test_capacity_block_needs_a_fixed_size():
+    with pytest.raises(BlueprintError, match="minNodes = desiredNodes = maxNodes"):
+        resolved("enterprise-h100", nodeGroups__gpu__capacity="capacity-block",
+                 nodeGroups__gpu__capacityReservationId="cr-0123456789abcdef0", nodeGroups__gpu__zone="us-east-1b")
+
+
+def test_odcr_gets_no_placement_group_unless_the_group_asks():
+    odcr = dict(nodeGroups__gpu__capacity="reservation", nodeGroups__gpu__capacityReservationId="cr-0123456789abcdef0",
+                nodeGroups__gpu__zone="us-east-1c")
+    plan = resolved("enterprise-h100", **odcr)
+    assert not plan.node_groups[0].placement_group
+    assert "an ODCR is not in a placement group unless placement: cluster asks" in notes(plan)
+    assert resolved("enterprise-h100", nodeGroups__gpu__placement="cluster", **odcr).node_groups[0].placement_group
+
+
+def test_rdma_zone_defaults_to_zone_a_from_the_spec_and_the_plan_says_so():
+    plan = resolved("research-a100")
+    assert plan.zone == "us-east-1a" and plan.node_groups[0].zone == "us-east-1a"
+    assert "zone: node group gpu and the file system go in us-east-1a, the default zone for us-east-1" in notes(plan)
+    pinned = resolved("research-a100", networking__zone="us-east-1c")
+    assert pinned.zone == pinned.node_groups[0].zone == "us-east-1c"
+    assert "default zone" not in notes(pinned)
+
+
+def test_a_group_without_rdma_gets_the_cheapest_shape_and_no_zone_or_placement():
+    plan = resolved("research-a100", nodeGroups__inference={"gpuModel": "A10G", "gpusPerNode": 1, "rdma": False})
+    training, inference = plan.node_groups
+    assert training.rdma_interfaces == 4 and training.placement_group
+    # g5.xlarge (no EFA) is the cheapest single A10G; with RDMA the cheapest would be g5.8xlarge.
+    assert inference.shape.instance_type == "g5.xlarge"
+    assert inference.rdma_interfaces == 0 and not inference.placement_group and inference.zone is None
+    with_rdma = resolved("research-a100", nodeGroups__inference={"gpuModel": "A10G", "gpusPerNode": 1})
+    assert with_rdma.node_groups[1].shape.instance_type == "g5.8xlarge"
+
+
+def test_alibaba_spot_rdma_pool_gets_no_deployment_set():
+    plan = resolved("enterprise-aliyun", nodeGroups__gpu__capacity="spot")
+    assert plan.node_groups[0].rdma_interfaces and not plan.node_groups[0].placement_group
+    assert "no low-latency deployment set" in notes(plan) and "holds no spot instances" in notes(plan)
 
 
 def test_spot_price_is_called_an_upper_bound():

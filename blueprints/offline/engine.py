@@ -7,6 +7,7 @@ property structs), and answers through the mocks in ``mocks.py``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import runpy
 from dataclasses import dataclass, field
@@ -144,7 +145,25 @@ def run_program(stack: str, config: Mapping[str, Any], region: str,
     """Run ``program`` for ``stack`` with ``config`` under mocks; return what it registered and its exports."""
     monitor = RecordingMonitor(OfflineMocks(region))
     pulumi_settings.ROOT.set(None)
+    # A program that failed before (a stack with a bad zone) leaves its first exception in the SDK's RPC manager,
+    # which would be raised again at the end of this run.
+    pulumi_settings._get_rpc_manager().clear()
     pulumi.runtime.set_all_config(_config_values(config))
     pulumi_mocks.set_mocks(monitor.mocks, project=PROJECT, stack=stack, preview=True, monitor=monitor)
-    _sync_await(run_pulumi_func(lambda: runpy.run_path(str(program), run_name="__main__")))
+    try:
+        _sync_await(run_pulumi_func(lambda: runpy.run_path(str(program), run_name="__main__")))
+    except BaseException:
+        _drain()
+        raise
     return monitor.registrations, monitor.stack_outputs
+
+
+def _drain() -> None:
+    """Cancel a failed program's outstanding registrations and outputs, so none of them raises into the next stack
+    planned in this process (the SDK's event loop outlives one program)."""
+    loop = asyncio.get_event_loop()
+    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in pending:
+        task.cancel()
+    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    pulumi_settings._get_rpc_manager().clear()

@@ -23,6 +23,9 @@ class OfflineMocks(pulumi_mocks.Mocks):
         self.region = region
         self.partition = "aws-cn" if region.startswith("cn-") else "aws"
         self.zones = [f"{region}{suffix}" for suffix in "abcd"]
+        # The zones that sell every instance type, in the order the offerings data source lists them.
+        self.offered_zones = self.zones[:3]
+        self.alicloud_zones = [f"{region}-{suffix}" for suffix in ("h", "i", "j")]
 
     # ---------------------------------------------------------------- resources
     def new_resource(self, args: pulumi_mocks.MockResourceArgs) -> tuple[str, dict]:
@@ -116,7 +119,7 @@ def _zones(mocks: OfflineMocks, _args: dict) -> dict:
 
 def _offerings(mocks: OfflineMocks, args: dict) -> dict:
     types = [v for f in args.get("filters", []) if f.get("name") == "instance-type" for v in f.get("values", [])]
-    locations = mocks.zones[:3]
+    locations = list(mocks.offered_zones)
     return {"id": mocks.region, "locations": locations * len(types), "locationTypes": ["availability-zone"] * len(locations) * len(types),
             "instanceTypes": [t for t in types for _ in locations]}
 
@@ -129,7 +132,7 @@ def _ssm_parameter(mocks: OfflineMocks, args: dict) -> dict:
 
 
 def _ali_zones(mocks: OfflineMocks, args: dict) -> dict:
-    zones = [f"{mocks.region}-{suffix}" for suffix in ("h", "i", "j")]
+    zones = list(mocks.alicloud_zones)
     return {"id": mocks.region, "ids": zones, "zones": [{"id": z, "localName": z} for z in zones]}
 
 

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
+from components.zones import ZoneError
+
 from ..compose import resolve_config
 from ..errors import EXIT_FINDINGS, EXIT_OK, BlueprintError
 from ..resolver import ResolvedPlan
@@ -128,6 +130,17 @@ def node_group_rates(resolved: ResolvedPlan) -> list[dict[str, Any]]:
             for g in resolved.node_groups]
 
 
+def _zone_error(error: Optional[BaseException]) -> Optional[ZoneError]:
+    """The ZoneError behind an exception the Pulumi SDK raised while registering a resource, if any."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, ZoneError):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
+
+
 def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequence[str]] = None) -> Plan:
     """Validate, resolve, run one stack offline and judge it with its packs; BlueprintError on bad input.
 
@@ -140,7 +153,16 @@ def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequenc
     except BlueprintError as error:  # the resolver names the field; say which stack file holds it
         raise error.prefixed(source) from None
     spec = resolved.spec
-    registered, outputs = run_program(stack, config, spec.region)
+    try:
+        registered, outputs = run_program(stack, config, spec.region)
+    except Exception as error:  # noqa: BLE001 - a zone error arrives wrapped by the SDK's resource registration
+        zone = _zone_error(error)
+        if zone is None:
+            raise
+        # A pinned zone the data sources say is absent, or does not sell the group's shape: bad input, one line.
+        group = spec.node_groups.get(zone.group or "")
+        field = f"cluster.nodeGroups.{zone.group}.zone" if group and group.zone else "cluster.networking.zone"
+        raise BlueprintError(f"{source}: {field}", str(zone)) from None
     # The engine's order depends on when outputs resolve; sorting by URN makes cost lines, findings and readiness
     # come out the same on every run (and the plan JSON byte-identical).
     registrations = tuple(sorted(registered, key=lambda r: r.urn))

@@ -122,6 +122,9 @@ class NodeGroupArgs(Args):
     """Let ACK's node autoscaler scale between min and max (from zero for GPU pools); off by default."""
     data_disk_gib: Optional[int] = 500
     """Encrypted ESSD data disk for container images and scratch; GPU images are large."""
+    deployment_set_id: Optional[pulumi.Input[str]] = None
+    """An ECS deployment set the pool's instances launch into (a low-latency one packs eRDMA nodes close together);
+    None (default): none."""
 
 
 def _declare_pool(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs,
@@ -151,6 +154,7 @@ def _declare_pool(component: pulumi.ComponentResource, name: str, args: NodeGrou
         labels=[{"key": k, "value": v} for k, v in sorted(args.labels.items())],
         taints=[dict(t) for t in args.taints],
         management={"enable": True, "auto_repair": True, "max_unavailable": 1},
+        **({"deployment_set_id": args.deployment_set_id} if args.deployment_set_id is not None else {}),
         tags=args.tags, opts=pulumi.ResourceOptions(parent=component, ignore_changes=["desiredSize"]), **charge)
 
 

@@ -18,6 +18,7 @@ from .ack import (AckAutoscaling, AckAutoscalingArgs, AckCluster, AckClusterArgs
                   SystemNodeGroup)
 from .audit import AuditTrail, AuditTrailArgs, ThreatDetection, ThreatDetectionArgs
 from .kms import DataKey, DataKeyArgs
+from ..zones import check_offered, subnet_zones
 from .network import GpuNetwork, NetworkArgs
 from .ram import WorkloadRole, WorkloadRoleArgs
 from .storage import BucketArgs, DataBucket, SharedFileSystem, SharedFileSystemArgs
@@ -79,15 +80,28 @@ class GpuCluster(Component):
         tags = {**args.tags, "gpu-cluster": name}
         production = args.protect_data
         account_id = alicloud.get_account_output(opts=invoke).id
-        # vSwitches go where every GPU shape of the plan is sold.
-        zone_ids = alicloud.get_zones_output(available_instance_type=args.gpu_groups[0].instance_type,
-                                             available_resource_creation="VSwitch", opts=invoke).ids
+        # vSwitches go where the first GPU shape is sold, in zones fixed by the args (the spec) and otherwise by
+        # name, never by the order the data source lists them; eRDMA pools and pinned pools get their zone's vSwitch.
+        # Plain (blocking) invokes: a zone error stops the program here, before any resource depends on it.
+        sync = pulumi.InvokeOptions(parent=self, provider=provider)
+        available = alicloud.get_zones(available_instance_type=args.gpu_groups[0].instance_type,
+                                       available_resource_creation="VSwitch", opts=sync).ids
+        zoned = [g for g in args.gpu_groups if g.zone or g.rdma_interfaces]
+        sells = {t: alicloud.get_zones(available_instance_type=t, available_resource_creation="VSwitch",
+                                       opts=sync).ids for t in sorted({g.instance_type for g in zoned})}
+        default = args.zone or next((z for z in sorted(available) if all(z in sells[g.instance_type]
+                                                                         for g in zoned if not g.zone)),
+                                    sorted(available)[0])
+        pinned = {g.name: g.zone or default for g in zoned}
+        vswitch_zones = subnet_zones(available, {**pinned, None: default})
+        for g in zoned:
+            check_offered(g.name, g.instance_type, pinned[g.name], sells[g.instance_type])
 
         key = DataKey(f"{name}-data", DataKeyArgs(protect=production, tags=tags), opts=child)
         logs = AuditTrail(f"{name}-audit", AuditTrailArgs(
             region=args.region, account_id=account_id, retention_days=args.log_retention_days, kms_key_id=key.id,
             tags=tags), opts=child)
-        vpc = GpuNetwork(name, NetworkArgs(cidr=args.vpc_cidr, zone_ids=zone_ids, log_project=logs.project_name,
+        vpc = GpuNetwork(name, NetworkArgs(cidr=args.vpc_cidr, zone_ids=vswitch_zones, log_project=logs.project_name,
                                            log_store=logs.flow_log_store, tags=tags), opts=child)
         versions = dict(args.addon_versions)
         fs_args = args.file_system if args.file_system and args.file_system.kind in ("cpfs", "nas") else None
@@ -106,11 +120,24 @@ class GpuCluster(Component):
             desired_nodes=system.desired_nodes, max_nodes=system.max_nodes,
             labels={NODE_GROUP_LABEL: SYSTEM_GROUP}, root_volume_gib=system.root_volume_gib,
             mlps_hardening=mlps, autoscaling=scaling is not None, data_disk_gib=100, tags=tags), opts=child)
+
+        def vswitch_in(group: Optional[str]) -> pulumi.Output[str]:
+            """The vSwitch in a pool's zone (None: the cluster's zone)."""
+            return vpc.vswitches[vswitch_zones.index(pinned[group] if group else default)].id
+
         pools = []
         for g in args.gpu_groups:
+            # eRDMA pools that want placement get a low-latency deployment set of their own: ECS packs its
+            # instances into one network topology in the zone.
+            # https://www.alibabacloud.com/help/en/ecs/user-guide/deployment-set-overview
+            deployment_set = alicloud.ecs.EcsDeploymentSet(
+                f"{name}-{g.name}", deployment_set_name=f"{name}-{g.name}", strategy="LowLatency",
+                description=f"{name} {g.name}: eRDMA nodes close together", opts=child) \
+                if g.rdma_interfaces and g.placement_group else None
             pools.append(GpuNodeGroup(f"{name}-{g.name}", NodeGroupArgs(
                 cluster_id=ack.id, instance_type=g.instance_type,
-                vswitch_ids=[vpc.vswitches[0].id] if g.rdma_interfaces else [v.id for v in vpc.vswitches],
+                vswitch_ids=[vswitch_in(g.name)] if g in zoned else [v.id for v in vpc.vswitches],
+                deployment_set_id=deployment_set.id if deployment_set else None,
                 security_group_id=vpc.security_group.id, kms_key_id=key.id, min_nodes=g.min_nodes,
                 desired_nodes=g.desired_nodes, max_nodes=g.max_nodes, capacity=g.capacity,
                 autoscaling=scaling is not None,
@@ -148,8 +175,8 @@ class GpuCluster(Component):
             outputs["checkpoints_uri"] = pulumi.Output.concat("oss://", bucket.name, "/checkpoints/")
         if fs_args is not None:
             fs = SharedFileSystem(f"{name}-{fs_args.kind}", SharedFileSystemArgs(
-                kind=fs_args.kind, size_gib=fs_args.size_gib, vpc_id=vpc.vpc.id, vswitch_id=vpc.vswitches[0].id,
-                zone_id=vpc.vswitches[0].zone_id, kms_key_id=key.id, protect=production, tags=tags,
+                kind=fs_args.kind, size_gib=fs_args.size_gib, vpc_id=vpc.vpc.id, vswitch_id=vswitch_in(None),
+                zone_id=default, kms_key_id=key.id, protect=production, tags=tags,
                 export_domain=fs_args.export_domain,
                 cache_bucket_name=bucket.name if bucket is not None and objects.cache else None), opts=child)
             outputs["file_system_id"] = fs.file_system_id

@@ -21,7 +21,8 @@ from .budget import CostBudget, CostBudgetArgs
 from .eks import EksArgs, EksCluster
 from .iam import NodeRole, NodeRoleArgs, WorkloadRole, WorkloadRoleArgs, cluster_autoscaler_statements
 from .kms import DataKey, DataKeyArgs
-from .network import SUBNET_COUNT, EfaFabric, EfaFabricArgs, GpuNetwork, NetworkArgs
+from ..zones import check_offered, subnet_zones
+from .network import EfaFabric, EfaFabricArgs, GpuNetwork, NetworkArgs
 from .node_group import GpuNodeGroup, NodeGroupArgs, SystemNodeGroup
 from .storage import BucketArgs, DataBucket, LustreArgs, LustreFileSystem
 
@@ -91,21 +92,29 @@ class GpuCluster(Component):
         key = DataKey(f"{name}-data", DataKeyArgs(account_id=identity.account_id, region=args.region,
                                                   partition=partition, tags=tags), opts=child)
 
-        # EFA node groups must share one AZ: the first subnet AZ that sells every RDMA shape in the plan.
-        azs = aws.get_availability_zones_output(state="available", opts=invoke).names
-        rdma_types = sorted({g.instance_type for g in args.gpu_groups if g.rdma_interfaces})
-        offered = [
-            aws.ec2.get_instance_type_offerings_output(
-                location_type="availability-zone",
-                filters=[{"name": "instance-type", "values": [t]}], opts=invoke).locations
-            for t in rdma_types
-        ]
-        rdma_index = pulumi.Output.all(azs, *offered).apply(
-            lambda v: next((i for i, az in enumerate(v[0][:SUBNET_COUNT]) if all(az in o for o in v[1:])), 0))
+        # Zones come from the args (the spec), never from the order a data source lists them in: RDMA groups, groups
+        # on a reservation and the file system each get the subnet of their zone, and the subnets' zones are the
+        # pinned ones filled up with the others by name. A pinned zone that does not sell its group's shape fails.
+        # Plain (blocking) invokes: a zone error stops the program here, before any resource depends on it.
+        sync = pulumi.InvokeOptions(parent=self, provider=provider)
+        available = aws.get_availability_zones(state="available", opts=sync).names
+        zoned = [g for g in args.gpu_groups if g.zone or g.rdma_interfaces]
+        sells = {t: aws.ec2.get_instance_type_offerings(
+            location_type="availability-zone", filters=[{"name": "instance-type", "values": [t]}],
+            opts=sync).locations for t in sorted({g.instance_type for g in zoned})}
+        # Without a zone from the caller: the first zone by name that sells every RDMA shape.
+        default = args.zone or next((z for z in sorted(available) if all(z in sells[g.instance_type]
+                                                                         for g in zoned if not g.zone)),
+                                    sorted(available)[0])
+        pinned = {g.name: g.zone or default for g in zoned}
+        subnet_azs = subnet_zones(available, {**pinned, **({None: default} if args.zone or zoned or args.file_system
+                                                           else {})})
+        for g in zoned:
+            check_offered(g.name, g.instance_type, pinned[g.name], sells[g.instance_type])
         network = GpuNetwork(name, NetworkArgs(
             region=args.region, cidr=args.vpc_cidr, flow_log_retention_days=args.log_retention_days,
-            kms_key_arn=key.arn, availability_zones=azs, account_id=identity.account_id, partition=partition,
-            tags=tags), opts=child)
+            kms_key_arn=key.arn, availability_zones=subnet_azs,
+            account_id=identity.account_id, partition=partition, tags=tags), opts=child)
 
         eks = EksCluster(name, EksArgs(
             kubernetes_version=args.kubernetes_version,
@@ -116,15 +125,15 @@ class GpuCluster(Component):
             deletion_protection=production, admin_principal_arns=list(args.cluster_admins)), opts=child)
         node_role = NodeRole(f"{name}-nodes", NodeRoleArgs(partition=partition, tags=tags), opts=child)
 
-        # The private subnet in the RDMA AZ carries every EFA node group (and the file system beside them).
-        rdma_subnet_id = pulumi.Output.all(rdma_index, *[s.id for s in network.private_subnets]).apply(
-            lambda v: v[1 + v[0]])
+        def subnet_in(group: Optional[str]) -> pulumi.Output[str]:
+            """The private subnet in a group's zone (None: the cluster's zone)."""
+            return network.private_subnets[subnet_azs.index(pinned[group] if group else default)].id
 
         fabric = None
         if args.rdma:
             fabric = EfaFabric(f"{name}-efa", EfaFabricArgs(
-                vpc_id=network.vpc.id, placement=any(g.placement_group for g in args.gpu_groups), tags=tags),
-                opts=child)
+                vpc_id=network.vpc.id, placement_groups=[g.name for g in args.gpu_groups if g.placement_group],
+                tags=tags), opts=child)
         client_sgs = [eks.security_group_id] + ([fabric.security_group.id] if fabric else [])
 
         versions = dict(args.addon_versions)
@@ -159,14 +168,15 @@ class GpuCluster(Component):
             self.node_groups.append(GpuNodeGroup(f"{name}-{g.name}", NodeGroupArgs(
                 cluster_name=eks.name, kubernetes_version=args.kubernetes_version, node_role_arn=node_role.arn,
                 instance_type=g.instance_type,
-                subnet_ids=[rdma_subnet_id] if efa else [s.id for s in network.private_subnets],
+                subnet_ids=([subnet_in(g.name)] if g in zoned else [s.id for s in network.private_subnets]),
                 security_group_ids=client_sgs if efa else [eks.security_group_id],
                 kms_key_arn=key.arn, min_nodes=g.min_nodes, desired_nodes=g.desired_nodes, max_nodes=g.max_nodes,
                 capacity=g.capacity, capacity_reservation_id=g.capacity_reservation_id, labels=labels,
                 taints=list(g.taints), root_volume_gib=g.root_volume_gib,
                 efa_interfaces=efa,
-                placement_group_name=(fabric.placement_group.name
-                                      if fabric and fabric.placement_group and g.placement_group else None),
+                placement_group_name=(fabric.placement_groups[g.name].name
+                                      if fabric and g.name in fabric.placement_groups else None),
+                capacity_block_ends_at=g.capacity_block_ends_at,
                 local_nvme_raid0=g.local_nvme_raid0,
                 release_version=args.node_release_version,
                 extended_resources={"nvidia.com/gpu": g.gpu_resources or g.gpus,
@@ -197,7 +207,7 @@ class GpuCluster(Component):
             outputs["checkpoints_uri"] = pulumi.Output.concat("s3://", bucket.name, "/checkpoints/")
         if lustre_args is not None:
             lustre = LustreFileSystem(f"{name}-lustre", LustreArgs(
-                vpc_id=network.vpc.id, subnet_id=rdma_subnet_id, client_security_group_ids=[eks.security_group_id],
+                vpc_id=network.vpc.id, subnet_id=subnet_in(None), client_security_group_ids=[eks.security_group_id],
                 size_gib=lustre_args.size_gib, deployment=lustre_args.deployment,
                 throughput_mbps_per_tib=lustre_args.throughput_mbps_per_tib, kms_key_arn=key.arn,
                 protect=production, tags=tags,

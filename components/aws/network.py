@@ -12,7 +12,7 @@ from ..policy_document import Statement, service_role
 
 # Interface endpoints nodes need so image pulls, IRSA and logs stay inside the VPC.
 INTERFACE_ENDPOINTS = ("ecr.api", "ecr.dkr", "sts", "logs", "ec2")
-SUBNET_COUNT = 3
+from ..zones import SUBNET_COUNT
 
 
 @dataclass(frozen=True)
@@ -142,8 +142,10 @@ class EfaFabricArgs(Args):
 
     vpc_id: pulumi.Input[str]
     """The VPC of the EFA nodes."""
-    placement: Optional[bool] = True
-    """A cluster placement group; on by default (EFA's latency wants it), off for capacity blocks and ODCRs."""
+    placement_groups: Optional[Sequence[str]] = ()
+    """Node groups that get a cluster placement group of their own (EFA's latency wants one; capacity blocks and
+    ODCRs do without); none by default. The first keeps the fabric's own name, the one a cluster-wide placement
+    group had, so existing clusters keep theirs."""
     tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on every resource; none by default."""
 
@@ -159,7 +161,7 @@ class EfaFabric(Component):
     def __init__(self, name: str, args: EfaFabricArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
         args = as_args(EfaFabricArgs, args)
-        vpc_id, placement, tags = args.vpc_id, args.placement, dict(args.tags)
+        vpc_id, tags = args.vpc_id, dict(args.tags)
         child = pulumi.ResourceOptions(parent=self)
         # EFA's OS-bypass traffic must be allowed in and out to the group itself, all protocols.
         # https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start.html#efa-start-security
@@ -168,8 +170,11 @@ class EfaFabric(Component):
             ingress=[{"protocol": "-1", "from_port": 0, "to_port": 0, "self": True, "description": "EFA in"}],
             egress=[{"protocol": "-1", "from_port": 0, "to_port": 0, "self": True, "description": "EFA out"}],
             tags={**tags, "Name": name}, opts=child)
-        self.placement_group = (
-            aws.ec2.PlacementGroup(name, strategy="cluster", tags=tags, opts=child) if placement else None
-        )
+        # One cluster placement group per node group: a group packs its own nodes, and two groups never compete
+        # for one group's rack capacity. https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-strategies.html
+        self.placement_groups = {
+            group: aws.ec2.PlacementGroup(name if i == 0 else f"{name}-{group}", strategy="cluster",
+                                          tags=tags, opts=child)
+            for i, group in enumerate(args.placement_groups)}
         self.security_group_id = self.security_group.id
         self.register_outputs({"security_group_id": self.security_group_id})

@@ -6,6 +6,7 @@ group, what a node would offer (labels, taints, GPUs, EFA devices), so the group
 """
 
 import base64
+import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
@@ -23,6 +24,7 @@ TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE", "Prefer
 # https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/cloudprovider/aws/README.md
 NODE_TEMPLATE = "k8s.io/cluster-autoscaler/node-template"
 STARTUP_TAINT_PREFIX = "startup-taint.cluster-autoscaler.kubernetes.io/"
+BLOCK_DRAIN = dt.timedelta(minutes=40)
 
 # AL2023 nodeadm stripes every instance-store NVMe into one RAID0 array and puts kubelet and containerd
 # (so images and emptyDir volumes) on it. EKS merges this part with the NodeConfig it writes itself.
@@ -114,7 +116,11 @@ class NodeGroupArgs(Args):
     placement_group_name: Optional[pulumi.Input[str]] = None
     """A cluster placement group; None (default) places nodes anywhere in the subnets."""
     capacity_reservation_id: Optional[str] = None
-    """The reservation or capacity block to launch into; required with capacity `reservation`/`capacity-block`."""
+    """The reservation or capacity block to launch into (`cr-...`), or for an ODCR a capacity reservation resource
+    group's ARN; required with capacity `reservation`/`capacity-block`."""
+    capacity_block_ends_at: Optional[str] = None
+    """A capacity block's end (UTC, `2026-12-01T11:30:00Z`): the group scales to zero 40 minutes before it; None
+    (default): no schedule."""
     local_nvme_raid0: Optional[bool] = False
     """Stripe instance-store NVMe as RAID0 for kubelet and containerd; off by default (needs NVMe on the shape)."""
     extended_resources: Optional[Mapping[str, int]] = field(default_factory=dict)
@@ -153,8 +159,18 @@ def _declare(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs
     if args.placement_group_name is not None:
         template["placement"] = {"group_name": args.placement_group_name}
     if args.capacity in ("reservation", "capacity-block"):
-        template["capacity_reservation_specification"] = {
-            "capacity_reservation_target": {"capacity_reservation_id": args.capacity_reservation_id}}
+        if not args.capacity_reservation_id:
+            raise ValueError(f"{name}: capacity {args.capacity!r} needs capacity_reservation_id")
+        # An ODCR is targeted by id or through a resource group of reservations; a capacity block by its id.
+        # https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CapacityReservationTarget.html
+        by_group = args.capacity == "reservation" and args.capacity_reservation_id.startswith("arn:")
+        target = ({"capacity_reservation_resource_group_arn": args.capacity_reservation_id} if by_group
+                  else {"capacity_reservation_id": args.capacity_reservation_id})
+        template["capacity_reservation_specification"] = {"capacity_reservation_target": target}
+    if args.capacity == "capacity-block":
+        # EKS managed node groups on a capacity block: the launch template carries the block's market type and
+        # reservation, with the one instance type of the block. https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html
+        template["instance_market_options"] = {"market_type": "capacity-block"}
     if args.local_nvme_raid0:
         template["user_data"] = base64.b64encode(LOCAL_NVME_RAID0_USER_DATA.encode()).decode()
     launch_template = aws.ec2.LaunchTemplate(
@@ -209,6 +225,14 @@ class GpuNodeGroup(Component):
                                 opts=pulumi.ResourceOptions(parent=self))
             for i, (key, value) in enumerate(sorted(template.items()))
         ]
+        if args.capacity_block_ends_at:
+            # Scale to zero well before the block ends so pods drain; EKS suggests more than 30 minutes.
+            # https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks.html
+            ends = dt.datetime.strptime(args.capacity_block_ends_at, "%Y-%m-%dT%H:%M:%SZ")
+            self.block_end = aws.autoscaling.Schedule(
+                f"{name}-block-end", autoscaling_group_name=asg_name, scheduled_action_name=f"{name}-block-end",
+                start_time=(ends - BLOCK_DRAIN).strftime("%Y-%m-%dT%H:%M:%SZ"), min_size=0, max_size=0,
+                desired_capacity=0, opts=pulumi.ResourceOptions(parent=self))
         self.node_group_name = self.node_group.node_group_name
         self.register_outputs({"node_group_name": self.node_group_name})
 
