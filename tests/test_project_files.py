@@ -70,3 +70,16 @@ def test_make_plan_installs_only_the_runtime_requirements():
     assert installs and all(line.split(" -r ")[1].split()[0] == "requirements.txt" for line in installs), installs
     runtime = (ROOT / "requirements.txt").read_text()
     assert "pytest" not in runtime and "torch" not in runtime and "-r " not in runtime
+
+
+def test_local_toolchains_are_never_tracked():
+    """.venv, node_modules and tools are built on each machine; a worktree that links them must not commit the links
+    (a checkout would then replace the real folders with links to themselves)."""
+    import subprocess
+
+    tracked = subprocess.run(["git", "ls-files", ".venv", "node_modules", "tools"], cwd=ROOT, capture_output=True,
+                             text=True, check=True).stdout.split()
+    assert tracked == []
+    ignored = subprocess.run(["git", "check-ignore", "--no-index", ".venv", "node_modules", "tools"], cwd=ROOT,
+                             capture_output=True, text=True).stdout.split()
+    assert ignored == [".venv", "node_modules", "tools"]
