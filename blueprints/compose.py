@@ -124,6 +124,7 @@ def cluster_args(plan: ResolvedPlan) -> GpuClusterArgs:
             image_tag=plan.addons.autoscaler_image_tag if plan.addons else None) if scaling.enabled else None,
         node_release_version=spec.node_image.release_version,
         threat_detection=spec.account_services.threat_detection == "create",
+        audit_trail=spec.account_services.audit_trail == "create",
         mlps_hardening="mlps" in spec.compliance.frameworks,
         zone=plan.zone,
         platform=platform_args(plan),

@@ -349,6 +349,11 @@ class AccountServicesSpec(SpecModel):
         "create", description="create: the stack declares GuardDuty (with EKS runtime monitoring) or Security Center; "
                               "existing: the account already runs it (another stack, or the organisation), the stack "
                               "declares none and the threat-detection rule is told so.")
+    audit_trail: Literal["create", "existing"] = Field(
+        "create", description="create: the stack declares the account's audit trail (CloudTrail management events in "
+                              "every region / ActionTrail); existing: an organisation trail already records them, the "
+                              "stack keeps only what is its own (AWS: a trail of S3 object events for its buckets, the "
+                              "HIPAA/GDPR data-access record) and the audit-trail rule is told so.")
 
 
 class ComplianceSpec(SpecModel):

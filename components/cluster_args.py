@@ -177,6 +177,9 @@ class GpuClusterArgs(Args):
     """None leaves node counts as declared."""
     node_release_version: Optional[str] = None
     """EKS AMI release for every node group; None reads the recommended release at creation and holds it."""
+    audit_trail: Optional[bool] = True
+    """Declare the account's audit trail of management events; off when an organisation trail records them (the
+    AWS trail then records only S3 object events, the data-access audit of this stack's buckets)."""
     threat_detection: Optional[bool] = True
     """Declare the account's threat detection (GuardDuty with EKS runtime monitoring / Security Center); off when the
     account already runs it, since GuardDuty allows one detector per account and region."""

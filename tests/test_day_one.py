@@ -405,3 +405,21 @@ def test_a_pinned_release_for_another_kubernetes_minor_is_refused(tmp_path):
     with pytest.raises(BlueprintError, match="nodeImage.releaseVersion 1.32.9-20251120 is for Kubernetes 1.32"):
         parse_cluster({"preset": "research", "cloud": "aws", "region": "us-east-1", "kubernetesVersion": "1.33",
                        "nodeImage": {"releaseVersion": "1.32.9-20251120"}}, "stacks/Pulumi.x.yaml")
+
+
+@pytest.mark.parametrize("stack", ["enterprise-h100", "enterprise-aliyun"])
+def test_an_organisation_trail_replaces_the_stacks_own_audit_trail(plan_variant, stack):
+    """accountServices.auditTrail: existing. AWS: the stack's trail records only S3 object events (the data-access
+    audit of its buckets that HIPAA/GDPR ask for), not management events; Alibaba: no ActionTrail. The audit-trail
+    rule is told so, and the stack still plans with exit 0 under its packs."""
+    plan = plan_variant(stack, lambda c: c.update(accountServices={"auditTrail": "existing"}))
+    assert plan.exit_code == 0, [f["policy"] for f in plan.findings if f.get("enforcementLevel") == "mandatory"]
+    if stack == "enterprise-h100":
+        [trail] = resources(plan, "aws:cloudtrail/trail:Trail")
+        names = [s["name"] for s in trail["advancedEventSelectors"]]
+        assert names == ["S3 object access"] and trail["includeGlobalServiceEvents"] is False
+        [own] = resources(shipped_plan(stack), "aws:cloudtrail/trail:Trail")
+        assert [s["name"] for s in own["advancedEventSelectors"]] == ["Management events", "S3 object access"]
+    else:
+        assert registrations(plan, "alicloud:actiontrail/trail:Trail") == []
+        assert len(registrations(shipped_plan(stack), "alicloud:actiontrail/trail:Trail")) == 1

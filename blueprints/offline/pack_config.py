@@ -41,6 +41,8 @@ def stack_policy_config(spec: ClusterSpec, resolved: Optional[ResolvedPlan] = No
     config["stack-expected-cost-within-budget"] = {"monthlyBudgetUsd": spec.budget.monthly_limit_usd,
                                              "prices": {**rates, **spec.prices}, "hoursPerMonth": hours,
                                              "otherMonthlyUsd": round(other, 2)}
+    if spec.account_services.audit_trail == "existing":
+        config["stack-audit-trail"] = {"existing": True}
     if spec.account_services.threat_detection == "existing":
         config["stack-threat-detection"] = {"existing": True}
     if spec.compliance.allowed_regions:

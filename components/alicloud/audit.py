@@ -23,6 +23,9 @@ class AuditTrailArgs(Args):
     """How long every logstore keeps logs; a year by default (MLPS level 3 asks at least 180 days)."""
     tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the project; none by default."""
+    create_trail: Optional[bool] = True
+    """Declare ActionTrail over every region into the project; off when the account already has one (an
+    organisation trail). The project still keeps flow and control-plane logs."""
 
 
 class AuditTrail(Component):
@@ -52,9 +55,10 @@ class AuditTrail(Component):
                                      retention_period=retention_days, shard_count=2, auto_split=True,
                                      max_split_shard_count=8, encrypt_conf=encrypt, opts=child)
             for kind, store in (("actiontrail", f"actiontrail_{name}"), ("flowlog", "flowlog"))
+            if kind != "actiontrail" or args.create_trail
         }
         # ActionTrail: every region, reads and writes, delivered to the SLS project above.
-        self.trail = alicloud.actiontrail.Trail(
+        self.trail = None if not args.create_trail else alicloud.actiontrail.Trail(
             name, trail_name=name, trail_region="All", event_rw="All", status="Enable",
             sls_project_arn=pulumi.Output.concat("acs:log:", region, ":", account_id, ":project/",
                                                  self.project.project_name),

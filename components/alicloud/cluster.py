@@ -100,7 +100,7 @@ class GpuCluster(Component):
         key = DataKey(f"{name}-data", DataKeyArgs(protect=production, tags=tags), opts=child)
         logs = AuditTrail(f"{name}-audit", AuditTrailArgs(
             region=args.region, account_id=account_id, retention_days=args.log_retention_days, kms_key_id=key.id,
-            tags=tags), opts=child)
+            tags=tags, create_trail=args.audit_trail), opts=child)
         vpc = GpuNetwork(name, NetworkArgs(cidr=args.vpc_cidr, zone_ids=vswitch_zones, log_project=logs.project_name,
                                            log_store=logs.flow_log_store, tags=tags), opts=child)
         versions = dict(args.addon_versions)

@@ -26,6 +26,9 @@ class AuditTrailArgs(Args):
     documentation, MLPS 180 days of logs: set it to what the stack's frameworks require)."""
     protect: Optional[bool] = True
     """Refuse to delete the log bucket; on by default, audit logs outlive clusters."""
+    management_events: Optional[bool] = True
+    """Record management events (every API call) too; off when an organisation trail records them, leaving a trail of
+    S3 object events only."""
     partition: Optional[pulumi.Input[str]] = "aws"
     """The AWS partition of the trail's ARN."""
     tags: Optional[Mapping[str, str]] = field(default_factory=dict)
@@ -73,12 +76,14 @@ class AuditTrail(Component):
             resources=[pulumi.Output.concat(self.log_group.arn, ":log-stream:*")])], tags, child)
         self.trail = aws.cloudtrail.Trail(
             name, name=name, s3_bucket_name=self.bucket.name, is_multi_region_trail=True,
-            include_global_service_events=True, enable_log_file_validation=True, enable_logging=True,
+            include_global_service_events=bool(args.management_events), enable_log_file_validation=True,
+            enable_logging=True,
             kms_key_id=kms_key_arn,
             cloud_watch_logs_group_arn=pulumi.Output.concat(self.log_group.arn, ":*"),
             cloud_watch_logs_role_arn=role.arn,
             advanced_event_selectors=[
-                {"name": "Management events", "field_selectors": [{"field": "eventCategory", "equals": ["Management"]}]},
+                *([{"name": "Management events", "field_selectors": [
+                    {"field": "eventCategory", "equals": ["Management"]}]}] if args.management_events else []),
                 # Object reads and writes in every bucket (HIPAA/GDPR data-access audit), except the trail's own:
                 # its deliveries would be logged into itself (CloudTrail user guide, "recursive logging").
                 {"name": "S3 object access", "field_selectors": [

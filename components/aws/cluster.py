@@ -226,7 +226,8 @@ class GpuCluster(Component):
 
         AuditTrail(f"{name}-audit", AuditTrailArgs(
             kms_key_arn=key.arn, retention_days=args.log_retention_days, protect=production,
-            account_id=identity.account_id, partition=partition, region=args.region, tags=tags), opts=child)
+            account_id=identity.account_id, partition=partition, region=args.region, tags=tags,
+            management_events=args.audit_trail), opts=child)
         if args.threat_detection:
             ThreatDetection(f"{name}-guardduty", ThreatDetectionArgs(tags=tags), opts=child)
         CostBudget(f"{name}-monthly", CostBudgetArgs(
