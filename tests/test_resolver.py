@@ -115,7 +115,7 @@ def test_alibaba_spot_pool_is_priced_at_alibabas_preemptible_rate():
 
 
 def test_spot_price_without_a_source_is_called_an_upper_bound():
-    # gn8v-8x.48xlarge has no preemptible price anywhere in the data: the on-demand one stands in, called an upper bound.
+    # gn8v-8x.48xlarge has no preemptible price anywhere in the data: on-demand stands in, called an upper bound.
     assert "an upper bound" in notes(resolved("enterprise-aliyun", nodeGroups__gpu__capacity="spot"))
 
 
