@@ -96,7 +96,7 @@ def _shape_meets(shape: Shape, group: NodeGroupSpec, rdma: bool, region: str) ->
         and shape.vcpus >= (group.min_vcpus or 0)
         and shape.memory_gib >= (group.min_memory_gib or 0)
         and (not rdma or shape.rdma.kind != "none")
-        and region in shape.regions
+        and shape.offered_in(region)
     )
 
 
@@ -131,7 +131,7 @@ def _why_none(catalog: Catalog, spec: ClusterSpec, name: str, group: NodeGroupSp
     if group_rdma(spec, group):
         kind = "EFA" if spec.cloud == "aws" else "eRDMA"
         with_rdma = [s for s in same if s.rdma.kind != "none"]
-        if not any(spec.region in s.regions for s in with_rdma):
+        if not any(s.offered_in(spec.region) for s in with_rdma):
             listed = "; ".join(f"{s.instance_type} ({', '.join(s.regions)})" for s in shapes if s.rdma.kind != "none")
             field = f"{where}.rdma" if group.rdma is not None else "networking.rdma"
             return (
@@ -139,7 +139,7 @@ def _why_none(catalog: Catalog, spec: ClusterSpec, name: str, group: NodeGroupSp
                 f"shapes with {kind}: {listed} (or set rdma: false on the group or networking.rdma: false)"
             )
     sold = sorted({r for s in same for r in s.regions})
-    if not any(spec.region in s.regions for s in same):
+    if not any(s.offered_in(spec.region) for s in same):
         return f"region: {group.gpu_model} shapes are not sold in {spec.region}; regions: {', '.join(sold)}"
     return (
         f"{where}: no {group.gpu_model} shape in {spec.region} meets minGpuMemoryGib/minVcpus/minMemoryGib "
@@ -153,7 +153,7 @@ def _pinned(catalog: Catalog, spec: ClusterSpec, name: str, group: NodeGroupSpec
     if shape is None or shape.cloud != spec.cloud:
         known = ", ".join(s.instance_type for s in catalog.for_cloud(spec.cloud))
         raise BlueprintError(where, f"{group.instance_type!r} is not in the {spec.cloud} catalog; known: {known}")
-    if spec.region not in shape.regions:
+    if not shape.offered_in(spec.region):
         raise BlueprintError(
             where, f"{shape.instance_type} is not sold in {spec.region}; regions: {', '.join(shape.regions)}"
         )
@@ -257,9 +257,11 @@ def plan_zone(spec: ClusterSpec) -> tuple[Optional[str], list[str]]:
 
 
 def _cheapest(candidates: list[Shape], spec: ClusterSpec) -> Shape:
-    def key(shape: Shape) -> tuple[float, int, str]:
+    def key(shape: Shape) -> tuple[bool, float, int, str]:
         price, _ = _price(shape, spec)
-        return (price if price is not None else float("inf"), shape.gpu.count, shape.instance_type)
+        # A shape sold pay-as-you-go in the region beats one sold there only on request, whatever the prices.
+        on_request = spec.region not in shape.regions
+        return (on_request, price if price is not None else float("inf"), shape.gpu.count, shape.instance_type)
 
     return min(candidates, key=key)
 
@@ -278,6 +280,10 @@ def _notes(spec: ClusterSpec, group: NodeGroupSpec, shape: Shape, placement: boo
                      f"{burst}")
     if shape.sales_note:
         notes.append(f"{label}: {shape.sales_note}")
+    if spec.region not in shape.regions:
+        payg = ", ".join(shape.regions) or "none in the data"
+        notes.append(f"{label} is sold in {spec.region} on request only (no pay-as-you-go offer there in Alibaba's "
+                     f"DescribeZones data): confirm quota with Alibaba Cloud sales; pay-as-you-go regions: {payg}")
     if group.min_local_nvme_gb and shape.local_nvme_gb < group.min_local_nvme_gb:
         notes.append(
             f"{group.min_local_nvme_gb} GB local NVMe requested; {label} has {shape.local_nvme_gb} GB "

@@ -489,7 +489,7 @@ class ClusterSpec(SpecModel):
     environment: Literal["production", "staging", "development"] = Field(
         "production", description="production protects data stores from deletion."
     )
-    kubernetes_version: Literal["1.32", "1.33", "1.34", "1.35"] = Field(
+    kubernetes_version: Literal["1.32", "1.33", "1.34", "1.35", "1.36"] = Field(
         "1.35", description="Kubernetes minor version of the cluster (see blueprints/catalog/kubernetes_versions.yaml)."
     )
     node_groups: dict[str, NodeGroupSpec] = Field(

@@ -19,12 +19,12 @@ VANTAGE = DATA["vantage"]
 BASELINE_MBPS = DATA["karpenter_bandwidth_megabits"]
 CARDS = DATA["karpenter_network_cards"]
 DESCRIBE = DATA["karpenter_describe_instance_types"]
+# Per-GPU MiB (DescribeInstanceTypes GpuInfo) as Karpenter's generated instance-types page prints it; see SOURCE.md.
+GPU_MIB = json.loads((Path(__file__).parent / "data/instance_types/karpenter-gpu-memory-mib.json").read_text())
 AWS = load_catalog().for_cloud("aws")
 
 # Figures no recorded source states, each with why. Keys: (instance type or GPU model, field).
 UNCHECKED = {
-    **{(m, "gpu.memory_gib"): "no DescribeInstanceTypes MiB figure recorded for this GPU (vantage prints GB labels)"
-       for m in ("L4", "L40S", "A100-40GB", "A100-80GB", "H200", "B200", "B300")},
     ("p5e.48xlarge", "local_nvme_gb"): "vantage lists no instance storage for p5e.48xlarge",
     ("p6-b300.48xlarge", "local_nvme_gb"): "vantage lists no instance storage for p6-b300.48xlarge (catalog: 0)",
     ("p6-b300.48xlarge", "rdma.interfaces"): "17 network cards (Karpenter vpclimits); the EFA count (16) is inferred",
@@ -83,26 +83,29 @@ def test_describe_instance_types_fixture(instance_type):
     assert shape.rdma.interfaces == d["EfaInfo.MaximumEfaInterfaces"]
 
 
-def test_gpu_memory_gib_is_checked_or_listed_unchecked():
-    checked = {load_catalog().get(t).gpu.model for t in DESCRIBE}
+@pytest.mark.parametrize("shape", AWS, ids=lambda s: s.instance_type)
+def test_gpu_memory_gib_is_the_apis_mib_figure(shape):
+    # Every AWS GPU's GiB is DescribeInstanceTypes' MiB / 1024 (p6-b300: 275,040 MiB = 268.59 GiB, not the
+    # 262.5 GB per GPU AWS's page prints; p6-b200: 183,359 MiB = 179.06 GiB).
+    assert shape.gpu.memory_gib == round(GPU_MIB[shape.instance_type] / 1024, 2)
+
+
+def test_gpu_memory_gib_keeps_the_vendor_label_apart():
     models = {s.gpu.model for s in AWS}
-    unchecked = {m for (m, field) in UNCHECKED if field == "gpu.memory_gib"}
-    assert models == checked | unchecked and not checked & unchecked
     # One GiB figure per model across the catalog, and never the vendor's GB label where the two differ.
     for m in models:
         assert len({s.gpu.memory_gib for s in AWS if s.gpu.model == m}) == 1
     a10g = load_catalog().get("g5.xlarge").gpu
     assert (a10g.memory_gb, a10g.memory_gib) == (24, 22.35)
+    b300 = load_catalog().get("p6-b300.48xlarge").gpu
+    assert (b300.memory_gb, b300.memory_gib) == (262.5, 268.59)
 
 
 def test_every_unchecked_figure_is_really_uncovered_by_the_recorded_data():
     """The list must shrink when the data grows: each entry names something no recorded source states."""
-    described_models = {load_catalog().get(t).gpu.model for t in DESCRIBE}
     for (key, field), reason in UNCHECKED.items():
         assert reason
-        if field == "gpu.memory_gib":
-            assert key not in described_models
-        elif field == "local_nvme_gb":
+        if field == "local_nvme_gb":
             assert VANTAGE[key]["storage"] is None
         elif field == "rdma.interfaces":
             assert key not in DESCRIBE and load_catalog().get(key).rdma.interfaces != CARDS[key]
@@ -153,11 +156,12 @@ def test_alibaba_sizes_match_the_family_page(instance_type):
     assert (shape.vcpus, shape.memory_gib, shape.gpu.count, shape.network_baseline_gbps) == (vcpus, memory, gpus, gbps)
 
 
-def test_gn8v_and_gn8is_say_they_are_sold_on_request_and_the_plan_repeats_it():
+def test_gn8v_says_it_is_sold_on_request_and_the_plan_repeats_it():
     from test_resolver import notes, resolved
 
+    # gn8is lost its note: Alibaba's DescribeZones data sells it pay-as-you-go in 14 regions (ali-api-vms).
     for s in load_catalog().for_cloud("alicloud"):
-        on_request = s.instance_type.startswith(("ecs.gn8v", "ecs.gn8is"))
+        on_request = s.instance_type.startswith("ecs.gn8v")
         assert bool(s.sales_note) == on_request, s.instance_type
     plan = resolved("enterprise-aliyun")
     assert plan.node_groups[0].shape.instance_type.startswith("ecs.gn8v")

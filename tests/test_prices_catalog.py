@@ -28,9 +28,9 @@ def test_every_row_names_a_catalog_shape_region_option_source_and_date():
     for row in table.prices:
         shape = catalog.get(row.instance_type)
         assert shape is not None, row
-        assert row.region in shape.regions, row
+        assert shape.offered_in(row.region), row
         assert row.option in OPTIONS and row.source in table.sources, row
-        assert dt.date.fromisoformat(row.as_of) <= dt.date(2026, 11, 23)
+        assert dt.date.fromisoformat(row.as_of) <= dt.date.today()
         assert row.usd_per_hour > 0
     keys = [(p.instance_type, p.region, p.option) for p in table.prices]
     assert len(keys) == len(set(keys))
@@ -59,7 +59,11 @@ def test_commitments_cost_less_than_on_demand_in_the_same_region():
     for row in table.prices:
         if row.option in ("commit-1y", "commit-3y", "spot", "capacity-block"):
             od = table.exact(row.instance_type, row.region, "on-demand")
-            assert od is not None and row.usd_per_hour < od.usd_per_hour, row
+            if od is None:  # p5e.48xlarge: sold only through capacity blocks, no on-demand list price
+                shape = load_catalog().get(row.instance_type)
+                assert row.option == "capacity-block" and shape.price.usd_per_hour is None, row
+                continue
+            assert row.usd_per_hour < od.usd_per_hour, row
 
 
 def test_frankfurt_stack_is_priced_at_a_frankfurt_price_with_its_source():

@@ -105,9 +105,18 @@ def test_alibaba_spot_rdma_pool_gets_no_deployment_set():
     assert "no low-latency deployment set" in notes(plan) and "holds no spot instances" in notes(plan)
 
 
-def test_spot_price_is_called_an_upper_bound():
-    # The catalog has no Alibaba Cloud preemptible (spot) prices: the on-demand one stands in, called an upper bound.
-    assert "an upper bound" in notes(resolved("startup-t4-aliyun", nodeGroups__gpu__capacity="spot"))
+def test_alibaba_spot_pool_is_priced_at_alibabas_preemptible_rate():
+    # Alibaba's DescribePrice SpotAsPriceGo figure (ali-api-vms), not the pay-as-you-go one standing in for it.
+    group = resolved("startup-t4-aliyun", nodeGroups__gpu__capacity="spot").node_groups[0]
+    on_demand = resolved("startup-t4-aliyun").node_groups[0]
+    assert group.shape.instance_type == on_demand.shape.instance_type == "ecs.gn6i-c8g1.2xlarge"
+    assert group.usd_per_hour == pytest.approx(0.6105) and on_demand.usd_per_hour == pytest.approx(1.9436)
+    assert "an upper bound" not in notes(resolved("startup-t4-aliyun", nodeGroups__gpu__capacity="spot"))
+
+
+def test_spot_price_without_a_source_is_called_an_upper_bound():
+    # gn8v-8x.48xlarge has no preemptible price anywhere in the data: on-demand stands in, called an upper bound.
+    assert "an upper bound" in notes(resolved("enterprise-aliyun", nodeGroups__gpu__capacity="spot"))
 
 
 def test_spot_group_with_a_catalog_spot_price_uses_it_without_the_upper_bound_note():

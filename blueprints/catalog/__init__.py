@@ -63,8 +63,17 @@ class Shape(_Frozen):
     # Set where the provider sells the shape only on request (e.g. gn8v): the plan repeats it as a note.
     sales_note: Optional[str] = None
     price: PriceFacts
+    # Regions with a pay-as-you-go (on-demand) offer. Alibaba: DescribeZones(InstanceChargeType=PostPaid) data.
     regions: tuple[str, ...]
+    # Alibaba: regions the instance-type-by-region page lists but with no pay-as-you-go zone in the API data, so the
+    # type is sold there only on request (or by subscription). The resolver picks it there only when no shape is
+    # sold pay-as-you-go, and the plan says so.
+    on_request_regions: tuple[str, ...] = ()
     sources: ShapeSources
+
+    def offered_in(self, region: str) -> bool:
+        """Sold in the region pay-as-you-go or on request; anywhere else the resolver must not pick it."""
+        return region in self.regions or region in self.on_request_regions
 
     @property
     def total_gpu_memory_gib(self) -> float:
