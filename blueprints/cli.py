@@ -7,12 +7,12 @@ import gc
 import json
 import os
 import sys
-import tempfile
 import traceback
 from pathlib import Path
 from typing import Optional, Sequence
 
 from .errors import EXIT_BAD_INPUT, EXIT_INTERNAL, BlueprintError
+from .output import check_folder, write_output
 
 
 EXIT_CODES = """exit codes:
@@ -163,29 +163,8 @@ def _size(args: argparse.Namespace) -> int:
 
 
 def _write(text: str, output: Optional[Path]) -> None:
-    """Write all of it or nothing: a temporary file beside the target, renamed into place."""
-    if output is None:
-        sys.stdout.write(text)
-        return
-    target = output.resolve()
-    if target.is_dir():
-        raise BlueprintError("--output", f"{output} is a directory; name a file, for example {output}/plan.json")
-    if not target.parent.is_dir():
-        raise BlueprintError("--output", f"directory {target.parent} does not exist")
-    try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    except OSError as error:
-        raise BlueprintError("--output", f"cannot write in {target.parent}: {error.strerror}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except OSError as error:
-        Path(tmp).unlink(missing_ok=True)
-        raise BlueprintError("--output", f"cannot write {output}: {error.strerror}") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Standard output, a FIFO or device written in place, or a regular file replaced atomically."""
+    write_output(text, output)
 
 
 def run(argv: Sequence[str], own_process: bool = False) -> int:
@@ -213,6 +192,7 @@ def run(argv: Sequence[str], own_process: bool = False) -> int:
         from .offline.pack_config import write_pack_configs
         from .offline.plan import make_plan
 
+        check_folder(args.output_dir)  # before the plan: a file at the path is refused, not found out later
         plan = make_plan(args.stack, packs=[])  # the budget rule needs the plan's rates and cost estimate
         for path in write_pack_configs(plan.resolved.spec, args.output_dir, plan.resolved, plan.cost):
             print(path)

@@ -70,10 +70,13 @@ def pack_config_files(spec: ClusterSpec, resolved: Optional[ResolvedPlan] = None
 
 def write_pack_configs(spec: ClusterSpec, folder: Path, resolved: Optional[ResolvedPlan] = None,
                        cost: Optional[CostEstimate] = None) -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
+    """One <pack>.json a pack, each written like `--output` (atomically, with the user's umask)."""
+    from ..output import prepare_folder, write_output
+
+    prepare_folder(folder)
     written = []
     for pack, config in pack_config_files(spec, resolved, cost).items():
         path = folder / f"{pack}.json"
-        path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        write_output(json.dumps(config, indent=2, sort_keys=True) + "\n", path, option="--output-dir")
         written.append(path)
     return written
