@@ -139,8 +139,8 @@ def _size(args: argparse.Namespace) -> int:
 
     if args.params is None:
         raise BlueprintError("--params", "required: model parameters with a unit, e.g. 7B (or --usage-history FILE)")
-    if args.budget_margin < 0:
-        raise BlueprintError("--budget-margin", f"must be 0 or more (got {args.budget_margin})")
+    if not 0 <= args.budget_margin < float("inf"):  # nan and inf too: argparse's float() accepts them
+        raise BlueprintError("--budget-margin", f"must be a finite number, 0 or more (got {args.budget_margin})")
     workload = build_workload(
         params=parse_count(args.params, "--params"), mode=args.mode, precision=args.precision,
         optimizer=args.optimizer, sharding=args.sharding,

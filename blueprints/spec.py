@@ -7,6 +7,7 @@ Stack files write it in camelCase under the config key ``gpu-cluster-blueprints:
 from __future__ import annotations
 
 import ipaddress
+import math
 import re
 from typing import Literal, Optional
 
@@ -51,7 +52,8 @@ class SpecModel(BaseModel):
     """camelCase in stack files, snake_case in Python; unknown keys are an error."""
 
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True,
+        allow_inf_nan=False,  # YAML's .inf/.nan are floats; no budget, price or size is infinite (issue #27)
     )
 
 
@@ -532,8 +534,9 @@ class ClusterSpec(SpecModel):
     @classmethod
     def _prices(cls, v: dict[str, float]) -> dict[str, float]:
         for instance_type, price in v.items():
-            if not price > 0:
-                raise ValueError(f"price for {instance_type} must be a positive USD amount per hour")
+            if not (price > 0 and math.isfinite(price)):
+                raise ValueError(f"price for {instance_type} must be a positive, finite USD amount per hour "
+                                 f"(got {price})")
         return v
 
     @model_validator(mode="after")
