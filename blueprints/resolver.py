@@ -15,6 +15,7 @@ from .catalog.gpu_models import acceptance_expectation
 from .catalog.kubernetes_versions import VersionSupport, support, supported_versions
 from .catalog.prices import Quote, hourly_price, quote
 from .catalog.system_shapes import load_system_shapes
+from .conflicts import MAX_NODE_GROUPS, spec_conflicts
 from .errors import BlueprintError
 from .spec import ClusterSpec, NodeGroupSpec, SystemNodesSpec
 
@@ -407,44 +408,76 @@ def _system_group(spec: ClusterSpec) -> tuple[ResolvedSystemGroup, list[str]]:
     return ResolvedSystemGroup(spec.system_nodes, instance_type, found.usd_per_hour, source), []
 
 
+def _raise_all(errors: list[BlueprintError]) -> None:
+    """Every problem at once, like the spec's (stackconfig.parse_cluster): one fix round, not one per run."""
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise BlueprintError.many("", [f"{e.where}: {m}" if e.where else m for e in errors for m in e.messages])
+
+
 def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None, today: Optional[dt.date] = None) -> ResolvedPlan:
     catalog = catalog or load_catalog()
-    kubernetes, version_notes = _kubernetes_support(spec, today)
-    if spec.networking.zone:
-        _check_zone(spec, "cluster.networking.zone", spec.networking.zone)
-    zone, zone_notes = plan_zone(spec)
+    errors = [BlueprintError(*line.split(": ", 1)) for line in spec_conflicts(spec)]
+    if len(spec.node_groups) > MAX_NODE_GROUPS:
+        _raise_all(errors)  # before any per-group work: bounded time for a file with thousands of groups
+    kubernetes, version_notes = None, []
+    try:
+        kubernetes, version_notes = _kubernetes_support(spec, today)
+        if spec.networking.zone:
+            _check_zone(spec, "cluster.networking.zone", spec.networking.zone)
+        zone, zone_notes = plan_zone(spec)
+    except BlueprintError as error:
+        errors.append(error)
+        zone, zone_notes = spec.networking.zone, []
     groups: list[ResolvedNodeGroup] = []
     for name, group in spec.node_groups.items():
-        if group.zone:
-            _check_zone(spec, f"cluster.nodeGroups.{name}.zone", group.zone)
-        _check_reserved(spec, name, group)
-        if group.instance_type:
-            shape = _pinned(catalog, spec, name, group)
-        else:
-            candidates = [
-                s for s in catalog.for_cloud(spec.cloud) if _shape_meets(s, group, group_rdma(spec, group), spec.region)
-            ]
-            if not candidates:
-                where, _, message = _why_none(catalog, spec, name, group).partition(": ")
-                raise BlueprintError(where, message)
-            shape = _cheapest(candidates, spec)
-        _check_mig(spec, name, group, shape)
-        rdma_interfaces = shape.rdma.interfaces if group_rdma(spec, group) else 0
-        placement = group_placement(spec, group, rdma_interfaces)
-        option = CAPACITY_OPTION[group.capacity]
-        price, source = _price(shape, spec, option)
-        used = None if shape.instance_type in spec.prices else (_quote(shape, spec, option) or _quote(shape, spec))
-        notes = tuple(f"{name}: {n}" for n in _notes(spec, group, shape, placement))
-        check = spec.kubernetes.acceptance
-        published = published_busbw_gbps(shape.instance_type)
-        groups.append(ResolvedNodeGroup(
-            name, group, shape, price, source, rdma_interfaces, placement, notes,
-            zone=group.zone or (zone if rdma_interfaces else None),
-            acceptance=acceptance_expectation(shape, check.thresholds) if check.enabled else None,
-            fabric_min_busbw_gbps=round(published * spec.kubernetes.fabric_validation.threshold, 1)
-            if published else None,
-            price_as_of=used.as_of if used else None, price_option=used.option if used else "on-demand"))
+        try:
+            groups.append(_resolve_group(catalog, spec, name, group, zone))
+        except BlueprintError as error:
+            errors.append(error)
+    _raise_all(errors)
+    return _finish(spec, groups, kubernetes, version_notes, zone, zone_notes, today)
 
+
+def _resolve_group(catalog: Catalog, spec: ClusterSpec, name: str, group: NodeGroupSpec,
+                   zone: Optional[str]) -> ResolvedNodeGroup:
+    """One group's shape, price and placement (resolve collects its errors)."""
+    if group.zone:
+        _check_zone(spec, f"cluster.nodeGroups.{name}.zone", group.zone)
+    _check_reserved(spec, name, group)
+    if group.instance_type:
+        shape = _pinned(catalog, spec, name, group)
+    else:
+        candidates = [
+            s for s in catalog.for_cloud(spec.cloud) if _shape_meets(s, group, group_rdma(spec, group), spec.region)
+        ]
+        if not candidates:
+            where, _, message = _why_none(catalog, spec, name, group).partition(": ")
+            raise BlueprintError(where, message)
+        shape = _cheapest(candidates, spec)
+    _check_mig(spec, name, group, shape)
+    rdma_interfaces = shape.rdma.interfaces if group_rdma(spec, group) else 0
+    placement = group_placement(spec, group, rdma_interfaces)
+    option = CAPACITY_OPTION[group.capacity]
+    price, source = _price(shape, spec, option)
+    used = None if shape.instance_type in spec.prices else (_quote(shape, spec, option) or _quote(shape, spec))
+    notes = tuple(f"{name}: {n}" for n in _notes(spec, group, shape, placement))
+    check = spec.kubernetes.acceptance
+    published = published_busbw_gbps(shape.instance_type)
+    return ResolvedNodeGroup(
+        name, group, shape, price, source, rdma_interfaces, placement, notes,
+        zone=group.zone or (zone if rdma_interfaces else None),
+        acceptance=acceptance_expectation(shape, check.thresholds) if check.enabled else None,
+        fabric_min_busbw_gbps=round(published * spec.kubernetes.fabric_validation.threshold, 1)
+        if published else None,
+        price_as_of=used.as_of if used else None, price_option=used.option if used else "on-demand")
+
+
+def _finish(spec: ClusterSpec, groups: list[ResolvedNodeGroup], kubernetes: Optional[VersionSupport],
+            version_notes: list[str], zone: Optional[str], zone_notes: list[str],
+            today: Optional[dt.date]) -> ResolvedPlan:
+    """The system group, zones, notes and the plan, once every group resolved."""
     plan = ResolvedPlan(spec=spec, node_groups=tuple(groups))
     system, system_notes = _system_group(spec)
     system_notes += _fabric_notes(spec, groups) + _cpfs_step_notes(spec)
