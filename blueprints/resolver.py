@@ -13,7 +13,7 @@ from .catalog.fabric import default_image, published_busbw_gbps
 from .catalog.file_systems import cpfs_scale_out_step_gib, cpfs_source
 from .catalog.gpu_models import acceptance_expectation
 from .catalog.kubernetes_versions import VersionSupport, support, supported_versions
-from .catalog.prices import Quote, hourly_price, quote
+from .catalog.prices import Quote, hourly_price, overridden_price, quote
 from .catalog.system_shapes import load_system_shapes
 from .conflicts import MAX_NODE_GROUPS, spec_conflicts
 from .errors import BlueprintError
@@ -296,7 +296,7 @@ def _notes(spec: ClusterSpec, group: NodeGroupSpec, shape: Shape, placement: boo
         kind = "cluster placement group" if spec.cloud == "aws" else "low-latency deployment set"
         notes.append(f"no {kind} for {label} ({why})")
     option = CAPACITY_OPTION[group.capacity]
-    overridden = shape.instance_type in spec.prices
+    overridden = overridden_price(spec.prices, shape.instance_type, option) is not None
     if option != "on-demand" and not overridden and _quote(shape, spec, option) is None:
         notes.append(f"{group.capacity} capacity: the catalog has no {option} price for {label}; "
                      f"the estimate uses the on-demand price, an upper bound")
@@ -337,7 +337,7 @@ def _stale_prices(groups: list[ResolvedNodeGroup], spec: ClusterSpec, today: Opt
     """List prices change: say when the catalog's are older than half a year."""
     today = today or dt.date.today()
     old = sorted({(g.price_as_of or g.shape.price.as_of, g.shape.instance_type) for g in groups
-                  if g.usd_per_hour is not None and g.shape.instance_type not in spec.prices
+                  if g.usd_per_hour is not None and g.price_source != "stack override (prices)"
                   and (today - dt.date.fromisoformat(g.price_as_of or g.shape.price.as_of)).days
                   > PRICE_MAX_AGE_DAYS})
     return [f"{instance} list price is from {as_of} ({(today - dt.date.fromisoformat(as_of)).days} days ago); "
@@ -394,9 +394,9 @@ def _system_group(spec: ClusterSpec) -> tuple[ResolvedSystemGroup, list[str]]:
     """The system group's shape and its price in the stack's region; no price is a note, never another region's."""
     shapes = load_system_shapes()
     instance_type = spec.system_nodes.instance_type or shapes.defaults[spec.cloud]
-    if instance_type in spec.prices:
-        return ResolvedSystemGroup(spec.system_nodes, instance_type, spec.prices[instance_type],
-                                   "stack override (prices)"), []
+    override = overridden_price(spec.prices, instance_type)  # system nodes are bought on demand
+    if override is not None:
+        return ResolvedSystemGroup(spec.system_nodes, instance_type, override, "stack override (prices)"), []
     shape = shapes.get(instance_type)
     found = shape.price_in(spec.region) if shape else None
     if found is None:
@@ -461,7 +461,8 @@ def _resolve_group(catalog: Catalog, spec: ClusterSpec, name: str, group: NodeGr
     placement = group_placement(spec, group, rdma_interfaces)
     option = CAPACITY_OPTION[group.capacity]
     price, source = _price(shape, spec, option)
-    used = None if shape.instance_type in spec.prices else (_quote(shape, spec, option) or _quote(shape, spec))
+    used = None if overridden_price(spec.prices, shape.instance_type, option) is not None else \
+        (_quote(shape, spec, option) or _quote(shape, spec))
     notes = tuple(f"{name}: {n}" for n in _notes(spec, group, shape, placement))
     check = spec.kubernetes.acceptance
     published = published_busbw_gbps(shape.instance_type)

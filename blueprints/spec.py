@@ -9,13 +9,15 @@ from __future__ import annotations
 import ipaddress
 import math
 import re
-from typing import Literal, Optional
+from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 Cloud = Literal["aws", "alicloud"]
 Capacity = Literal["on-demand", "spot", "reservation", "capacity-block"]
+# How a group is billed, for per-option `prices:` (a reservation, an ODCR, bills at the on-demand rate).
+PriceOption = Literal["on-demand", "spot", "capacity-block"]
 Framework = Literal["baseline", "hipaa", "gdpr", "mlps", "cost"]
 
 # Region names each cloud uses; a typo fails here with the list rather than at `pulumi up`.
@@ -513,8 +515,9 @@ class ClusterSpec(SpecModel):
         default_factory=AccountServicesSpec, description="Account-level services: create them or use existing ones.")
     kubernetes: KubernetesSpec = Field(default_factory=KubernetesSpec, description="The GPU platform layer.")
     tags: dict[str, str] = Field(default_factory=dict, description="Tags put on every resource.")
-    prices: dict[str, float] = Field(
-        default_factory=dict, description="Hourly USD price overrides by instance type (negotiated rates)."
+    prices: dict[str, Union[float, dict[PriceOption, float]]] = Field(
+        default_factory=dict, description="Hourly USD price overrides by instance type (negotiated rates): a number "
+                                          "for every purchase option, or {on-demand: 30.0, spot: 12.0} per option."
     )
     price_guidance_usd_per_hour: Optional[float] = Field(
         None, gt=0, description="The hourly cost the preset's sizing guidance expects (for notes only)."
@@ -532,11 +535,12 @@ class ClusterSpec(SpecModel):
 
     @field_validator("prices")
     @classmethod
-    def _prices(cls, v: dict[str, float]) -> dict[str, float]:
-        for instance_type, price in v.items():
-            if not (price > 0 and math.isfinite(price)):
-                raise ValueError(f"price for {instance_type} must be a positive, finite USD amount per hour "
-                                 f"(got {price})")
+    def _prices(cls, v: dict[str, Any]) -> dict[str, Any]:
+        for instance_type, given in v.items():
+            for option, price in (given.items() if isinstance(given, dict) else [("", given)]):
+                if not (price > 0 and math.isfinite(price)):
+                    name = f"{instance_type} ({option})" if option else instance_type
+                    raise ValueError(f"price for {name} must be a positive, finite USD amount per hour (got {price})")
         return v
 
     @model_validator(mode="after")
