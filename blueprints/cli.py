@@ -15,11 +15,25 @@ from .errors import EXIT_BAD_INPUT, EXIT_INTERNAL, BlueprintError
 from .output import check_folder, write_output
 
 
-EXIT_CODES = """exit codes:
-  0  done; no mandatory finding, no blocking readiness gap
-  1  mandatory compliance findings or blocking readiness gaps (the plan is still written)
-  2  bad input: each problem on its own line as 'error: <file>: <field>: <what is allowed>'
-  3  the program itself failed on a stack (a bug: the traceback is printed)"""
+# One meaning per code across commands (README: exit codes). Unlike `terraform plan -detailed-exitcode`, whose 2
+# means "changes present", 2 here is always bad input; a change is never a failure by itself.
+EXIT_MEANINGS = {
+    0: "done; nothing blocks",
+    1: "the result blocks: mandatory compliance findings or blocking readiness gaps (plan), or a change that must "
+       "not merge (diff); the output is still written",
+    2: "bad input: each problem on its own line as 'error: <file>: <field>: <what is allowed>'; nothing written",
+    3: "the program itself failed (a bug: the traceback is printed)",
+}
+CODES_OF = {"plan": (0, 1, 2, 3), "diff": (0, 1, 2, 3)}  # every other command: 0, 2, 3 (it has no verdict)
+
+
+def exit_codes(command: Optional[str] = None) -> str:
+    """The exit codes a command can return, each with its one meaning."""
+    codes = (0, 1, 2, 3) if command is None else CODES_OF.get(command, (0, 2, 3))
+    return "exit codes:\n" + "\n".join(f"  {c}  {EXIT_MEANINGS[c]}" for c in codes)
+
+
+EXIT_CODES = exit_codes()
 
 EXAMPLES = {
     "plan": """examples:
@@ -35,7 +49,8 @@ EXAMPLES = {
   python -m blueprints diff base.json head.json --format markdown --output comment.md
   python -m blueprints diff base.json head.json --data-loss-acknowledged  # the PR carries the label
 
-exit code 1 when the change must not merge as it is: a stack failed to plan at the head, a
+exit code 1 when the change must not merge as it is (the verdict the comment states): a stack
+failed to plan at the head or its plan fails (mandatory findings, blocking readiness gaps), a
 replacement would clash with a fixed name, or a protected data store would be replaced or deleted
 without --data-loss-acknowledged (the workflow sets it from the PR label data-loss-acknowledged).""",
     "ci-matrix": """examples:
@@ -54,19 +69,56 @@ class _Parser(argparse.ArgumentParser):
         raise BlueprintError("usage", message)
 
 
+def version() -> str:
+    """The package's version: pyproject.toml beside the code (a checkout), else the installed metadata."""
+    import tomllib
+    from importlib import metadata
+
+    pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+    if pyproject.is_file():
+        return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
+    return metadata.version("gpu-cluster-blueprints")
+
+
+def _unknown_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
+    """`--stak` is an unknown option (with the nearest real one), not a missing `--stack`.
+
+    argparse checks required options before it reports unrecognised ones, so a typo of a required option
+    would read as that option missing; this looks first.
+    """
+    import difflib
+
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    name = next((a for a in argv if not a.startswith("-")), None)
+    sub = commands.choices.get(name) if name else None
+    known = list((sub or parser)._option_string_actions)
+    for token in argv:
+        option = token.split("=", 1)[0]
+        if not option.startswith("-") or option == "-" or option.lstrip("-").replace(".", "").isdigit():
+            continue
+        if option == "--":
+            break
+        if option in known or (option.startswith("--") and any(k.startswith(option) for k in known)):
+            continue
+        close = difflib.get_close_matches(option, [k for k in known if k.startswith("--")], n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]}?" if close else f"; options of {name or 'this command'}: see --help"
+        raise BlueprintError("usage", f"unknown option {option}{hint}")
+
+
 def _command(commands, name: str, help_text: str) -> argparse.ArgumentParser:
     return commands.add_parser(name, help=help_text, description=help_text,
-                               epilog=f"{EXAMPLES[name]}\n\n{EXIT_CODES}",
+                               epilog=f"{EXAMPLES[name]}\n\n{exit_codes(name)}",
                                formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m blueprints", description="GPU cluster blueprints, offline.",
                      epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     plan = _command(commands, "plan", "run a stack's program under mocks: resources, cost, findings")
     which = plan.add_mutually_exclusive_group(required=True)
-    which.add_argument("--stack", help="stack name, stacks/Pulumi.<stack>.yaml")
+    which.add_argument("-s", "--stack", help="stack name, stacks/Pulumi.<stack>.yaml")
     which.add_argument("--all-stacks", action="store_true", help="every stack in the stacks folder (JSON: a bundle)")
     plan.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     plan.add_argument("--output", type=Path, help="write here (atomically) instead of standard output")
@@ -86,7 +138,7 @@ def _parser() -> argparse.ArgumentParser:
     ci.add_argument("--changed-files", type=Path, help="file listing changed paths, one a line (default: all stacks)")
     ci.add_argument("--stacks", nargs="+", help="these stacks instead of working them out from changes")
     pconf = _command(commands, "policy-config", "write a stack's --policy-pack-config files, one per pack")
-    pconf.add_argument("--stack", required=True, help="stack name, stacks/Pulumi.<stack>.yaml")
+    pconf.add_argument("-s", "--stack", required=True, help="stack name, stacks/Pulumi.<stack>.yaml")
     pconf.add_argument("--output-dir", type=Path, required=True, help="folder for <pack>.json files")
     _size_parser(commands)
     schema = _command(commands, "schema", "print the JSON schema of the stack config")
@@ -96,7 +148,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def _size_parser(commands) -> None:
     """`size`: the sizing and cost advisor (blueprints/sizing). Counts take units: 7B, 110M, 1T."""
-    size = commands.add_parser("size", help="GPUs, time and cost for a workload; optionally write its stack")
+    size = commands.add_parser("size", help="GPUs, time and cost for a workload; optionally write its stack",
+                               epilog=exit_codes("size"), formatter_class=argparse.RawDescriptionHelpFormatter)
     size.add_argument("--params", help="model parameters with a unit, e.g. 7B, 110M, 175B")
     size.add_argument("--mode", choices=("training", "inference"), default="training")
     size.add_argument("--precision", help="fp32, bf16, fp16, fp8; int8 or int4 for inference (default bf16)")
@@ -168,7 +221,9 @@ def _write(text: str, output: Optional[Path]) -> None:
 
 
 def run(argv: Sequence[str], own_process: bool = False) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    _unknown_options(parser, argv)
+    args = parser.parse_args(argv)
     if args.command == "schema":
         from .schema import stack_config_schema
 
@@ -239,6 +294,9 @@ def _plan(args: argparse.Namespace, own_process: bool = False) -> int:
         quiet_collector()
     packs = None if args.packs is None else [p for p in args.packs if p != "none"]
     stacks_dir = args.stacks_dir or STACKS_DIR
+    if not Path(stacks_dir).is_dir():
+        raise BlueprintError("--stacks-dir", f"{stacks_dir} is not a directory; name the folder that holds "
+                                             "Pulumi.<stack>.yaml files (default: stacks/)")
     if not args.all_stacks:  # one stack: bad input is an error and nothing is written
         plan = make_plan(args.stack, stacks_dir, packs=packs)
         _write(RENDERERS[args.format](plan), args.output)

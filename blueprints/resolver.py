@@ -16,7 +16,7 @@ from .catalog.kubernetes_versions import VersionSupport, support, supported_vers
 from .catalog.prices import Quote, hourly_price, overridden_price, quote
 from .catalog.system_shapes import load_system_shapes
 from .conflicts import MAX_NODE_GROUPS, spec_conflicts
-from .errors import BlueprintError
+from .errors import BlueprintError, did_you_mean
 from .spec import ClusterSpec, NodeGroupSpec, SystemNodesSpec
 
 # A preset's hourly guidance is only a guide; a difference beyond this fraction earns a note.
@@ -121,7 +121,8 @@ def _why_none(catalog: Catalog, spec: ClusterSpec, name: str, group: NodeGroupSp
     shapes = catalog.for_cloud(spec.cloud)
     models = sorted({s.gpu.model for s in shapes})
     if group.gpu_model not in models:
-        return f"{where}.gpuModel: unknown GPU model {group.gpu_model!r} on {spec.cloud}; models: {', '.join(models)}"
+        return (f"{where}.gpuModel: unknown GPU model {group.gpu_model!r} on {spec.cloud}; models: {', '.join(models)}"
+                f"{did_you_mean(group.gpu_model, models)}")
     same = [s for s in shapes if s.gpu.model == group.gpu_model]
     counts = sorted({s.gpu.count for s in same})
     if not any(s.gpu.count >= group.gpus_per_node for s in same):
