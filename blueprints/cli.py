@@ -120,7 +120,8 @@ def _parser() -> argparse.ArgumentParser:
     which = plan.add_mutually_exclusive_group(required=True)
     which.add_argument("-s", "--stack", help="stack name, stacks/Pulumi.<stack>.yaml")
     which.add_argument("--all-stacks", action="store_true", help="every stack in the stacks folder (JSON: a bundle)")
-    plan.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    plan.add_argument("--format", choices=("text", "json", "markdown", "sarif"), default="text",
+                      help="sarif: findings and readiness gaps as SARIF 2.1.0, for GitHub code scanning")
     plan.add_argument("--output", type=Path, help="write here (atomically) instead of standard output")
     plan.add_argument("--stacks-dir", type=Path, default=None, help="where the stack files are (default: stacks/)")
     plan.add_argument("--policy-pack", action="append", dest="packs", metavar="PACK",
@@ -129,7 +130,8 @@ def _parser() -> argparse.ArgumentParser:
     diff = _command(commands, "diff", "compare two plans (JSON from base and head): resources, cost, findings")
     diff.add_argument("base", type=Path, help="plan JSON of the base (a plan or an --all-stacks bundle)")
     diff.add_argument("head", type=Path, help="plan JSON of the head")
-    diff.add_argument("--format", choices=("text", "markdown"), default="text")
+    diff.add_argument("--format", choices=("text", "markdown", "sarif"), default="text",
+                      help="sarif: the head's findings and the merge blockers as SARIF 2.1.0")
     diff.add_argument("--output", type=Path, help="write here (atomically) instead of standard output")
     diff.add_argument("--data-loss-acknowledged", action="store_true",
                       help="the pull request acknowledges replacing or deleting protected data stores "
@@ -262,6 +264,12 @@ def run(argv: Sequence[str], own_process: bool = False) -> int:
         base, _ = load_bundle(args.base)
         head, failures = load_bundle(args.head)
         diffs = diff_plans(base, head, failures, progress=progress)
+        if args.format == "sarif":
+            from .offline.sarif import diff_sarif
+            from .stackconfig import STACKS_DIR
+
+            _write(diff_sarif(diffs, args.data_loss_acknowledged, STACKS_DIR, version()), args.output)
+            return check_exit_code(diffs, args.data_loss_acknowledged)
         render = render_diff_markdown if args.format == "markdown" else render_diff_text
         _write(render(diffs, args.data_loss_acknowledged), args.output)
         return check_exit_code(diffs, args.data_loss_acknowledged)
@@ -287,6 +295,7 @@ def quiet_collector() -> None:
 def _plan(args: argparse.Namespace, own_process: bool = False) -> int:
     from .offline.plan import make_plan
     from .offline.render import RENDERERS, render_bundle, render_failure
+    from .offline.sarif import plans_sarif
     from .progress import progress
     from .stackconfig import STACKS_DIR, available_stacks
 
@@ -299,7 +308,8 @@ def _plan(args: argparse.Namespace, own_process: bool = False) -> int:
                                              "Pulumi.<stack>.yaml files (default: stacks/)")
     if not args.all_stacks:  # one stack: bad input is an error and nothing is written
         plan = make_plan(args.stack, stacks_dir, packs=packs)
-        _write(RENDERERS[args.format](plan), args.output)
+        _write(plans_sarif([plan], stacks_dir, version()) if args.format == "sarif" else RENDERERS[args.format](plan),
+               args.output)
         return plan.exit_code
     plans, failures, texts, worst = [], [], [], 0
     for stack in progress(available_stacks(stacks_dir), "planning"):
@@ -314,11 +324,14 @@ def _plan(args: argparse.Namespace, own_process: bool = False) -> int:
             worst = max(worst, EXIT_INTERNAL)
         else:
             plans.append(plan)
-            texts.append(RENDERERS[args.format](plan) if args.format != "json" else "")
+            texts.append(RENDERERS[args.format](plan) if args.format in RENDERERS and args.format != "json" else "")
             worst = max(worst, plan.exit_code)
             continue
-        texts.append(render_failure(stack, failures[-1][1], args.format) if args.format != "json" else "")
-    _write(render_bundle(plans, failures) if args.format == "json" else "\n".join(texts), args.output)
+        texts.append(render_failure(stack, failures[-1][1], args.format) if args.format in ("text", "markdown") else "")
+    if args.format == "sarif":  # a stack that failed to plan is on stderr and in the exit code
+        _write(plans_sarif(plans, stacks_dir, version()), args.output)
+    else:
+        _write(render_bundle(plans, failures) if args.format == "json" else "\n".join(texts), args.output)
     return worst
 
 
