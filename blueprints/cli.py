@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from .errors import EXIT_BAD_INPUT, EXIT_INTERNAL, BlueprintError
-from .output import check_folder, write_output
+from .output import STDOUT_NAMES, check_folder, write_output
 
 
 # One meaning per code across commands (README: exit codes). Unlike `terraform plan -detailed-exitcode`, whose 2
@@ -206,7 +206,13 @@ def _size(args: argparse.Namespace) -> int:
         clouds=None if not args.clouds else tuple(args.clouds), regions=None if not args.regions else tuple(args.regions),
         spot_overhead=args.spot_overhead, dataset_tb=args.dataset_tb, checkpoints_kept=args.checkpoints_kept)
     advice = advise(workload)
-    text = RENDERERS[args.format](advice)
+    if args.format == "text":  # the table fits COLUMNS (or the terminal); 160 columns in a pipe
+        from .sizing.render import render_text
+        from .terminal import width
+
+        text = render_text(advice, width=width())
+    else:
+        text = RENDERERS[args.format](advice)
     if args.write_stack:
         from .sizing.write_stack import write_stack
         from .stackconfig import STACKS_DIR
@@ -217,8 +223,16 @@ def _size(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write(text: str, output: Optional[Path]) -> None:
-    """Standard output, a FIFO or device written in place, or a regular file replaced atomically."""
+def _write(text: str, output: Optional[Path], coloured: bool = False) -> None:
+    """Standard output, a FIFO or device written in place, or a regular file replaced atomically.
+
+    ``coloured``: text for people; coloured when standard output is a terminal (never in a file or pipe).
+    """
+    if coloured and (output is None or str(output) in STDOUT_NAMES):
+        from .terminal import write_coloured
+
+        write_coloured(text)
+        return
     write_output(text, output)
 
 
@@ -271,7 +285,7 @@ def run(argv: Sequence[str], own_process: bool = False) -> int:
             _write(diff_sarif(diffs, args.data_loss_acknowledged, STACKS_DIR, version()), args.output)
             return check_exit_code(diffs, args.data_loss_acknowledged)
         render = render_diff_markdown if args.format == "markdown" else render_diff_text
-        _write(render(diffs, args.data_loss_acknowledged), args.output)
+        _write(render(diffs, args.data_loss_acknowledged), args.output, coloured=args.format == "text")
         return check_exit_code(diffs, args.data_loss_acknowledged)
     return _plan(args, own_process)
 
@@ -309,7 +323,7 @@ def _plan(args: argparse.Namespace, own_process: bool = False) -> int:
     if not args.all_stacks:  # one stack: bad input is an error and nothing is written
         plan = make_plan(args.stack, stacks_dir, packs=packs)
         _write(plans_sarif([plan], stacks_dir, version()) if args.format == "sarif" else RENDERERS[args.format](plan),
-               args.output)
+               args.output, coloured=args.format == "text")
         return plan.exit_code
     plans, failures, texts, worst = [], [], [], 0
     for stack in progress(available_stacks(stacks_dir), "planning"):
@@ -331,7 +345,8 @@ def _plan(args: argparse.Namespace, own_process: bool = False) -> int:
     if args.format == "sarif":  # a stack that failed to plan is on stderr and in the exit code
         _write(plans_sarif(plans, stacks_dir, version()), args.output)
     else:
-        _write(render_bundle(plans, failures) if args.format == "json" else "\n".join(texts), args.output)
+        _write(render_bundle(plans, failures) if args.format == "json" else "\n".join(texts), args.output,
+               coloured=args.format == "text")
     return worst
 
 
