@@ -85,7 +85,8 @@ def test_a_near_miss_gpu_model_gets_a_suggestion(tmp_path):
 
 @pytest.mark.parametrize("argv, line", [
     (["plan", "--stak", "research-a100"], "error: usage: unknown option --stak; did you mean --stack?"),
-    (["plan", "-s", "research-a100", "--fromat", "json"], "error: usage: unknown option --fromat; did you mean --format?"),
+    (["plan", "-s", "research-a100", "--fromat", "json"],
+     "error: usage: unknown option --fromat; did you mean --format?"),
     (["policy-config", "-s", "x", "--output-dri", "d"], "error: usage: unknown option --output-dri; did you mean "
                                                          "--output-dir?"),
 ])

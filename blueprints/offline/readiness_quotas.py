@@ -27,8 +27,8 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
     return [Finding(
         "eks-node-group-quota", WARNING, groups[EKS_MANAGED_NODE_GROUPS_QUOTA].urn,
         f"the plan creates {len(groups)} EKS managed node groups (the system group included); EKS allows "
-        f"{EKS_MANAGED_NODE_GROUPS_QUOTA} per cluster by default, so creating group {EKS_MANAGED_NODE_GROUPS_QUOTA + 1} "
-        "fails unless the account's quota was raised",
+        f"{EKS_MANAGED_NODE_GROUPS_QUOTA} per cluster by default, so creating group "
+        f"{EKS_MANAGED_NODE_GROUPS_QUOTA + 1} fails unless the account's quota was raised",
         "request 'Managed node groups per cluster' in Service Quotas (Amazon EKS) before `pulumi up`, or merge "
         "GPU groups of one shape and raise their maxNodes")]
 
