@@ -533,13 +533,25 @@ class ClusterSpec(SpecModel):
                 raise ValueError("node group name 'system' is the system node group's (systemNodes)")
         return v
 
-    @field_validator("prices")
+    @field_validator("prices", mode="before")
     @classmethod
-    def _prices(cls, v: dict[str, Any]) -> dict[str, Any]:
+    def _prices(cls, v: Any) -> Any:
+        """One message per bad price (a union would report each of its branches), before the types are checked."""
+        if not isinstance(v, dict):
+            return v
+        options = PriceOption.__args__
         for instance_type, given in v.items():
+            if isinstance(given, dict):
+                unknown = [o for o in given if o not in options]
+                if unknown:
+                    raise ValueError(f"price for {instance_type}: {unknown[0]!r} is not a purchase option; "
+                                     f"use {', '.join(options)}")
             for option, price in (given.items() if isinstance(given, dict) else [("", given)]):
+                name = f"{instance_type} ({option})" if option else instance_type
+                if isinstance(price, bool) or not isinstance(price, (int, float)):
+                    raise ValueError(f"price for {name} must be a USD amount per hour, or per purchase option "
+                                     f"({{on-demand: 30.0, spot: 12.0}}) (got {price!r})")
                 if not (price > 0 and math.isfinite(price)):
-                    name = f"{instance_type} ({option})" if option else instance_type
                     raise ValueError(f"price for {name} must be a positive, finite USD amount per hour (got {price})")
         return v
 

@@ -29,8 +29,8 @@ def one_line(result: subprocess.CompletedProcess) -> str:
 
 
 @pytest.mark.parametrize("price, fragment", [
-    (math.inf, "cluster.prices.p4d.24xlarge: Input should be a finite number (got inf)"),
-    (math.nan, "cluster.prices.p4d.24xlarge: Input should be a finite number (got nan)"),
+    (math.inf, "cluster.prices: price for p4d.24xlarge must be a positive, finite USD amount per hour (got inf)"),
+    (math.nan, "cluster.prices: price for p4d.24xlarge must be a positive, finite USD amount per hour (got nan)"),
     (-1.0, "cluster.prices: price for p4d.24xlarge must be a positive, finite USD amount per hour (got -1.0)"),
 ])
 def test_a_price_that_is_not_a_positive_finite_amount_is_one_line(tmp_path, price, fragment):

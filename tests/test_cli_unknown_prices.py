@@ -95,4 +95,6 @@ def test_a_price_per_option_must_name_a_purchase_option(tmp_path):
     result = subprocess.run([sys.executable, "-m", "blueprints", "plan", "--stack", "variant", "--stacks-dir",
                              str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT)
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert "cluster.prices.g4dn.xlarge" in result.stderr
+    assert result.stderr.strip().splitlines() == [
+        f"error: {tmp_path.name}/Pulumi.variant.yaml: cluster.prices: price for g4dn.xlarge: 'reserved' is not a "
+        "purchase option; use on-demand, spot, capacity-block"]
