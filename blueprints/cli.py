@@ -7,19 +7,33 @@ import gc
 import json
 import os
 import sys
-import tempfile
 import traceback
 from pathlib import Path
 from typing import Optional, Sequence
 
 from .errors import EXIT_BAD_INPUT, EXIT_INTERNAL, BlueprintError
+from .output import STDOUT_NAMES, check_folder, write_output
 
 
-EXIT_CODES = """exit codes:
-  0  done; no mandatory finding, no blocking readiness gap
-  1  mandatory compliance findings or blocking readiness gaps (the plan is still written)
-  2  bad input: each problem on its own line as 'error: <file>: <field>: <what is allowed>'
-  3  the program itself failed on a stack (a bug: the traceback is printed)"""
+# One meaning per code across commands (README: exit codes). Unlike `terraform plan -detailed-exitcode`, whose 2
+# means "changes present", 2 here is always bad input; a change is never a failure by itself.
+EXIT_MEANINGS = {
+    0: "done; nothing blocks",
+    1: "the result blocks: mandatory compliance findings or blocking readiness gaps (plan), or a change that must "
+       "not merge (diff); the output is still written",
+    2: "bad input: each problem on its own line as 'error: <file>: <field>: <what is allowed>'; nothing written",
+    3: "the program itself failed (a bug: the traceback is printed)",
+}
+CODES_OF = {"plan": (0, 1, 2, 3), "diff": (0, 1, 2, 3)}  # every other command: 0, 2, 3 (it has no verdict)
+
+
+def exit_codes(command: Optional[str] = None) -> str:
+    """The exit codes a command can return, each with its one meaning."""
+    codes = (0, 1, 2, 3) if command is None else CODES_OF.get(command, (0, 2, 3))
+    return "exit codes:\n" + "\n".join(f"  {c}  {EXIT_MEANINGS[c]}" for c in codes)
+
+
+EXIT_CODES = exit_codes()
 
 EXAMPLES = {
     "plan": """examples:
@@ -35,7 +49,8 @@ EXAMPLES = {
   python -m blueprints diff base.json head.json --format markdown --output comment.md
   python -m blueprints diff base.json head.json --data-loss-acknowledged  # the PR carries the label
 
-exit code 1 when the change must not merge as it is: a stack failed to plan at the head, a
+exit code 1 when the change must not merge as it is (the verdict the comment states): a stack
+failed to plan at the head or its plan fails (mandatory findings, blocking readiness gaps), a
 replacement would clash with a fixed name, or a protected data store would be replaced or deleted
 without --data-loss-acknowledged (the workflow sets it from the PR label data-loss-acknowledged).""",
     "ci-matrix": """examples:
@@ -54,21 +69,59 @@ class _Parser(argparse.ArgumentParser):
         raise BlueprintError("usage", message)
 
 
+def version() -> str:
+    """The package's version: pyproject.toml beside the code (a checkout), else the installed metadata."""
+    import tomllib
+    from importlib import metadata
+
+    pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+    if pyproject.is_file():
+        return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
+    return metadata.version("gpu-cluster-blueprints")
+
+
+def _unknown_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
+    """`--stak` is an unknown option (with the nearest real one), not a missing `--stack`.
+
+    argparse checks required options before it reports unrecognised ones, so a typo of a required option
+    would read as that option missing; this looks first.
+    """
+    import difflib
+
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    name = next((a for a in argv if not a.startswith("-")), None)
+    sub = commands.choices.get(name) if name else None
+    known = list((sub or parser)._option_string_actions)
+    for token in argv:
+        option = token.split("=", 1)[0]
+        if not option.startswith("-") or option == "-" or option.lstrip("-").replace(".", "").isdigit():
+            continue
+        if option == "--":
+            break
+        if option in known or (option.startswith("--") and any(k.startswith(option) for k in known)):
+            continue
+        close = difflib.get_close_matches(option, [k for k in known if k.startswith("--")], n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]}?" if close else f"; options of {name or 'this command'}: see --help"
+        raise BlueprintError("usage", f"unknown option {option}{hint}")
+
+
 def _command(commands, name: str, help_text: str) -> argparse.ArgumentParser:
     return commands.add_parser(name, help=help_text, description=help_text,
-                               epilog=f"{EXAMPLES[name]}\n\n{EXIT_CODES}",
+                               epilog=f"{EXAMPLES[name]}\n\n{exit_codes(name)}",
                                formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m blueprints", description="GPU cluster blueprints, offline.",
                      epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     plan = _command(commands, "plan", "run a stack's program under mocks: resources, cost, findings")
     which = plan.add_mutually_exclusive_group(required=True)
-    which.add_argument("--stack", help="stack name, stacks/Pulumi.<stack>.yaml")
+    which.add_argument("-s", "--stack", help="stack name, stacks/Pulumi.<stack>.yaml")
     which.add_argument("--all-stacks", action="store_true", help="every stack in the stacks folder (JSON: a bundle)")
-    plan.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    plan.add_argument("--format", choices=("text", "json", "markdown", "sarif"), default="text",
+                      help="sarif: findings and readiness gaps as SARIF 2.1.0, for GitHub code scanning")
     plan.add_argument("--output", type=Path, help="write here (atomically) instead of standard output")
     plan.add_argument("--stacks-dir", type=Path, default=None, help="where the stack files are (default: stacks/)")
     plan.add_argument("--policy-pack", action="append", dest="packs", metavar="PACK",
@@ -77,7 +130,8 @@ def _parser() -> argparse.ArgumentParser:
     diff = _command(commands, "diff", "compare two plans (JSON from base and head): resources, cost, findings")
     diff.add_argument("base", type=Path, help="plan JSON of the base (a plan or an --all-stacks bundle)")
     diff.add_argument("head", type=Path, help="plan JSON of the head")
-    diff.add_argument("--format", choices=("text", "markdown"), default="text")
+    diff.add_argument("--format", choices=("text", "markdown", "sarif"), default="text",
+                      help="sarif: the head's findings and the merge blockers as SARIF 2.1.0")
     diff.add_argument("--output", type=Path, help="write here (atomically) instead of standard output")
     diff.add_argument("--data-loss-acknowledged", action="store_true",
                       help="the pull request acknowledges replacing or deleting protected data stores "
@@ -86,7 +140,7 @@ def _parser() -> argparse.ArgumentParser:
     ci.add_argument("--changed-files", type=Path, help="file listing changed paths, one a line (default: all stacks)")
     ci.add_argument("--stacks", nargs="+", help="these stacks instead of working them out from changes")
     pconf = _command(commands, "policy-config", "write a stack's --policy-pack-config files, one per pack")
-    pconf.add_argument("--stack", required=True, help="stack name, stacks/Pulumi.<stack>.yaml")
+    pconf.add_argument("-s", "--stack", required=True, help="stack name, stacks/Pulumi.<stack>.yaml")
     pconf.add_argument("--output-dir", type=Path, required=True, help="folder for <pack>.json files")
     _size_parser(commands)
     schema = _command(commands, "schema", "print the JSON schema of the stack config")
@@ -96,7 +150,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def _size_parser(commands) -> None:
     """`size`: the sizing and cost advisor (blueprints/sizing). Counts take units: 7B, 110M, 1T."""
-    size = commands.add_parser("size", help="GPUs, time and cost for a workload; optionally write its stack")
+    size = commands.add_parser("size", help="GPUs, time and cost for a workload; optionally write its stack",
+                               epilog=exit_codes("size"), formatter_class=argparse.RawDescriptionHelpFormatter)
     size.add_argument("--params", help="model parameters with a unit, e.g. 7B, 110M, 175B")
     size.add_argument("--mode", choices=("training", "inference"), default="training")
     size.add_argument("--precision", help="fp32, bf16, fp16, fp8; int8 or int4 for inference (default bf16)")
@@ -139,8 +194,8 @@ def _size(args: argparse.Namespace) -> int:
 
     if args.params is None:
         raise BlueprintError("--params", "required: model parameters with a unit, e.g. 7B (or --usage-history FILE)")
-    if args.budget_margin < 0:
-        raise BlueprintError("--budget-margin", f"must be 0 or more (got {args.budget_margin})")
+    if not 0 <= args.budget_margin < float("inf"):  # nan and inf too: argparse's float() accepts them
+        raise BlueprintError("--budget-margin", f"must be a finite number, 0 or more (got {args.budget_margin})")
     workload = build_workload(
         params=parse_count(args.params, "--params"), mode=args.mode, precision=args.precision,
         optimizer=args.optimizer, sharding=args.sharding,
@@ -151,7 +206,13 @@ def _size(args: argparse.Namespace) -> int:
         clouds=None if not args.clouds else tuple(args.clouds), regions=None if not args.regions else tuple(args.regions),
         spot_overhead=args.spot_overhead, dataset_tb=args.dataset_tb, checkpoints_kept=args.checkpoints_kept)
     advice = advise(workload)
-    text = RENDERERS[args.format](advice)
+    if args.format == "text":  # the table fits COLUMNS (or the terminal); 160 columns in a pipe
+        from .sizing.render import render_text
+        from .terminal import width
+
+        text = render_text(advice, width=width())
+    else:
+        text = RENDERERS[args.format](advice)
     if args.write_stack:
         from .sizing.write_stack import write_stack
         from .stackconfig import STACKS_DIR
@@ -162,34 +223,23 @@ def _size(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write(text: str, output: Optional[Path]) -> None:
-    """Write all of it or nothing: a temporary file beside the target, renamed into place."""
-    if output is None:
-        sys.stdout.write(text)
+def _write(text: str, output: Optional[Path], coloured: bool = False) -> None:
+    """Standard output, a FIFO or device written in place, or a regular file replaced atomically.
+
+    ``coloured``: text for people; coloured when standard output is a terminal (never in a file or pipe).
+    """
+    if coloured and (output is None or str(output) in STDOUT_NAMES):
+        from .terminal import write_coloured
+
+        write_coloured(text)
         return
-    target = output.resolve()
-    if target.is_dir():
-        raise BlueprintError("--output", f"{output} is a directory; name a file, for example {output}/plan.json")
-    if not target.parent.is_dir():
-        raise BlueprintError("--output", f"directory {target.parent} does not exist")
-    try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    except OSError as error:
-        raise BlueprintError("--output", f"cannot write in {target.parent}: {error.strerror}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except OSError as error:
-        Path(tmp).unlink(missing_ok=True)
-        raise BlueprintError("--output", f"cannot write {output}: {error.strerror}") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_output(text, output)
 
 
 def run(argv: Sequence[str], own_process: bool = False) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    _unknown_options(parser, argv)
+    args = parser.parse_args(argv)
     if args.command == "schema":
         from .schema import stack_config_schema
 
@@ -213,6 +263,7 @@ def run(argv: Sequence[str], own_process: bool = False) -> int:
         from .offline.pack_config import write_pack_configs
         from .offline.plan import make_plan
 
+        check_folder(args.output_dir)  # before the plan: a file at the path is refused, not found out later
         plan = make_plan(args.stack, packs=[])  # the budget rule needs the plan's rates and cost estimate
         for path in write_pack_configs(plan.resolved.spec, args.output_dir, plan.resolved, plan.cost):
             print(path)
@@ -227,8 +278,14 @@ def run(argv: Sequence[str], own_process: bool = False) -> int:
         base, _ = load_bundle(args.base)
         head, failures = load_bundle(args.head)
         diffs = diff_plans(base, head, failures, progress=progress)
+        if args.format == "sarif":
+            from .offline.sarif import diff_sarif
+            from .stackconfig import STACKS_DIR
+
+            _write(diff_sarif(diffs, args.data_loss_acknowledged, STACKS_DIR, version()), args.output)
+            return check_exit_code(diffs, args.data_loss_acknowledged)
         render = render_diff_markdown if args.format == "markdown" else render_diff_text
-        _write(render(diffs, args.data_loss_acknowledged), args.output)
+        _write(render(diffs, args.data_loss_acknowledged), args.output, coloured=args.format == "text")
         return check_exit_code(diffs, args.data_loss_acknowledged)
     return _plan(args, own_process)
 
@@ -252,6 +309,7 @@ def quiet_collector() -> None:
 def _plan(args: argparse.Namespace, own_process: bool = False) -> int:
     from .offline.plan import make_plan
     from .offline.render import RENDERERS, render_bundle, render_failure
+    from .offline.sarif import plans_sarif
     from .progress import progress
     from .stackconfig import STACKS_DIR, available_stacks
 
@@ -259,9 +317,13 @@ def _plan(args: argparse.Namespace, own_process: bool = False) -> int:
         quiet_collector()
     packs = None if args.packs is None else [p for p in args.packs if p != "none"]
     stacks_dir = args.stacks_dir or STACKS_DIR
+    if not Path(stacks_dir).is_dir():
+        raise BlueprintError("--stacks-dir", f"{stacks_dir} is not a directory; name the folder that holds "
+                                             "Pulumi.<stack>.yaml files (default: stacks/)")
     if not args.all_stacks:  # one stack: bad input is an error and nothing is written
         plan = make_plan(args.stack, stacks_dir, packs=packs)
-        _write(RENDERERS[args.format](plan), args.output)
+        _write(plans_sarif([plan], stacks_dir, version()) if args.format == "sarif" else RENDERERS[args.format](plan),
+               args.output, coloured=args.format == "text")
         return plan.exit_code
     plans, failures, texts, worst = [], [], [], 0
     for stack in progress(available_stacks(stacks_dir), "planning"):
@@ -276,11 +338,15 @@ def _plan(args: argparse.Namespace, own_process: bool = False) -> int:
             worst = max(worst, EXIT_INTERNAL)
         else:
             plans.append(plan)
-            texts.append(RENDERERS[args.format](plan) if args.format != "json" else "")
+            texts.append(RENDERERS[args.format](plan) if args.format in RENDERERS and args.format != "json" else "")
             worst = max(worst, plan.exit_code)
             continue
-        texts.append(render_failure(stack, failures[-1][1], args.format) if args.format != "json" else "")
-    _write(render_bundle(plans, failures) if args.format == "json" else "\n".join(texts), args.output)
+        texts.append(render_failure(stack, failures[-1][1], args.format) if args.format in ("text", "markdown") else "")
+    if args.format == "sarif":  # a stack that failed to plan is on stderr and in the exit code
+        _write(plans_sarif(plans, stacks_dir, version()), args.output)
+    else:
+        _write(render_bundle(plans, failures) if args.format == "json" else "\n".join(texts), args.output,
+               coloured=args.format == "text")
     return worst
 
 

@@ -43,3 +43,36 @@ class BlueprintError(Exception):
         if self.where.startswith(prefix):
             return self
         return BlueprintError.many(f"{prefix}: {self.where}" if self.where else prefix, self.messages)
+
+
+def did_you_mean(value: object, allowed: Sequence[str]) -> str:
+    """'; did you mean H100?' for a near-miss name, naming any look-alike character (a Cyrillic 'а' for 'a').
+
+    Empty when nothing is close. Case is ignored first (h100 -> H100); then difflib's ratio, as Python's own
+    "Did you mean" does for names; a non-ASCII letter is named by its Unicode name, since it cannot be seen.
+    """
+    import difflib
+    import unicodedata
+
+    text = str(value)
+    foreign = sorted({c for c in text if ord(c) > 127})
+    note = ""
+    if foreign:
+        names = ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}" for c in foreign)
+        note = f" ({text!r} contains {names}, which only looks like ASCII)"
+    folded = {a.casefold(): a for a in allowed}
+    ascii_text = "".join(unicodedata.normalize("NFKD", _CONFUSABLES.get(c, c)) for c in text)
+    match = folded.get(text.casefold()) or folded.get(ascii_text.casefold())
+    if match is None:
+        close = difflib.get_close_matches(ascii_text.casefold(), list(folded), n=1, cutoff=0.6)
+        match = folded[close[0]] if close else None
+    if match is None or match == text:
+        return note
+    return f"; did you mean {match}?{note}"
+
+
+# Letters of other scripts that render like Latin ones: the common subset of Unicode's confusables
+# (https://www.unicode.org/Public/security/latest/confusables.txt, UTS #39).
+_CONFUSABLES = {"а": "a", "с": "c", "е": "e", "о": "o", "р": "p", "х": "x", "у": "y", "і": "i", "ѕ": "s",
+                "А": "A", "В": "B", "С": "C", "Е": "E", "Н": "H", "К": "K", "М": "M", "О": "O", "Р": "P",
+                "Т": "T", "Х": "X", "ο": "o", "α": "a", "Ο": "O", "Α": "A", "Β": "B", "Ε": "E", "Η": "H"}

@@ -13,9 +13,10 @@ from .catalog.fabric import default_image, published_busbw_gbps
 from .catalog.file_systems import cpfs_scale_out_step_gib, cpfs_source
 from .catalog.gpu_models import acceptance_expectation
 from .catalog.kubernetes_versions import VersionSupport, support, supported_versions
-from .catalog.prices import Quote, hourly_price, quote
+from .catalog.prices import Quote, hourly_price, overridden_price, quote
 from .catalog.system_shapes import load_system_shapes
-from .errors import BlueprintError
+from .conflicts import MAX_NODE_GROUPS, spec_conflicts
+from .errors import BlueprintError, did_you_mean
 from .spec import ClusterSpec, NodeGroupSpec, SystemNodesSpec
 
 # A preset's hourly guidance is only a guide; a difference beyond this fraction earns a note.
@@ -120,7 +121,8 @@ def _why_none(catalog: Catalog, spec: ClusterSpec, name: str, group: NodeGroupSp
     shapes = catalog.for_cloud(spec.cloud)
     models = sorted({s.gpu.model for s in shapes})
     if group.gpu_model not in models:
-        return f"{where}.gpuModel: unknown GPU model {group.gpu_model!r} on {spec.cloud}; models: {', '.join(models)}"
+        return (f"{where}.gpuModel: unknown GPU model {group.gpu_model!r} on {spec.cloud}; models: {', '.join(models)}"
+                f"{did_you_mean(group.gpu_model, models)}")
     same = [s for s in shapes if s.gpu.model == group.gpu_model]
     counts = sorted({s.gpu.count for s in same})
     if not any(s.gpu.count >= group.gpus_per_node for s in same):
@@ -301,7 +303,7 @@ def _notes(spec: ClusterSpec, group: NodeGroupSpec, shape: Shape, placement: boo
         kind = "cluster placement group" if spec.cloud == "aws" else "low-latency deployment set"
         notes.append(f"no {kind} for {label} ({why})")
     option = CAPACITY_OPTION[group.capacity]
-    overridden = shape.instance_type in spec.prices
+    overridden = overridden_price(spec.prices, shape.instance_type, option) is not None
     if option != "on-demand" and not overridden and _quote(shape, spec, option) is None:
         notes.append(f"{group.capacity} capacity: the catalog has no {option} price for {label}; "
                      f"the estimate uses the on-demand price, an upper bound")
@@ -342,7 +344,7 @@ def _stale_prices(groups: list[ResolvedNodeGroup], spec: ClusterSpec, today: Opt
     """List prices change: say when the catalog's are older than half a year."""
     today = today or dt.date.today()
     old = sorted({(g.price_as_of or g.shape.price.as_of, g.shape.instance_type) for g in groups
-                  if g.usd_per_hour is not None and g.shape.instance_type not in spec.prices
+                  if g.usd_per_hour is not None and g.price_source != "stack override (prices)"
                   and (today - dt.date.fromisoformat(g.price_as_of or g.shape.price.as_of)).days
                   > PRICE_MAX_AGE_DAYS})
     return [f"{instance} list price is from {as_of} ({(today - dt.date.fromisoformat(as_of)).days} days ago); "
@@ -399,9 +401,9 @@ def _system_group(spec: ClusterSpec) -> tuple[ResolvedSystemGroup, list[str]]:
     """The system group's shape and its price in the stack's region; no price is a note, never another region's."""
     shapes = load_system_shapes()
     instance_type = spec.system_nodes.instance_type or shapes.defaults[spec.cloud]
-    if instance_type in spec.prices:
-        return ResolvedSystemGroup(spec.system_nodes, instance_type, spec.prices[instance_type],
-                                   "stack override (prices)"), []
+    override = overridden_price(spec.prices, instance_type)  # system nodes are bought on demand
+    if override is not None:
+        return ResolvedSystemGroup(spec.system_nodes, instance_type, override, "stack override (prices)"), []
     shape = shapes.get(instance_type)
     found = shape.price_in(spec.region) if shape else None
     if found is None:
@@ -413,44 +415,77 @@ def _system_group(spec: ClusterSpec) -> tuple[ResolvedSystemGroup, list[str]]:
     return ResolvedSystemGroup(spec.system_nodes, instance_type, found.usd_per_hour, source), []
 
 
+def _raise_all(errors: list[BlueprintError]) -> None:
+    """Every problem at once, like the spec's (stackconfig.parse_cluster): one fix round, not one per run."""
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise BlueprintError.many("", [f"{e.where}: {m}" if e.where else m for e in errors for m in e.messages])
+
+
 def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None, today: Optional[dt.date] = None) -> ResolvedPlan:
     catalog = catalog or load_catalog()
-    kubernetes, version_notes = _kubernetes_support(spec, today)
-    if spec.networking.zone:
-        _check_zone(spec, "cluster.networking.zone", spec.networking.zone)
-    zone, zone_notes = plan_zone(spec)
+    errors = [BlueprintError(*line.split(": ", 1)) for line in spec_conflicts(spec)]
+    if len(spec.node_groups) > MAX_NODE_GROUPS:
+        _raise_all(errors)  # before any per-group work: bounded time for a file with thousands of groups
+    kubernetes, version_notes = None, []
+    try:
+        kubernetes, version_notes = _kubernetes_support(spec, today)
+        if spec.networking.zone:
+            _check_zone(spec, "cluster.networking.zone", spec.networking.zone)
+        zone, zone_notes = plan_zone(spec)
+    except BlueprintError as error:
+        errors.append(error)
+        zone, zone_notes = spec.networking.zone, []
     groups: list[ResolvedNodeGroup] = []
     for name, group in spec.node_groups.items():
-        if group.zone:
-            _check_zone(spec, f"cluster.nodeGroups.{name}.zone", group.zone)
-        _check_reserved(spec, name, group)
-        if group.instance_type:
-            shape = _pinned(catalog, spec, name, group)
-        else:
-            candidates = [
-                s for s in catalog.for_cloud(spec.cloud) if _shape_meets(s, group, group_rdma(spec, group), spec.region)
-            ]
-            if not candidates:
-                where, _, message = _why_none(catalog, spec, name, group).partition(": ")
-                raise BlueprintError(where, message)
-            shape = _cheapest(candidates, spec)
-        _check_mig(spec, name, group, shape)
-        rdma_interfaces = shape.rdma.interfaces if group_rdma(spec, group) else 0
-        placement = group_placement(spec, group, rdma_interfaces)
-        option = CAPACITY_OPTION[group.capacity]
-        price, source = _price(shape, spec, option)
-        used = None if shape.instance_type in spec.prices else (_quote(shape, spec, option) or _quote(shape, spec))
-        notes = tuple(f"{name}: {n}" for n in _notes(spec, group, shape, placement))
-        check = spec.kubernetes.acceptance
-        published = published_busbw_gbps(shape.instance_type)
-        groups.append(ResolvedNodeGroup(
-            name, group, shape, price, source, rdma_interfaces, placement, notes,
-            zone=group.zone or (zone if rdma_interfaces else None),
-            acceptance=acceptance_expectation(shape, check.thresholds) if check.enabled else None,
-            fabric_min_busbw_gbps=round(published * spec.kubernetes.fabric_validation.threshold, 1)
-            if published else None,
-            price_as_of=used.as_of if used else None, price_option=used.option if used else "on-demand"))
+        try:
+            groups.append(_resolve_group(catalog, spec, name, group, zone))
+        except BlueprintError as error:
+            errors.append(error)
+    _raise_all(errors)
+    return _finish(spec, groups, kubernetes, version_notes, zone, zone_notes, today)
 
+
+def _resolve_group(catalog: Catalog, spec: ClusterSpec, name: str, group: NodeGroupSpec,
+                   zone: Optional[str]) -> ResolvedNodeGroup:
+    """One group's shape, price and placement (resolve collects its errors)."""
+    if group.zone:
+        _check_zone(spec, f"cluster.nodeGroups.{name}.zone", group.zone)
+    _check_reserved(spec, name, group)
+    if group.instance_type:
+        shape = _pinned(catalog, spec, name, group)
+    else:
+        candidates = [
+            s for s in catalog.for_cloud(spec.cloud) if _shape_meets(s, group, group_rdma(spec, group), spec.region)
+        ]
+        if not candidates:
+            where, _, message = _why_none(catalog, spec, name, group).partition(": ")
+            raise BlueprintError(where, message)
+        shape = _cheapest(candidates, spec)
+    _check_mig(spec, name, group, shape)
+    rdma_interfaces = shape.rdma.interfaces if group_rdma(spec, group) else 0
+    placement = group_placement(spec, group, rdma_interfaces)
+    option = CAPACITY_OPTION[group.capacity]
+    price, source = _price(shape, spec, option)
+    used = None if overridden_price(spec.prices, shape.instance_type, option) is not None else \
+        (_quote(shape, spec, option) or _quote(shape, spec))
+    notes = tuple(f"{name}: {n}" for n in _notes(spec, group, shape, placement))
+    check = spec.kubernetes.acceptance
+    published = published_busbw_gbps(shape.instance_type)
+    return ResolvedNodeGroup(
+        name, group, shape, price, source, rdma_interfaces, placement, notes,
+        zone=group.zone or (zone if rdma_interfaces else None),
+        acceptance=acceptance_expectation(shape, check.thresholds) if check.enabled else None,
+        fabric_min_busbw_gbps=round(published * spec.kubernetes.fabric_validation.threshold, 1)
+        if published else None,
+        price_as_of=used.as_of if used else None, price_option=used.option if used else "on-demand")
+
+
+def _finish(spec: ClusterSpec, groups: list[ResolvedNodeGroup], kubernetes: Optional[VersionSupport],
+            version_notes: list[str], zone: Optional[str], zone_notes: list[str],
+            today: Optional[dt.date]) -> ResolvedPlan:
+    """The system group, zones, notes and the plan, once every group resolved."""
     plan = ResolvedPlan(spec=spec, node_groups=tuple(groups))
     system, system_notes = _system_group(spec)
     system_notes += _fabric_notes(spec, groups) + _cpfs_step_notes(spec)

@@ -7,14 +7,17 @@ Stack files write it in camelCase under the config key ``gpu-cluster-blueprints:
 from __future__ import annotations
 
 import ipaddress
+import math
 import re
-from typing import Literal, Optional
+from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 Cloud = Literal["aws", "alicloud"]
 Capacity = Literal["on-demand", "spot", "reservation", "capacity-block"]
+# How a group is billed, for per-option `prices:` (a reservation, an ODCR, bills at the on-demand rate).
+PriceOption = Literal["on-demand", "spot", "capacity-block"]
 Framework = Literal["baseline", "hipaa", "gdpr", "mlps", "cost"]
 
 # Region names each cloud uses; a typo fails here with the list rather than at `pulumi up`.
@@ -51,7 +54,8 @@ class SpecModel(BaseModel):
     """camelCase in stack files, snake_case in Python; unknown keys are an error."""
 
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True,
+        allow_inf_nan=False,  # YAML's .inf/.nan are floats; no budget, price or size is infinite (issue #27)
     )
 
 
@@ -511,8 +515,9 @@ class ClusterSpec(SpecModel):
         default_factory=AccountServicesSpec, description="Account-level services: create them or use existing ones.")
     kubernetes: KubernetesSpec = Field(default_factory=KubernetesSpec, description="The GPU platform layer.")
     tags: dict[str, str] = Field(default_factory=dict, description="Tags put on every resource.")
-    prices: dict[str, float] = Field(
-        default_factory=dict, description="Hourly USD price overrides by instance type (negotiated rates)."
+    prices: dict[str, Union[float, dict[PriceOption, float]]] = Field(
+        default_factory=dict, description="Hourly USD price overrides by instance type (negotiated rates): a number "
+                                          "for every purchase option, or {on-demand: 30.0, spot: 12.0} per option."
     )
     price_guidance_usd_per_hour: Optional[float] = Field(
         None, gt=0, description="The hourly cost the preset's sizing guidance expects (for notes only)."
@@ -528,12 +533,26 @@ class ClusterSpec(SpecModel):
                 raise ValueError("node group name 'system' is the system node group's (systemNodes)")
         return v
 
-    @field_validator("prices")
+    @field_validator("prices", mode="before")
     @classmethod
-    def _prices(cls, v: dict[str, float]) -> dict[str, float]:
-        for instance_type, price in v.items():
-            if not price > 0:
-                raise ValueError(f"price for {instance_type} must be a positive USD amount per hour")
+    def _prices(cls, v: Any) -> Any:
+        """One message per bad price (a union would report each of its branches), before the types are checked."""
+        if not isinstance(v, dict):
+            return v
+        options = PriceOption.__args__
+        for instance_type, given in v.items():
+            if isinstance(given, dict):
+                unknown = [o for o in given if o not in options]
+                if unknown:
+                    raise ValueError(f"price for {instance_type}: {unknown[0]!r} is not a purchase option; "
+                                     f"use {', '.join(options)}")
+            for option, price in (given.items() if isinstance(given, dict) else [("", given)]):
+                name = f"{instance_type} ({option})" if option else instance_type
+                if isinstance(price, bool) or not isinstance(price, (int, float)):
+                    raise ValueError(f"price for {name} must be a USD amount per hour, or per purchase option "
+                                     f"({{on-demand: 30.0, spot: 12.0}}) (got {price!r})")
+                if not (price > 0 and math.isfinite(price)):
+                    raise ValueError(f"price for {name} must be a positive, finite USD amount per hour (got {price})")
         return v
 
     @model_validator(mode="after")

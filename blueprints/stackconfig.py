@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import copy
 import itertools
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -13,7 +15,7 @@ from pydantic import ValidationError
 
 from . import safeyaml
 from .cloudtext import tag_problems, text_problems
-from .errors import MAX_REPORTED, BlueprintError
+from .errors import MAX_REPORTED, BlueprintError, did_you_mean
 from .spec import ClusterSpec
 
 PROJECT = "gpu-cluster-blueprints"
@@ -34,6 +36,13 @@ def available_stacks(stacks_dir: Path = STACKS_DIR) -> list[str]:
     return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in stacks_dir.glob("Pulumi.*.yaml"))
 
 
+def _file_kind(path: Path) -> str:
+    mode = os.stat(path).st_mode if os.path.exists(path) else 0
+    return ("a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a broken link" if not mode else "not a regular file")
+
+
 def available_presets() -> list[str]:
     return sorted(p.stem for p in PRESETS_DIR.glob("*.yaml"))
 
@@ -47,6 +56,12 @@ def read_stack_config(stack: str, stacks_dir: Path = STACKS_DIR) -> dict[str, An
     """The stack file's `config:` mapping, as the Pulumi CLI would read it, within safeyaml's limits."""
     path = stacks_dir / f"Pulumi.{stack}.yaml"
     source = stack_source(stack, stacks_dir)
+    if not Path(stacks_dir).is_dir():
+        raise BlueprintError("--stacks-dir", f"{stacks_dir} is not a directory; name the folder that holds "
+                                             "Pulumi.<stack>.yaml files (default: stacks/)")
+    if os.path.lexists(path) and not path.is_file():  # a folder, FIFO or device: never open it (a FIFO blocks)
+        kind = _file_kind(path)
+        raise BlueprintError(source, f"is {kind}, not a stack file; a stack file is a regular YAML file")
     if not path.is_file():
         known = ", ".join(available_stacks(stacks_dir)) or "none"
         raise BlueprintError("--stack", f"unknown stack {stack!r}; stacks in {stacks_dir.name}/: {known}")
@@ -64,6 +79,12 @@ def read_stack_config(stack: str, stacks_dir: Path = STACKS_DIR) -> dict[str, An
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or "not valid YAML"
+        tag = re.search(r"for the tag '([^']*)'", problem) if isinstance(exc, yaml.constructor.ConstructorError) \
+            else None
+        if tag:  # `!Ref x` is valid YAML; it is the tag that a stack file cannot use
+            raise BlueprintError(source, f"the YAML tag {tag.group(1)}{where} is not supported: a stack file holds "
+                                         "plain values (Pulumi reads no CloudFormation or custom tags); write the "
+                                         "value itself") from None
         raise BlueprintError(source, f"malformed YAML{where}: {problem}") from None
     except UnicodeDecodeError:
         raise BlueprintError(source, "not UTF-8 text") from None
@@ -151,6 +172,9 @@ def _describe_one(error: Mapping[str, Any]) -> str:
             or next((a for a in allowed if a.startswith(str(value))), allowed[-1] if allowed else str(value))
         message = (f"{message}; YAML read the unquoted {value!r} as a number: quote it "
                    f"({error['loc'][-1]}: \"{example}\")")
+    elif error["type"] == "literal_error" and isinstance(value, str):
+        allowed = re.findall(r"'([^']*)'", str((error.get("ctx") or {}).get("expected", "")))
+        message = f"{message} (got {repr(value)[:60]}){did_you_mean(value, allowed)}"
     elif error["type"] not in ("value_error", "missing") and "input" in error:
         shown = repr(value)
         message = f"{message} (got {shown[:60]})"

@@ -26,7 +26,8 @@ ALLOWED = {
     "blueprints.schema": ("blueprints.spec", "blueprints.stackconfig", "blueprints.catalog", "blueprints.errors"),
     "blueprints.stackconfig": ("blueprints.spec", "blueprints.catalog", "blueprints.errors", "blueprints.safeyaml",
                                "blueprints.cloudtext"),
-    "blueprints.resolver": ("blueprints.spec", "blueprints.catalog", "blueprints.errors"),
+    "blueprints.conflicts": ("blueprints.spec",),  # settings that contradict each other, read by the resolver
+    "blueprints.resolver": ("blueprints.spec", "blueprints.catalog", "blueprints.errors", "blueprints.conflicts"),
     "blueprints.compose": ("blueprints.resolver", "blueprints.spec", "blueprints.stackconfig", "blueprints.catalog",
                            "blueprints.errors", "components"),
     "components": ("components",),

@@ -97,7 +97,7 @@ def test_touched_stacks():
     assert touched_stacks(["requirements.txt"]) == every  # the program's own dependencies do
 
 
-USES = re.compile(r"^\s*(?:- )?uses: (?P<action>[\w.-]+/[\w.-]+)@(?P<ref>\S+)(?P<comment>.*)$")
+USES = re.compile(r"^\s*(?:- )?uses: (?P<action>[\w.-]+/[\w.-]+(?:/[\w./-]+)?)@(?P<ref>\S+)(?P<comment>.*)$")
 
 
 @pytest.mark.parametrize("workflow", WORKFLOWS, ids=lambda p: p.name)
@@ -161,3 +161,15 @@ def test_policy_config_files_carry_what_the_offline_plan_uses(tmp_path):
 
     plan = make_plan("enterprise-aliyun", packs=[])
     assert json.loads((tmp_path / "cost.json").read_text()) == pack_config_files(spec, plan.resolved, plan.cost)["cost"]
+
+
+def test_pr_preview_uploads_the_findings_as_sarif_from_a_pinned_action():
+    """Issue #27: code scanning annotates the pull request; the action is pinned by commit (v4.36.2's)."""
+    flow = yaml.safe_load((ROOT / ".github/workflows/pr-preview.yml").read_text())
+    job = flow["jobs"]["offline-plan"]
+    steps = {s.get("name", s.get("uses")): s for s in job["steps"]}
+    convert = steps["Findings as SARIF (the head's findings and merge blockers, from the plans above)"]
+    assert "--format sarif --output findings.sarif" in convert["run"]
+    upload = steps["Annotate the pull request (GitHub code scanning)"]
+    assert upload["uses"] == "github/codeql-action/upload-sarif@8aad20d150bbac5944a9f9d289da16a4b0d87c1e"
+    assert upload["with"]["sarif_file"] == "findings.sarif" and job["permissions"]["security-events"] == "write"

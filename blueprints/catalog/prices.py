@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal, Mapping, Optional
+from typing import Literal, Mapping, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 from .yamlfile import load_yaml
@@ -117,16 +117,38 @@ def quote(instance_type: str, region: str, option: str = "on-demand",
                       f"using {near.region}'s (nearest documented), {region} may differ")
 
 
+Overrides = Mapping[str, Union[float, Mapping[str, float]]]
+
+
+def overridden_price(overrides: Optional[Overrides], instance_type: str, option: str = "on-demand") -> Optional[float]:
+    """A stack's own rate for ``instance_type`` bought as ``option``, or None.
+
+    `prices: {p5.48xlarge: 55.0}` is every option's rate (the form stacks used first); `prices: {p5.48xlarge:
+    {on-demand: 55.0}}` only on-demand's, so a negotiated on-demand rate never replaces a spot group's price.
+    """
+    value = (overrides or {}).get(instance_type)
+    if isinstance(value, Mapping):
+        value = value.get(option)
+    return None if value is None else float(value)
+
+
+def flat_overrides(overrides: Optional[Overrides]) -> dict[str, float]:
+    """{instance type: on-demand USD/hour} of a stack's overrides, for configs that take one number a type."""
+    flat = {t: overridden_price(overrides, t) for t in overrides or {}}
+    return {t: v for t, v in flat.items() if v is not None}
+
+
 def hourly_price(instance_type: str, region: Optional[str] = None, option: str = "on-demand",
-                 overrides: Optional[Mapping[str, float]] = None) -> tuple[Optional[float], str]:
+                 overrides: Optional[Overrides] = None) -> tuple[Optional[float], str]:
     """The one price lookup every consumer uses (resolver, plan cost, cost rules): (USD per hour, its source).
 
     A caller's override (a stack's `prices:`, a pack's `prices` config) wins; then the catalog's price in
     ``region`` under ``option`` (the nearest documented region, with a note, when the region has none); an option
     without a price falls back to on-demand; with no region, or no regional price at all, the shape's list price.
     """
-    if overrides and instance_type in overrides:
-        return float(overrides[instance_type]), "stack override (prices)"
+    override = overridden_price(overrides, instance_type, option)
+    if override is not None:
+        return override, "stack override (prices)"
     if region is not None:
         found = quote(instance_type, region, option)
         if found is not None:

@@ -30,6 +30,7 @@ class LineItem:
     description: str
     usd_per_hour: Optional[float]
     worst_usd_per_hour: Optional[float] = None  # node groups at maxNodes (None: same as usd_per_hour)
+    priced: bool = True  # False: no price known; usd_per_hour is None unless no node runs (then 0)
 
     @property
     def worst(self) -> float:
@@ -44,6 +45,15 @@ class CostEstimate:
     unpriced: tuple[str, ...]
     # How each node group is billed: {nodeGroup, instanceType, capacity, option, usdPerHour, source}
     rates: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        """Whether every node the estimate counts at desired size has a price (else the total is a lower bound)."""
+        return all(i.usd_per_hour is not None for i in self.items)
+
+    @property
+    def worst_complete(self) -> bool:
+        return all(i.priced for i in self.items)
 
     @property
     def hourly_usd(self) -> float:
@@ -73,17 +83,21 @@ class CostEstimate:
             "monthlyUsd": self.monthly_usd,
             "hoursPerMonth": self.hours_per_month,
             "byComponent": {
-                c: {"hourlyUsd": h, "monthlyUsd": round(h * self.hours_per_month, 2)}
+                c: {"hourlyUsd": h, "monthlyUsd": round(h * self.hours_per_month, 2),
+                    "complete": all(i.usd_per_hour is not None for i in self.items if i.component == c)}
                 for c, h in self.by_component().items()
             },
             "worstCase": {"hourlyUsd": self.worst_hourly_usd, "monthlyUsd": self.worst_monthly_usd,
                           "basis": "node groups at maxNodes"},
+            # With a node group unpriced the totals are what is priced, a lower bound: "complete" says so, and a
+            # verdict the unknown part could change is null (unknown), never "within" on the strength of $0.
+            "complete": self.complete,
             "budget": {
                 "monthlyLimitUsd": self.monthly_budget_usd,
                 "usedPct": round(100 * self.monthly_usd / self.monthly_budget_usd, 1),
-                "withinBudget": self.monthly_usd <= self.monthly_budget_usd,
+                "withinBudget": _verdict(self.monthly_usd, self.monthly_budget_usd, self.complete),
                 "worstCaseUsedPct": round(100 * self.worst_monthly_usd / self.monthly_budget_usd, 1),
-                "worstCaseWithinBudget": self.worst_monthly_usd <= self.monthly_budget_usd,
+                "worstCaseWithinBudget": _verdict(self.worst_monthly_usd, self.monthly_budget_usd, self.worst_complete),
             },
             "rates": [dict(r) for r in self.rates],
             "unpriced": list(self.unpriced),
@@ -91,6 +105,13 @@ class CostEstimate:
                 {_ITEM_KEYS.get(k, k): v for k, v in asdict(i).items()} for i in self.items
             ],
         }
+
+
+def _verdict(usd: float, budget: float, complete: bool) -> Optional[bool]:
+    """Within budget: True or False when known; None when unpriced nodes could still push a total over it."""
+    if usd > budget:
+        return False  # over already with only what is priced
+    return True if complete else None
 
 
 _ITEM_KEYS = {"usd_per_hour": "usdPerHour", "worst_usd_per_hour": "worstUsdPerHour"}
@@ -124,9 +145,9 @@ def estimate(spec: ClusterSpec, registrations: Iterable[Registration], kubernete
     templates = {r.id: r.inputs for r in regs if r.type == "aws:ec2/launchTemplate:LaunchTemplate"}
 
     def add(component: str, reg: Registration, description: str, usd: Optional[float],
-            worst: Optional[float] = None) -> None:
+            worst: Optional[float] = None, priced: bool = True) -> None:
         items.append(LineItem(component, reg.name, description, None if usd is None else round(usd, 4),
-                              None if worst is None else round(worst, 4)))
+                              None if worst is None else round(worst, 4), priced))
 
     for reg in regs:
         props = reg.inputs
@@ -139,8 +160,10 @@ def estimate(spec: ClusterSpec, registrations: Iterable[Registration], kubernete
             if price is None:
                 unpriced.append(f"{reg.name}: {instance_type} has no list price; set prices.{instance_type}")
             component = "gpu-nodes" if load_catalog().get(instance_type) else "system-nodes"
-            add(component, reg, f"{nodes} x {instance_type} (max {most})", None if price is None else price * nodes,
-                None if price is None else price * most)
+            # No price is unknown, not $0; zero nodes cost nothing whatever the price.
+            add(component, reg, f"{nodes} x {instance_type} (max {most})",
+                (0.0 if nodes == 0 else None) if price is None else price * nodes,
+                None if price is None else price * most, priced=price is not None)
             if reg.type == "aws:eks/nodeGroup:NodeGroup":
                 template = templates.get((props.get("launchTemplate") or {}).get("id"), {})
                 gib = sum(b.get("ebs", {}).get("volumeSize", 0) for b in template.get("blockDeviceMappings", []))

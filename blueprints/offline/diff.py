@@ -307,5 +307,6 @@ def diff_plans(base: Mapping[str, Mapping[str, Any]], head: Mapping[str, Mapping
 
 
 def check_exit_code(diffs: Sequence[StackDiff], acknowledged: bool) -> int:
-    """1 when the pull request must not merge as it is: blockers in any stack (see StackDiff.blockers)."""
-    return EXIT_FINDINGS if any(d.blockers(acknowledged) for d in diffs) else EXIT_OK
+    """1 when the pull request must not merge as it is, the verdict the comment states: blockers in any stack
+    (see StackDiff.blockers), or a head plan that itself fails (mandatory findings, blocking readiness gaps)."""
+    return EXIT_FINDINGS if any(d.blockers(acknowledged) or d.exit_code for d in diffs) else EXIT_OK

@@ -15,6 +15,7 @@ from typing import Optional
 
 from ..resolver import ResolvedPlan
 from ..spec import ClusterSpec
+from ..catalog.prices import flat_overrides
 from .cost import CostEstimate, service_prices
 
 
@@ -29,17 +30,18 @@ def stack_policy_config(spec: ClusterSpec, resolved: Optional[ResolvedPlan] = No
         resolved = resolve(spec)
     # What the stack pays per instance-hour: its region's price for how it buys (spot, capacity block), or its
     # own override; the cost rules fall back to the catalog's list price for anything else.
+    # The resolved rates already hold the stack's overrides for the option each group is bought as.
     rates = {k: v for k, v in resolved.instance_prices().items() if v is not None}
     config: dict[str, dict[str, Any]] = {
         "stack-max-hourly-cost": {"maxUsdPerHour": round(spec.budget.monthly_limit_usd / hours, 2),
-                            "prices": {**rates, **spec.prices}},
+                            "prices": {**flat_overrides(spec.prices), **rates}},
     }
     nodes = ("gpu-nodes", "system-nodes")
     other = 0.0 if cost is None else sum(v for k, v in cost.by_component().items() if k not in nodes) * hours
     # The advisory rule that lists unpriced accelerated groups reads the same rates.
-    config["stack-unpriced-node-groups"] = {"prices": {**rates, **spec.prices}}
+    config["stack-unpriced-node-groups"] = {"prices": {**flat_overrides(spec.prices), **rates}}
     config["stack-expected-cost-within-budget"] = {"monthlyBudgetUsd": spec.budget.monthly_limit_usd,
-                                             "prices": {**rates, **spec.prices}, "hoursPerMonth": hours,
+                                             "prices": {**flat_overrides(spec.prices), **rates}, "hoursPerMonth": hours,
                                              "otherMonthlyUsd": round(other, 2)}
     if spec.account_services.audit_trail == "existing":
         config["stack-audit-trail"] = {"existing": True}
@@ -70,10 +72,13 @@ def pack_config_files(spec: ClusterSpec, resolved: Optional[ResolvedPlan] = None
 
 def write_pack_configs(spec: ClusterSpec, folder: Path, resolved: Optional[ResolvedPlan] = None,
                        cost: Optional[CostEstimate] = None) -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
+    """One <pack>.json a pack, each written like `--output` (atomically, with the user's umask)."""
+    from ..output import prepare_folder, write_output
+
+    prepare_folder(folder)
     written = []
     for pack, config in pack_config_files(spec, resolved, cost).items():
         path = folder / f"{pack}.json"
-        path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        write_output(json.dumps(config, indent=2, sort_keys=True) + "\n", path, option="--output-dir")
         written.append(path)
     return written

@@ -19,6 +19,7 @@ from .engine import Registration, run_program
 from .fixes import fix_for
 from .policy import evaluate
 from .readiness import BLOCKING, Finding as ReadinessFinding, check as readiness_check
+from .readiness_quotas import team_quotas
 
 PLAN_FORMAT_VERSION = 1
 
@@ -172,4 +173,5 @@ def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequenc
     findings = evaluate(stack, registrations, chosen, stack_policy_config(spec, resolved, cost)) if chosen else []
     findings = [dict(f, fix=fix_for(f, stack, source)) for f in findings]  # what to edit, in the stack file if it can
     return Plan(stack=stack, resolved=resolved, registrations=registrations, cost=cost, packs=chosen,
-                findings=tuple(findings), readiness=tuple(readiness_check(registrations)), outputs=outputs)
+                findings=tuple(findings), readiness=tuple(readiness_check(registrations) + team_quotas(resolved)),
+                outputs=outputs)

@@ -428,6 +428,9 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
     findings += _identities(regs)
     findings += _api_reach(regs)
     findings += _budget_tag(regs)
+    from . import readiness_quotas  # imports Finding from here
+
+    findings += readiness_quotas.check(regs)
     return findings
 
 

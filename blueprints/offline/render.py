@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from .fixes import controls
 from .plan import PLAN_FORMAT_VERSION, Plan
@@ -101,12 +101,20 @@ def _readiness_lines(findings: list) -> list[str]:
     return lines
 
 
+def _budget_verdict(within: Optional[bool]) -> str:
+    """None: node groups without a price could still take the total over, so the verdict is unknown."""
+    return "UNKNOWN against the" if within is None else "within" if within else "OVER"
+
+
 def _cost_lines(cost: dict, bullet: str) -> list[str]:
     lines = ["", "Cost estimate (list prices):"]
     for component, v in cost["byComponent"].items():
-        lines.append(f"{bullet}{component:<14} {_money(v['hourlyUsd']):>12}/h {_money(v['monthlyUsd']):>14}/month")
+        unknown = "" if v.get("complete", True) else "  + unknown (unpriced, not $0)"
+        lines.append(f"{bullet}{component:<14} {_money(v['hourlyUsd']):>12}/h {_money(v['monthlyUsd']):>14}/month"
+                     f"{unknown}")
+    known = "" if cost.get("complete", True) else "  AT LEAST: unpriced node groups are unknown, not $0"
     lines.append(f"{bullet}{'total':<14} {_money(cost['hourlyUsd']):>12}/h {_money(cost['monthlyUsd']):>14}/month"
-                 "  (expected: node groups at desired size)")
+                 f"  (expected: node groups at desired size){known}")
     worst = cost.get("worstCase")
     if worst:
         lines.append(f"{bullet}{'worst case':<14} {_money(worst['hourlyUsd']):>12}/h "
@@ -116,10 +124,10 @@ def _cost_lines(cost: dict, bullet: str) -> list[str]:
         lines.append(f"{bullet}rate {r['nodeGroup']}: {r['instanceType']} {r['capacity']} at {price} "
                      f"({r['option']}; {r['source']})")
     b = cost["budget"]
-    verdict = "within" if b["withinBudget"] else "OVER"
+    verdict = _budget_verdict(b["withinBudget"])
     lines.append(f"{bullet}budget {_money(b['monthlyLimitUsd'])}/month: {b['usedPct']}% used ({verdict} budget)")
     if "worstCaseUsedPct" in b:
-        verdict = "within" if b["worstCaseWithinBudget"] else "OVER"
+        verdict = _budget_verdict(b["worstCaseWithinBudget"])
         lines.append(f"{bullet}worst case uses {b['worstCaseUsedPct']}% of the budget ({verdict} budget)")
     lines += [f"{bullet}unpriced: {u}" for u in cost["unpriced"]]
     return lines
@@ -163,6 +171,8 @@ def render_markdown(plan: Plan) -> str:
         out.append(f"| worst case ({worst['basis']}) | {worst['hourlyUsd']:,.2f} | {worst['monthlyUsd']:,.2f} |")
     b = cost["budget"]
     budget_line = f"Budget: ${b['monthlyLimitUsd']:,.2f}/month, {b['usedPct']}% used"
+    if not cost.get("complete", True):
+        budget_line += " of what is priced (unpriced node groups are unknown, not $0)"
     if "worstCaseUsedPct" in b:
         budget_line += f"; worst case {b['worstCaseUsedPct']}%"
     out += ["", budget_line + "."]

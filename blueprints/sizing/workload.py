@@ -16,6 +16,7 @@ from ..errors import BlueprintError
 # Decimal multipliers as model cards write them: 110M, 7B, 175B, 1T (tokens), 300B.
 UNITS = {"": 1, "K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12}
 ALLOWED_UNITS = "K, M, B (or G), T, e.g. 110M, 7B, 1.5T"
+MAX_COUNT = 1e18  # a quintillion tokens or parameters: far past any model or corpus, and finite
 _COUNT = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
 
 Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
@@ -40,13 +41,15 @@ def parse_count(value: object, field: str) -> float:
         number = float(digits) * UNITS[unit.upper()]
     if not number > 0:
         raise BlueprintError(field, f"must be greater than 0 (got {value!r})")
+    if not number <= MAX_COUNT:  # 1e400 reads as infinity; nothing we size is beyond a quintillion
+        raise BlueprintError(field, f"must be at most {MAX_COUNT:.0e} (got {value!r})")
     return number
 
 
 class Workload(BaseModel):
     """One training run or one inference service. Counts are plain numbers here (parse_count reads units)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)  # --mfu inf, --target-days nan
 
     params: float = Field(gt=0, description="Model parameters, e.g. 7e9.")
     mode: Literal["training", "inference"] = "training"

@@ -5,7 +5,8 @@ will overrun every month, so it should fail review like any other guardrail (man
 config can set this policy's enforcementLevel to advisory). Node groups are priced here from the resources
 (desired size x rate from `prices`, else the catalog's list price); the rest of the estimate (storage,
 networking, control plane, logs) comes in as `otherMonthlyUsd`, which the offline plan and
-`python -m blueprints policy-config` fill from the plan's cost estimate.
+`python -m blueprints policy-config` fill from the plan's cost estimate. A node group running at desired size
+without a price makes the cost unknown, and unknown is reported, never counted as $0 (issue #27).
 """
 
 from ..pricing import NODE_GROUPS, desired_nodes, instance_type, price
@@ -31,15 +32,20 @@ def check(resources, config):
         instance = instance_type(group)
         hourly = price(instance, config["prices"]) if instance else None
         if hourly is None:
-            unpriced.append(f"{group.name} ({instance})")
+            if desired_nodes(group):  # zero nodes cost nothing whatever the price
+                unpriced.append(f"{group.name} ({instance})")
             continue
         compute += hourly * desired_nodes(group) * config["hoursPerMonth"]
     expected = compute + float(config["otherMonthlyUsd"])
     if expected > budget:
-        note = f"; unpriced node groups left out: {', '.join(unpriced)}" if unpriced else ""
+        note = f"; unpriced node groups, not counted: {', '.join(unpriced)}" if unpriced else ""
         yield (f"expected cost {expected:,.2f} USD/month (node groups at desired size {compute:,.2f} + other "
                f"{float(config['otherMonthlyUsd']):,.2f}) is over the {budget:,.2f} USD monthly budget by "
                f"{100 * (expected / budget - 1):.1f}%{note}"), None
+    elif unpriced:  # an unknown price is unknown, never $0: the budget cannot be shown to hold
+        yield (f"expected cost is unknown: node groups without a price ({', '.join(unpriced)}) run at desired size; "
+               f"what is priced comes to {expected:,.2f} USD/month of the {budget:,.2f} USD budget. Set the stack's "
+               f"prices for them (or this policy's prices config)"), None
 
 
 RULE = StackRule(

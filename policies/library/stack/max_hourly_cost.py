@@ -1,23 +1,28 @@
 """The stack's GPU nodes, at their desired size and list prices, stay under an hourly ceiling.
 
-The rule sums what it can price (catalog list prices, or the prices config). A group it cannot price is
-not a violation of the ceiling: the advisory rule stack/unpriced_node_groups says which groups were
-left out. CPU groups (system groups, CPU user groups) are not this rule's concern.
+The rule sums what it can price (catalog list prices, or the prices config). An accelerated group running
+without a price makes the total unknown, and the rule says so rather than counting it as $0 (issue #27).
+CPU groups (system groups, CPU user groups) are not this rule's concern.
 """
 
-from ..pricing import NODE_GROUPS, desired_nodes, priced
+from ..pricing import NODE_GROUPS, accelerated, desired_nodes, priced
 from ..props import of_type
 from ..rule import StackRule
 
 
 def check(resources, config):
-    total = 0.0
+    total, unknown = 0.0, []
     for group in of_type(resources, *NODE_GROUPS):
-        _, hourly = priced(group, config["prices"])
+        instance, hourly = priced(group, config["prices"])
         if hourly is not None:
             total += hourly * desired_nodes(group)
+        elif desired_nodes(group) and (instance is None or accelerated(instance)):
+            unknown.append(f"{group.name} ({instance or 'type not readable'})")
     if total > config["maxUsdPerHour"]:
         yield f"GPU nodes cost {total:.2f} USD/hour at desired size, over the {config['maxUsdPerHour']:.2f} limit", None
+    elif unknown:  # unknown is not $0: the ceiling cannot be shown to hold
+        yield (f"GPU nodes' hourly cost is unknown: {', '.join(unknown)} run without a price (the priced ones come "
+               f"to {total:.2f} of the {config['maxUsdPerHour']:.2f} USD/hour limit); add their prices"), None
 
 
 RULE = StackRule(
