@@ -61,7 +61,9 @@ def advice_json(advice: Advice) -> dict[str, Any]:
         "gpusPerReplica": {m: gpus_per_replica(mem, gib) for m, gib in models},
         "compute": {"flops": advice.flops, "rule": fl.rule(w), "mfu": w.mfu, "mfuSource": MFU_SOURCE,
                     "peakSource": "blueprints/catalog/gpu_models.yaml (datasheet dense TFLOPS)",
-                    "peakTflops": {m: fl.peak_tflops(m, w.precision) for m, _ in models}},
+                    "peakTflops": {m: fl.peak_tflops(m, w.precision) for m, _ in models},
+                    "noPeakFigure": {m: why for m, _ in models
+                                     for peak, why in [fl.peak_and_reason(m, w.precision)] if peak is None}},
         "cheapest": _pick(advice.cheapest), "fastest": _pick(advice.fastest),
         "candidates": [_candidate_json(c) for c in advice.candidates],
         "infeasible": [_candidate_json(c) for c in advice.infeasible],
@@ -86,6 +88,7 @@ def _rows(data: dict[str, Any]) -> list[dict[str, Any]]:
     for cloud in ("aws", "alicloud"):
         if not any(r["cloud"] == cloud for r in rows):
             rows += [r for r in data["candidates"] if r["cloud"] == cloud][:2]
+    rows += [r for r in data["candidates"] if "fastest" in r["marks"] and r not in rows]  # a new GPU may be both
     return rows
 
 
@@ -113,6 +116,8 @@ def _summary_lines(data: dict[str, Any]) -> list[str]:
     lines.append(f"min GPUs per replica: {per}")
     lines.append(f"compute: {comp['flops']:.3g} FLOPs = {comp['rule']}; time at MFU {comp['mfu']:.0%} "
                  f"({comp['mfuSource']})")
+    for model, why in comp["noPeakFigure"].items():
+        lines.append(f"  {model} {w['precision']}: no figure ({why}), so no time or cost")
     return lines
 
 
