@@ -111,6 +111,9 @@ def _size_parser(commands) -> None:
     size.add_argument("--hidden-size", type=int)
     size.add_argument("--layers", type=int)
     size.add_argument("--heads", type=int)
+    size.add_argument("--kv-heads", type=int, help="key/value heads (grouped-query attention; default = --heads)")
+    size.add_argument("--model", help="a published architecture: llama-2-7b/13b/70b, llama-3-8b/70b, "
+                                      "llama-3.1-405b, mistral-7b, mixtral-8x7b, bert-base/large, gpt-3-175b")
     size.add_argument("--mfu", type=float, help="model FLOPs utilization, 0-1 (default 0.40, Llama 3 paper)")
     size.add_argument("--target-days", type=float, help="finish within this many days (sets the node count)")
     size.add_argument("--cloud", action="append", dest="clouds", help="aws or alicloud (repeatable; default both)")
@@ -137,12 +140,14 @@ def _size(args: argparse.Namespace) -> int:
     from .sizing.render import RENDERERS
     from .sizing.workload import build_workload, parse_count
 
-    if args.params is None:
-        raise BlueprintError("--params", "required: model parameters with a unit, e.g. 7B (or --usage-history FILE)")
+    if args.params is None and args.model is None:
+        raise BlueprintError("--params", "required: model parameters with a unit, e.g. 7B, or --model NAME "
+                                         "(or --usage-history FILE)")
     if args.budget_margin < 0:
         raise BlueprintError("--budget-margin", f"must be 0 or more (got {args.budget_margin})")
     workload = build_workload(
-        params=parse_count(args.params, "--params"), mode=args.mode, precision=args.precision,
+        params=None if args.params is None else parse_count(args.params, "--params"), model=args.model,
+        kv_heads=args.kv_heads, mode=args.mode, precision=args.precision,
         optimizer=args.optimizer, sharding=args.sharding,
         tokens=None if args.tokens is None else parse_count(args.tokens, "--tokens"),
         steps=args.steps, global_batch=args.global_batch, seq_len=args.seq_len, micro_batch=args.micro_batch,

@@ -23,12 +23,13 @@ SECONDS_PER_HOUR = 3600.0
 
 def total_flops(w: Workload) -> float:
     per_token = 6.0 if w.mode == "training" else 2.0
-    return per_token * w.params * w.total_tokens
+    return per_token * w.compute_params * w.total_tokens
 
 
 def rule(w: Workload) -> str:
-    return ("6 x params x tokens (dense transformer training; Kaplan et al. 2020)" if w.mode == "training"
-            else "2 x params x tokens (forward pass only)")
+    which = "active params (mixture of experts)" if w.active_params else "params"
+    return (f"6 x {which} x tokens (dense transformer training; Kaplan et al. 2020)" if w.mode == "training"
+            else f"2 x {which} x tokens (forward pass only)")
 
 
 def peak_and_reason(gpu_model: str, precision: str) -> tuple[Optional[float], str]:

@@ -62,6 +62,9 @@ class Workload(BaseModel):
     hidden_size: Optional[int] = Field(None, gt=0)
     layers: Optional[int] = Field(None, gt=0)
     heads: Optional[int] = Field(None, gt=0)
+    kv_heads: Optional[int] = Field(None, gt=0, description="Key/value heads (grouped-query attention).")
+    active_params: Optional[float] = Field(None, gt=0, description="Mixture-of-experts: parameters used per token.")
+    model: Optional[str] = Field(None, description="A published architecture from model_shapes.yaml.")
     mfu: float = Field(0.40, gt=0, le=1)
     target_hours: Optional[float] = Field(None, gt=0, description="Finish within this many hours.")
     clouds: tuple[Literal["aws", "alicloud"], ...] = ("aws", "alicloud")
@@ -76,9 +79,18 @@ class Workload(BaseModel):
             raise ValueError(f"precision {self.precision} is for inference only; training allows fp32, bf16, fp16, fp8")
         if self.tokens is None and self.steps is None:
             raise ValueError("give tokens (e.g. --tokens 1T) or steps with --global-batch")
+        if self.heads and self.kv_heads and (self.kv_heads > self.heads or self.heads % self.kv_heads):
+            raise ValueError(f"kv_heads {self.kv_heads} must divide heads {self.heads}")
+        if self.active_params is not None and self.active_params > self.params:
+            raise ValueError("active parameters cannot exceed total parameters")
         if self.steps is not None and self.tokens is None and self.global_batch is None:
             raise ValueError("steps need --global-batch (sequences per step) to count tokens")
         return self
+
+    @property
+    def compute_params(self) -> float:
+        """Parameters each token passes through: the active ones of a mixture of experts, else all."""
+        return self.active_params or self.params
 
     @property
     def total_tokens(self) -> float:
@@ -92,8 +104,32 @@ FLAGS = {"clouds": "--cloud", "regions": "--region", "target_hours": "--target-d
          "checkpoints_kept": "--checkpoints"}
 
 
+def with_model(fields: dict[str, object]) -> dict[str, object]:
+    """Fill params and shape from model_shapes.yaml when ``model`` is named (explicit shape flags still win)."""
+    name = fields.get("model")
+    if name is None:
+        return fields
+    from ..catalog.model_shapes import model_shapes
+
+    known = model_shapes()[1]
+    if name not in known:
+        raise BlueprintError("--model", f"unknown model {name!r}; allowed: {', '.join(known)} "
+                                        "(or --params with --layers/--hidden-size/--heads/--kv-heads)")
+    if fields.get("params") is not None:
+        raise BlueprintError("--params", f"give --model or --params, not both (--model {name} sets the parameters)")
+    shape = known[name]
+    out = dict(fields)
+    for key in ("params", "active_params", "layers", "hidden_size", "heads", "kv_heads"):
+        if out.get(key) is None:
+            out[key] = getattr(shape, key)
+    if out.get("seq_len") is None:
+        out["seq_len"] = min(shape.context, 4096 if fields.get("mode", "training") == "training" else shape.context)
+    return out
+
+
 def build_workload(**fields: object) -> Workload:
     """A Workload from CLI values, or BlueprintError naming the first bad field in one line."""
+    fields = with_model(fields)
     try:
         return Workload(**{k: v for k, v in fields.items() if v is not None})
     except ValidationError as exc:
