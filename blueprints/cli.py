@@ -114,6 +114,15 @@ def _size_parser(commands) -> None:
     size.add_argument("--kv-heads", type=int, help="key/value heads (grouped-query attention; default = --heads)")
     size.add_argument("--model", help="a published architecture: llama-2-7b/13b/70b, llama-3-8b/70b, "
                                       "llama-3.1-405b, mistral-7b, mixtral-8x7b, bert-base/large, gpt-3-175b")
+    serve = size.add_argument_group("serving (--mode inference with --rps or --concurrency)")
+    serve.add_argument("--rps", type=float, help="requests per second to serve")
+    serve.add_argument("--concurrency", type=int, help="users generating at once (instead of --rps)")
+    serve.add_argument("--input-tokens", type=int, help="prompt tokens per request (default 512)")
+    serve.add_argument("--output-tokens", type=int, help="generated tokens per request (default 256)")
+    serve.add_argument("--ttft-ms", type=float, help="time-to-first-token target, ms")
+    serve.add_argument("--tpot-ms", type=float, help="time-per-output-token target, ms")
+    serve.add_argument("--spare-replicas", type=int, help="replicas that may be lost while serving (availability)")
+    serve.add_argument("--mbu", type=float, help="memory-bandwidth utilization of a decode step (default 0.6, NIM)")
     size.add_argument("--mfu", type=float, help="model FLOPs utilization, 0-1 (default 0.40, Llama 3 paper)")
     size.add_argument("--target-days", type=float, help="finish within this many days (sets the node count)")
     size.add_argument("--cloud", action="append", dest="clouds", help="aws or alicloud (repeatable; default both)")
@@ -154,9 +163,18 @@ def _size(args: argparse.Namespace) -> int:
         recompute=args.recompute, hidden_size=args.hidden_size, layers=args.layers, heads=args.heads, mfu=args.mfu,
         target_hours=None if args.target_days is None else args.target_days * 24,
         clouds=None if not args.clouds else tuple(args.clouds), regions=None if not args.regions else tuple(args.regions),
-        spot_overhead=args.spot_overhead, dataset_tb=args.dataset_tb, checkpoints_kept=args.checkpoints_kept)
-    advice = advise(workload)
-    text = RENDERERS[args.format](advice)
+        spot_overhead=args.spot_overhead, dataset_tb=args.dataset_tb, checkpoints_kept=args.checkpoints_kept,
+        request_rate=args.rps, concurrency=args.concurrency, input_tokens=args.input_tokens,
+        output_tokens=args.output_tokens, ttft_ms=args.ttft_ms, tpot_ms=args.tpot_ms,
+        spare_replicas=args.spare_replicas, mbu=args.mbu)
+    if workload.serving:
+        from .sizing.serving import SERVING_RENDERERS, advise_serving
+
+        advice = advise_serving(workload)
+        text = SERVING_RENDERERS[args.format](advice)
+    else:
+        advice = advise(workload)
+        text = RENDERERS[args.format](advice)
     if args.write_stack:
         from .sizing.write_stack import write_stack
         from .stackconfig import STACKS_DIR

@@ -65,6 +65,15 @@ class Workload(BaseModel):
     kv_heads: Optional[int] = Field(None, gt=0, description="Key/value heads (grouped-query attention).")
     active_params: Optional[float] = Field(None, gt=0, description="Mixture-of-experts: parameters used per token.")
     model: Optional[str] = Field(None, description="A published architecture from model_shapes.yaml.")
+    # Serving (mode inference with a request rate or concurrent users): see blueprints/sizing/serving.py.
+    request_rate: Optional[float] = Field(None, gt=0, le=1e7, description="Requests per second to serve.")
+    concurrency: Optional[int] = Field(None, gt=0, le=10_000_000, description="Users generating at once.")
+    input_tokens: int = Field(512, gt=0, le=1_048_576, description="Prompt tokens per request.")
+    output_tokens: int = Field(256, gt=0, le=1_048_576, description="Generated tokens per request.")
+    ttft_ms: Optional[float] = Field(None, gt=0, description="Time-to-first-token target, milliseconds.")
+    tpot_ms: Optional[float] = Field(None, gt=0, description="Time-per-output-token target, milliseconds.")
+    spare_replicas: int = Field(0, ge=0, le=1000, description="Replicas that may be lost while still serving.")
+    mbu: float = Field(0.6, gt=0, le=1, description="Memory-bandwidth utilization of a decode step.")
     mfu: float = Field(0.40, gt=0, le=1)
     target_hours: Optional[float] = Field(None, gt=0, description="Finish within this many hours.")
     clouds: tuple[Literal["aws", "alicloud"], ...] = ("aws", "alicloud")
@@ -77,7 +86,12 @@ class Workload(BaseModel):
     def _consistent(self) -> "Workload":
         if self.mode == "training" and self.precision in INFERENCE_ONLY:
             raise ValueError(f"precision {self.precision} is for inference only; training allows fp32, bf16, fp16, fp8")
-        if self.tokens is None and self.steps is None:
+        serving = self.request_rate is not None or self.concurrency is not None
+        if serving and self.mode != "inference":
+            raise ValueError("request rate and concurrent users are for --mode inference")
+        if serving and self.request_rate is not None and self.concurrency is not None:
+            raise ValueError("give a request rate or concurrent users, not both")
+        if self.tokens is None and self.steps is None and not serving:
             raise ValueError("give tokens (e.g. --tokens 1T) or steps with --global-batch")
         if self.heads and self.kv_heads and (self.kv_heads > self.heads or self.heads % self.kv_heads):
             raise ValueError(f"kv_heads {self.kv_heads} must divide heads {self.heads}")
@@ -86,6 +100,10 @@ class Workload(BaseModel):
         if self.steps is not None and self.tokens is None and self.global_batch is None:
             raise ValueError("steps need --global-batch (sequences per step) to count tokens")
         return self
+
+    @property
+    def serving(self) -> bool:
+        return self.request_rate is not None or self.concurrency is not None
 
     @property
     def compute_params(self) -> float:
@@ -100,7 +118,7 @@ class Workload(BaseModel):
 
 
 # Workload fields whose command-line flag is spelled differently.
-FLAGS = {"clouds": "--cloud", "regions": "--region", "target_hours": "--target-days",
+FLAGS = {"clouds": "--cloud", "regions": "--region", "target_hours": "--target-days", "request_rate": "--rps",
          "checkpoints_kept": "--checkpoints"}
 
 
