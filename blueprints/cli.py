@@ -114,6 +114,11 @@ def _size_parser(commands) -> None:
     size.add_argument("--kv-heads", type=int, help="key/value heads (grouped-query attention; default = --heads)")
     size.add_argument("--model", help="a published architecture: llama-2-7b/13b/70b, llama-3-8b/70b, "
                                       "llama-3.1-405b, mistral-7b, mixtral-8x7b, bert-base/large, gpt-3-175b")
+    vision = size.add_argument_group("vision and other work sized by FLOPs per sample")
+    vision.add_argument("--workload", help="a named workload: resnet50 (ImageNet-1k, 90 epochs; flags override)")
+    vision.add_argument("--flops-per-sample", help="forward-pass FLOPs per sample, e.g. 8.2G (training = 3x)")
+    vision.add_argument("--samples", help="samples per epoch, e.g. 1.28M")
+    vision.add_argument("--epochs", type=float, help="passes over the samples")
     serve = size.add_argument_group("serving (--mode inference with --rps or --concurrency)")
     serve.add_argument("--rps", type=float, help="requests per second to serve")
     serve.add_argument("--concurrency", type=int, help="users generating at once (instead of --rps)")
@@ -149,7 +154,7 @@ def _size(args: argparse.Namespace) -> int:
     from .sizing.render import RENDERERS
     from .sizing.workload import build_workload, parse_count
 
-    if args.params is None and args.model is None:
+    if args.params is None and args.model is None and args.workload is None:
         raise BlueprintError("--params", "required: model parameters with a unit, e.g. 7B, or --model NAME "
                                          "(or --usage-history FILE)")
     if args.budget_margin < 0:
@@ -166,7 +171,10 @@ def _size(args: argparse.Namespace) -> int:
         spot_overhead=args.spot_overhead, dataset_tb=args.dataset_tb, checkpoints_kept=args.checkpoints_kept,
         request_rate=args.rps, concurrency=args.concurrency, input_tokens=args.input_tokens,
         output_tokens=args.output_tokens, ttft_ms=args.ttft_ms, tpot_ms=args.tpot_ms,
-        spare_replicas=args.spare_replicas, mbu=args.mbu)
+        spare_replicas=args.spare_replicas, mbu=args.mbu, workload=args.workload, epochs=args.epochs,
+        flops_per_sample=None if args.flops_per_sample is None else parse_count(args.flops_per_sample,
+                                                                                "--flops-per-sample"),
+        samples=None if args.samples is None else parse_count(args.samples, "--samples"))
     if workload.serving:
         from .sizing.serving import SERVING_RENDERERS, advise_serving
 

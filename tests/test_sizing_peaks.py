@@ -33,7 +33,7 @@ def test_the_gpus_the_issue_named_now_have_dense_datasheet_figures():
 
 
 def test_every_catalog_shape_is_timed_at_bf16_except_where_the_gpu_has_no_bf16():
-    advice = advise(build_workload(params=7e9, tokens=1e12))
+    advice = advise(build_workload(params=1e9, tokens=1e10, seq_len=2048))
     untimed = {c.shape.gpu.model for c in advice.candidates if c.hours is None}
     assert untimed == {"T4"}
     data = advice_json(advice)

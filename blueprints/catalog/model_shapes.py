@@ -30,3 +30,20 @@ class ModelShape(BaseModel):
 def model_shapes() -> tuple[dict[str, str], dict[str, ModelShape]]:
     raw = load_yaml(MODEL_SHAPES_FILE)
     return raw["sources"], {name: ModelShape(**facts) for name, facts in raw["models"].items()}
+
+
+class NamedWorkload(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    forward_flops: float = Field(gt=0)
+    params: float = Field(gt=0)
+    samples: float = Field(gt=0)
+    epochs: float = Field(gt=0)
+    mfu: float = Field(gt=0, le=1)
+    source: str
+    mfu_source: str
+
+
+@lru_cache(maxsize=1)
+def named_workloads() -> tuple[dict[str, str], dict[str, NamedWorkload]]:
+    raw = load_yaml(MODEL_SHAPES_FILE)
+    return raw["workload_sources"], {name: NamedWorkload(**facts) for name, facts in raw["workloads"].items()}

@@ -21,12 +21,21 @@ from .workload import Workload
 SECONDS_PER_HOUR = 3600.0
 
 
+VISION_TRAINING_FACTOR = 3.0  # forward + backward (activations and weights): 3 x the forward pass
+
+
 def total_flops(w: Workload) -> float:
+    if w.flops_per_sample is not None:
+        factor = VISION_TRAINING_FACTOR if w.mode == "training" else 1.0
+        return factor * w.flops_per_sample * w.samples * w.epochs  # type: ignore[operator]
     per_token = 6.0 if w.mode == "training" else 2.0
     return per_token * w.compute_params * w.total_tokens
 
 
 def rule(w: Workload) -> str:
+    if w.flops_per_sample is not None:
+        return (f"{'3 x ' if w.mode == 'training' else ''}forward FLOPs per sample ({w.flops_per_sample:.3g}) x "
+                f"samples ({w.samples:.6g}) x epochs ({w.epochs:g})")
     which = "active params (mixture of experts)" if w.active_params else "params"
     return (f"6 x {which} x tokens (dense transformer training; Kaplan et al. 2020)" if w.mode == "training"
             else f"2 x {which} x tokens (forward pass only)")

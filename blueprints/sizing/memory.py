@@ -121,13 +121,18 @@ def breakdown(w: Workload) -> MemoryBreakdown:
         per_layer, text = 34 * s * b * hidden, "34*s*b*h"
     else:
         per_layer, text = 2 * s * b * hidden, "2*s*b*h"
+    activations = Part("activations", per_layer * layers,
+                       f"layers({layers}) x {text} (s={s}, b={b}, h={hidden}, a={heads}; {w.recompute} recomputation)",
+                       False)
+    if w.flops_per_sample is not None:  # no transformer shape to size a vision model's activations by
+        activations = Part("activations", 0.0, "not modelled for non-transformer work (sized by FLOPs per sample)",
+                           False)
     parts = (
         Part("weights", p * tb, f"params x {tb:g} B", stage >= 3),
         Part("gradients", p * tb, f"params x {tb:g} B", stage >= 2),
         Part("optimizer_states", p * k,
              f"params x {k:g} B ({w.optimizer}{', fp32 master copy' if mixed else ''})", stage >= 1),
-        Part("activations", per_layer * layers,
-             f"layers({layers}) x {text} (s={s}, b={b}, h={hidden}, a={heads}; {w.recompute} recomputation)", False),
+        activations,
     )
     return MemoryBreakdown(parts, (hidden, layers, heads), w.sharding)
 

@@ -6,6 +6,7 @@ every bad field becomes one line naming the field and what is allowed (Blueprint
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Literal, Optional
 
@@ -40,6 +41,8 @@ def parse_count(value: object, field: str) -> float:
         number = float(digits) * UNITS[unit.upper()]
     if not number > 0:
         raise BlueprintError(field, f"must be greater than 0 (got {value!r})")
+    if not math.isfinite(number):
+        raise BlueprintError(field, f"{value!r} is not a finite number; {ALLOWED_UNITS}")
     return number
 
 
@@ -48,12 +51,15 @@ class Workload(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    params: float = Field(gt=0, description="Model parameters, e.g. 7e9.")
+    # Bounds far past anything published (the largest dense models ~2T parameters, Llama 3's 15.6T tokens): a value
+    # beyond them is a typo, answered in one line instead of a time in 10^21 hours.
+    params: float = Field(gt=0, le=1e14, description="Model parameters, e.g. 7e9 (at most 100T).")
     mode: Literal["training", "inference"] = "training"
     precision: Precision = "bf16"
     optimizer: Optimizer = "adamw"
     sharding: Sharding = "zero3"
-    tokens: Optional[float] = Field(None, gt=0, description="Tokens to train on (or to serve, for inference).")
+    tokens: Optional[float] = Field(None, gt=0, le=1e16,
+                                    description="Tokens to train on (or to serve, for inference); at most 10 quadrillion.")
     steps: Optional[int] = Field(None, gt=0, description="Optimizer steps; tokens = steps x global batch x seq len.")
     seq_len: int = Field(4096, gt=0, le=1_048_576)
     micro_batch: int = Field(1, gt=0, le=4096, description="Sequences per GPU per forward pass.")
@@ -65,6 +71,11 @@ class Workload(BaseModel):
     kv_heads: Optional[int] = Field(None, gt=0, description="Key/value heads (grouped-query attention).")
     active_params: Optional[float] = Field(None, gt=0, description="Mixture-of-experts: parameters used per token.")
     model: Optional[str] = Field(None, description="A published architecture from model_shapes.yaml.")
+    # Vision and other non-transformer work: FLOPs per sample x samples x epochs (flops.py).
+    flops_per_sample: Optional[float] = Field(None, gt=0, le=1e18, description="Forward-pass FLOPs per sample.")
+    samples: Optional[float] = Field(None, gt=0, le=1e15, description="Samples per epoch.")
+    epochs: Optional[float] = Field(None, gt=0, le=1e6)
+    workload: Optional[str] = Field(None, description="A named workload from model_shapes.yaml (resnet50).")
     # Serving (mode inference with a request rate or concurrent users): see blueprints/sizing/serving.py.
     request_rate: Optional[float] = Field(None, gt=0, le=1e7, description="Requests per second to serve.")
     concurrency: Optional[int] = Field(None, gt=0, le=10_000_000, description="Users generating at once.")
@@ -91,7 +102,10 @@ class Workload(BaseModel):
             raise ValueError("request rate and concurrent users are for --mode inference")
         if serving and self.request_rate is not None and self.concurrency is not None:
             raise ValueError("give a request rate or concurrent users, not both")
-        if self.tokens is None and self.steps is None and not serving:
+        per_sample = self.flops_per_sample is not None
+        if per_sample and (self.samples is None or self.epochs is None):
+            raise ValueError("flops per sample needs --samples and --epochs")
+        if self.tokens is None and self.steps is None and not serving and not per_sample:
             raise ValueError("give tokens (e.g. --tokens 1T) or steps with --global-batch")
         if self.heads and self.kv_heads and (self.kv_heads > self.heads or self.heads % self.kv_heads):
             raise ValueError(f"kv_heads {self.kv_heads} must divide heads {self.heads}")
@@ -145,9 +159,28 @@ def with_model(fields: dict[str, object]) -> dict[str, object]:
     return out
 
 
+def with_named_workload(fields: dict[str, object]) -> dict[str, object]:
+    """Fill FLOPs per sample, samples, epochs, params and MFU from a named workload (explicit flags still win)."""
+    name = fields.get("workload")
+    if name is None:
+        return fields
+    from ..catalog.model_shapes import named_workloads
+
+    known = named_workloads()[1]
+    if name not in known:
+        raise BlueprintError("--workload", f"unknown workload {name!r}; allowed: {', '.join(known)} "
+                                           "(or --flops-per-sample with --samples and --epochs)")
+    facts, out = known[name], dict(fields)
+    for key, value in (("flops_per_sample", facts.forward_flops), ("params", facts.params),
+                       ("samples", facts.samples), ("epochs", facts.epochs), ("mfu", facts.mfu)):
+        if out.get(key) is None:
+            out[key] = value
+    return out
+
+
 def build_workload(**fields: object) -> Workload:
     """A Workload from CLI values, or BlueprintError naming the first bad field in one line."""
-    fields = with_model(fields)
+    fields = with_named_workload(with_model(fields))
     try:
         return Workload(**{k: v for k, v in fields.items() if v is not None})
     except ValidationError as exc:
