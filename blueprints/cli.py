@@ -49,6 +49,26 @@ without --data-loss-acknowledged (the workflow sets it from the PR label data-lo
 }
 
 
+SIZE_DESCRIPTION = """The sizing and cost advisor: which catalog shapes can run a workload, on how many GPUs, how
+long and at what cost per purchase option, every figure with its formula or price source. Training
+(transformers by parameters and tokens, or --model), serving (--mode inference with --rps or
+--concurrency: tensor parallelism, batch, latency, replicas, cost per hour and per million tokens),
+and vision or other work by FLOPs per sample (--workload resnet50, or --flops-per-sample)."""
+
+SIZE_EPILOG = """examples:
+  python -m blueprints size --model llama-2-7b --tokens 2T --target-days 30
+  python -m blueprints size --params 7B --tokens 1T --cloud aws --write-stack llm-7b
+  python -m blueprints size --mode inference --model llama-3-70b --precision fp8 --rps 5 \\
+      --input-tokens 1000 --output-tokens 300 --ttft-ms 1000 --tpot-ms 50 --spare-replicas 1
+  python -m blueprints size --workload resnet50 --precision fp16 --format markdown
+  python -m blueprints size --params 25.6M --flops-per-sample 8.2G --samples 1.28M --epochs 90
+
+exit codes:
+  0  done (and, with --write-stack, the stack was written after planning with exit 0)
+  2  bad input or no shape can run it: one line 'error: <field>: <what is allowed>'
+  3  the program itself failed (a bug: the traceback is printed)"""
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse would print usage over several lines
         raise BlueprintError("usage", message)
@@ -96,7 +116,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def _size_parser(commands) -> None:
     """`size`: the sizing and cost advisor (blueprints/sizing). Counts take units: 7B, 110M, 1T."""
-    size = commands.add_parser("size", help="GPUs, time and cost for a workload; optionally write its stack")
+    size = commands.add_parser("size", help="GPUs, time and cost for a workload; optionally write its stack",
+                               description=SIZE_DESCRIPTION, epilog=SIZE_EPILOG,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
     size.add_argument("--params", help="model parameters with a unit, e.g. 7B, 110M, 175B")
     size.add_argument("--mode", choices=("training", "inference"), default="training")
     size.add_argument("--precision", help="fp32, bf16, fp16, fp8; int8 or int4 for inference (default bf16)")

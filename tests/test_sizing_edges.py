@@ -83,3 +83,23 @@ def test_absurd_inputs_are_one_line_exit_2(argv, fragment):
                          text=True, timeout=120)
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr.count("\n") == 1 and fragment in run.stderr and "Traceback" not in run.stderr
+
+
+def test_size_help_has_a_description_examples_that_run_and_exit_codes(capsys, tmp_path):
+    import shlex
+
+    from blueprints.cli import SIZE_EPILOG
+
+    with pytest.raises(SystemExit) as done:
+        main(["size", "--help"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert "sizing and cost advisor" in out and "exit codes:" in out and "serving" in out
+    examples = SIZE_EPILOG.split("exit codes:")[0].replace("\\\n", " ").splitlines()[1:]
+    commands = [shlex.split(line)[3:] for line in examples if line.strip()]
+    assert len(commands) == 5
+    for argv in commands:
+        if "--write-stack" in argv:
+            argv += ["--stacks-dir", str(tmp_path)]
+        assert main(argv) == 0, argv
+        capsys.readouterr()
