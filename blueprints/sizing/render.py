@@ -196,8 +196,8 @@ def render_markdown(advice: Advice) -> str:
     data = advice_json(advice)
     rows = _rows(data)
     out = ["## GPU sizing", ""] + [f"    {line}" for line in _summary_lines(data)] + [""]
-    out.append("| # | shape | region | GPUs/replica | nodes | fabric | hours | GPU-hours | " + " | ".join(OPTION_COLUMNS)
-               + " | mark |")
+    out.append("| # | shape | region | GPUs/replica | nodes | fabric | hours | GPU-hours | "
+               + " | ".join(OPTION_COLUMNS) + " | mark |")
     out.append("|" + "---|" * (9 + len(OPTION_COLUMNS)))
     for i, r in enumerate(rows, 1):
         out.append(f"| {i} | {r['instanceType']} | {r['region']} | {r['gpusPerReplica']} | {r['nodes']} | {r['fabric']} "

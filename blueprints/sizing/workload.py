@@ -59,7 +59,7 @@ class Workload(BaseModel):
     optimizer: Optimizer = "adamw"
     sharding: Sharding = "zero3"
     tokens: Optional[float] = Field(None, gt=0, le=1e16,
-                                    description="Tokens to train on (or to serve, for inference); at most 10 quadrillion.")
+                                    description="Tokens to train on (or to serve, for inference); at most 1e16.")
     steps: Optional[int] = Field(None, gt=0, description="Optimizer steps; tokens = steps x global batch x seq len.")
     seq_len: int = Field(4096, gt=0, le=1_048_576)
     micro_batch: int = Field(1, gt=0, le=4096, description="Sequences per GPU per forward pass.")

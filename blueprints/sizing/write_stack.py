@@ -74,7 +74,8 @@ def _cluster(advice: Advice, pick: Candidate, budget: int, contact: str) -> dict
     if data_gb > 0:
         # The schema allows none/lustre/cpfs/nas ("default" failed `python -m blueprints schema`): each cloud's
         # parallel file system, sized to the service's steps.
-        cluster["storage"]["parallelFs"] = {"type": DEFAULT_PARALLEL_FS[shape.cloud], "sizeGib": _fs_size(shape.cloud, data_gb * 1e9 / GIB)}
+        cluster["storage"]["parallelFs"] = {"type": DEFAULT_PARALLEL_FS[shape.cloud],
+                                            "sizeGib": _fs_size(shape.cloud, data_gb * 1e9 / GIB)}
     team = next(iter((base.get("kubernetes") or {}).get("teams") or {"training": {}}))
     cluster["kubernetes"] = {"teams": {team: {"gpus": pick.gpus, "maxGpusPerPod": shape.gpu.count}}}
     return cluster
