@@ -134,3 +134,10 @@ def test_serving_stack_validates_plans_and_uses_the_advisors_shape(serving_stack
     group = resolve(plan.resolved.spec).node_groups[0]
     assert group.shape.instance_type == advice.cheapest.shape.instance_type
     assert group.spec.desired_nodes == advice.cheapest.nodes
+
+
+def test_an_unmeetable_latency_target_is_one_line_naming_the_closest_miss(capsys):
+    argv = ["size", "--mode", "inference", "--model", "llama-3.1-405b", "--rps", "1", "--tpot-ms", "1"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "time per output token" in err and "> 1 ms" in err

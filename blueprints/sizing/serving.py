@@ -164,6 +164,12 @@ def served_tokens_per_s(w: Workload, plan: ReplicaPlan, replicas: int) -> float:
     return active / plan.tpot_s
 
 
+def _closest(why: str) -> tuple[int, str]:
+    """Why-nots a user can act on first: a latency target missed, then memory, then a GPU without a figure."""
+    order = ("time per output token", "time to first token", "do not fit", "divides")
+    return next((i for i, text in enumerate(order) if text in why), len(order)), why
+
+
 def advise_serving(w: Workload, catalog: Optional[Catalog] = None) -> ServingAdvice:
     catalog = catalog or load_catalog()
     feasible, infeasible, plans = [], [], []
@@ -181,7 +187,7 @@ def advise_serving(w: Workload, catalog: Optional[Catalog] = None) -> ServingAdv
         feasible.append(Candidate(shape, region, plan.tp, nodes, None, "-", _options(shape, region, nodes, w)))
         plans.append((shape.instance_type, region, plan, replicas))
     if not feasible:
-        reasons = sorted({c.why_not for c in infeasible if c.why_not})
+        reasons = sorted({c.why_not for c in infeasible if c.why_not}, key=_closest)
         raise BlueprintError("--model" if w.model else "--params",
                              f"no shape can serve this ({reasons[0] if reasons else 'no shapes'}); allowed: "
                              f"looser --ttft-ms/--tpot-ms, a lower precision (--precision fp8/int8/int4)")
