@@ -1,7 +1,8 @@
 """The sizing advisor's time for one query across every catalog shape and region: median of N runs.
 
 Times `advise()` in process (the CLI adds Python start-up, about the same for every command). The query is
-the README's: 7B parameters on 1T tokens within 30 days, both clouds, all regions. Target: under 1 s.
+the README's: 7B parameters on 1T tokens within 30 days, both clouds, all regions; then a serving query (Llama 3
+70B in fp8 at 5 requests/s with latency targets and a spare replica) over every shape and region. Target: under 1 s.
 Prints figures; asserts nothing (shared machines are noisy).
 
     python benchmarks/size_time.py [runs]
@@ -20,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from blueprints.catalog import load_catalog  # noqa: E402
 from blueprints.catalog.prices import load_prices  # noqa: E402
 from blueprints.sizing.candidates import advise  # noqa: E402
+from blueprints.sizing.serving import advise_serving  # noqa: E402
 from blueprints.sizing.workload import build_workload  # noqa: E402
 
 
@@ -42,6 +44,17 @@ def main() -> None:
           f"(loaded once in {first_load * 1000:.0f} ms)")
     print(f"advise (7B, 1T tokens, 30 days, all clouds and regions): median {statistics.median(times) * 1000:.1f} ms, "
           f"max {max(times) * 1000:.1f} ms over {args.runs} runs (target < 1000 ms)")
+    serving = build_workload(model="llama-3-70b", mode="inference", precision="fp8", request_rate=5,
+                             input_tokens=1000, output_tokens=300, ttft_ms=1000, tpot_ms=50, spare_replicas=1)
+    times = []
+    for _ in range(args.runs):
+        start = time.perf_counter()
+        served = advise_serving(serving)
+        times.append(time.perf_counter() - start)
+    pairs = len(served.candidates) + len(served.infeasible)
+    print(f"advise_serving (Llama 3 70B fp8, 5 req/s, TTFT 1 s, TPOT 50 ms, 1 spare; {pairs} shape-region pairs): "
+          f"median {statistics.median(times) * 1000:.1f} ms, max {max(times) * 1000:.1f} ms over {args.runs} runs "
+          f"(target < 1000 ms)")
 
 
 if __name__ == "__main__":

@@ -64,6 +64,26 @@ without --data-loss-acknowledged (the workflow sets it from the PR label data-lo
 }
 
 
+SIZE_DESCRIPTION = """The sizing and cost advisor: which catalog shapes can run a workload, on how many GPUs, how
+long and at what cost per purchase option, every figure with its formula or price source. Training
+(transformers by parameters and tokens, or --model), serving (--mode inference with --rps or
+--concurrency: tensor parallelism, batch, latency, replicas, cost per hour and per million tokens),
+and vision or other work by FLOPs per sample (--workload resnet50, or --flops-per-sample)."""
+
+SIZE_EPILOG = """examples:
+  python -m blueprints size --model llama-2-7b --tokens 2T --target-days 30
+  python -m blueprints size --params 7B --tokens 1T --cloud aws --write-stack llm-7b
+  python -m blueprints size --mode inference --model llama-3-70b --precision fp8 --rps 5 \\
+      --input-tokens 1000 --output-tokens 300 --ttft-ms 1000 --tpot-ms 50 --spare-replicas 1
+  python -m blueprints size --workload resnet50 --precision fp16 --format markdown
+  python -m blueprints size --params 25.6M --flops-per-sample 8.2G --samples 1.28M --epochs 90
+
+exit codes:
+  0  done (and, with --write-stack, the stack was written after planning with exit 0)
+  2  bad input or no shape can run it: one line 'error: <field>: <what is allowed>'
+  3  the program itself failed (a bug: the traceback is printed)"""
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse would print usage over several lines
         raise BlueprintError("usage", message)
@@ -151,7 +171,8 @@ def _parser() -> argparse.ArgumentParser:
 def _size_parser(commands) -> None:
     """`size`: the sizing and cost advisor (blueprints/sizing). Counts take units: 7B, 110M, 1T."""
     size = commands.add_parser("size", help="GPUs, time and cost for a workload; optionally write its stack",
-                               epilog=exit_codes("size"), formatter_class=argparse.RawDescriptionHelpFormatter)
+                               description=SIZE_DESCRIPTION, epilog=SIZE_EPILOG,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
     size.add_argument("--params", help="model parameters with a unit, e.g. 7B, 110M, 175B")
     size.add_argument("--mode", choices=("training", "inference"), default="training")
     size.add_argument("--precision", help="fp32, bf16, fp16, fp8; int8 or int4 for inference (default bf16)")
@@ -166,6 +187,23 @@ def _size_parser(commands) -> None:
     size.add_argument("--hidden-size", type=int)
     size.add_argument("--layers", type=int)
     size.add_argument("--heads", type=int)
+    size.add_argument("--kv-heads", type=int, help="key/value heads (grouped-query attention; default = --heads)")
+    size.add_argument("--model", help="a published architecture: llama-2-7b/13b/70b, llama-3-8b/70b, "
+                                      "llama-3.1-405b, mistral-7b, mixtral-8x7b, bert-base/large, gpt-3-175b")
+    vision = size.add_argument_group("vision and other work sized by FLOPs per sample")
+    vision.add_argument("--workload", help="a named workload: resnet50 (ImageNet-1k, 90 epochs; flags override)")
+    vision.add_argument("--flops-per-sample", help="forward-pass FLOPs per sample, e.g. 8.2G (training = 3x)")
+    vision.add_argument("--samples", help="samples per epoch, e.g. 1.28M")
+    vision.add_argument("--epochs", type=float, help="passes over the samples")
+    serve = size.add_argument_group("serving (--mode inference with --rps or --concurrency)")
+    serve.add_argument("--rps", type=float, help="requests per second to serve")
+    serve.add_argument("--concurrency", type=int, help="users generating at once (instead of --rps)")
+    serve.add_argument("--input-tokens", type=int, help="prompt tokens per request (default 512)")
+    serve.add_argument("--output-tokens", type=int, help="generated tokens per request (default 256)")
+    serve.add_argument("--ttft-ms", type=float, help="time-to-first-token target, ms")
+    serve.add_argument("--tpot-ms", type=float, help="time-per-output-token target, ms")
+    serve.add_argument("--spare-replicas", type=int, help="replicas that may be lost while serving (availability)")
+    serve.add_argument("--mbu", type=float, help="memory-bandwidth utilization of a decode step (default 0.6, NIM)")
     size.add_argument("--mfu", type=float, help="model FLOPs utilization, 0-1 (default 0.40, Llama 3 paper)")
     size.add_argument("--target-days", type=float, help="finish within this many days (sets the node count)")
     size.add_argument("--cloud", action="append", dest="clouds", help="aws or alicloud (repeatable; default both)")
@@ -192,27 +230,41 @@ def _size(args: argparse.Namespace) -> int:
     from .sizing.render import RENDERERS
     from .sizing.workload import build_workload, parse_count
 
-    if args.params is None:
-        raise BlueprintError("--params", "required: model parameters with a unit, e.g. 7B (or --usage-history FILE)")
+    if args.params is None and args.model is None and args.workload is None:
+        raise BlueprintError("--params", "required: model parameters with a unit, e.g. 7B, or --model NAME "
+                                         "(or --usage-history FILE)")
     if not 0 <= args.budget_margin < float("inf"):  # nan and inf too: argparse's float() accepts them
         raise BlueprintError("--budget-margin", f"must be a finite number, 0 or more (got {args.budget_margin})")
     workload = build_workload(
-        params=parse_count(args.params, "--params"), mode=args.mode, precision=args.precision,
+        params=None if args.params is None else parse_count(args.params, "--params"), model=args.model,
+        kv_heads=args.kv_heads, mode=args.mode, precision=args.precision,
         optimizer=args.optimizer, sharding=args.sharding,
         tokens=None if args.tokens is None else parse_count(args.tokens, "--tokens"),
         steps=args.steps, global_batch=args.global_batch, seq_len=args.seq_len, micro_batch=args.micro_batch,
         recompute=args.recompute, hidden_size=args.hidden_size, layers=args.layers, heads=args.heads, mfu=args.mfu,
         target_hours=None if args.target_days is None else args.target_days * 24,
         clouds=None if not args.clouds else tuple(args.clouds), regions=None if not args.regions else tuple(args.regions),
-        spot_overhead=args.spot_overhead, dataset_tb=args.dataset_tb, checkpoints_kept=args.checkpoints_kept)
-    advice = advise(workload)
-    if args.format == "text":  # the table fits COLUMNS (or the terminal); 160 columns in a pipe
-        from .sizing.render import render_text
-        from .terminal import width
+        spot_overhead=args.spot_overhead, dataset_tb=args.dataset_tb, checkpoints_kept=args.checkpoints_kept,
+        request_rate=args.rps, concurrency=args.concurrency, input_tokens=args.input_tokens,
+        output_tokens=args.output_tokens, ttft_ms=args.ttft_ms, tpot_ms=args.tpot_ms,
+        spare_replicas=args.spare_replicas, mbu=args.mbu, workload=args.workload, epochs=args.epochs,
+        flops_per_sample=None if args.flops_per_sample is None else parse_count(args.flops_per_sample,
+                                                                                "--flops-per-sample"),
+        samples=None if args.samples is None else parse_count(args.samples, "--samples"))
+    if workload.serving:
+        from .sizing.serving import SERVING_RENDERERS, advise_serving
 
-        text = render_text(advice, width=width())
+        advice = advise_serving(workload)
+        text = SERVING_RENDERERS[args.format](advice)
     else:
-        text = RENDERERS[args.format](advice)
+        advice = advise(workload)
+        if args.format == "text":  # the table fits COLUMNS (or the terminal); 160 columns in a pipe
+            from .sizing.render import render_text
+            from .terminal import width
+
+            text = render_text(advice, width=width())
+        else:
+            text = RENDERERS[args.format](advice)
     if args.write_stack:
         from .sizing.write_stack import write_stack
         from .stackconfig import STACKS_DIR

@@ -98,3 +98,17 @@ def test_cli_writes_the_stack_and_bad_names_are_one_line(tmp_path, capsys):
     assert "--write-stack" in capsys.readouterr().err and list(tmp_path.iterdir()) == []
     assert main(argv + ["--write-stack", "bert"]) == 0
     assert [p.name for p in tmp_path.iterdir()] == ["Pulumi.bert.yaml"]
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_written_stack_validates_against_the_projects_json_schema(written, name):
+    # Issue 26: --write-stack wrote parallelFs.type "default", which `python -m blueprints schema` rejects.
+    import jsonschema
+
+    from blueprints.schema import stack_config_schema
+
+    folder, out = written
+    document = yaml.safe_load(out[name][1].read_text())
+    jsonschema.validate(document, stack_config_schema())
+    fs = document["config"][FULL_CONFIG_KEY]["storage"].get("parallelFs")
+    assert fs is None or fs["type"] in ("lustre", "cpfs")

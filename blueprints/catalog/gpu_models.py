@@ -18,10 +18,24 @@ class GpuModel(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     bf16_tflops: Optional[float]
     fp16_tflops: Optional[float]
+    fp8_tflops: Optional[float] = None
+    int8_tops: Optional[float] = None
+    fp32_tflops: Optional[float] = None
     memory_gbps: Optional[float]
     host_link_gbps: Optional[float]
     gpu_link_gbps: Optional[float]
     source: str
+    no_figure: dict[str, str] = {}  # precision -> why the datasheet gives no figure for it
+
+    def peak(self, precision: str) -> tuple[Optional[float], str]:
+        """Dense peak at ``precision`` and, when there is none, the reason (int4 weight-only computes in fp16)."""
+        field = {"bf16": "bf16_tflops", "fp16": "fp16_tflops", "fp8": "fp8_tflops", "int8": "int8_tops",
+                 "int4": "fp16_tflops", "fp32": "fp32_tflops"}[precision]
+        value = getattr(self, field)
+        if value is not None:
+            return value, ""
+        key = "fp16" if precision == "int4" else precision
+        return None, self.no_figure.get(key, f"no sourced {key} figure")
 
 
 @lru_cache(maxsize=1)

@@ -19,6 +19,8 @@ from .commitments import TERM_HOURS, break_even_utilization
 from .memory import MemoryBreakdown, breakdown, gpus_per_replica
 from .workload import Workload
 
+DEFAULT_TARGET_DAYS = 30  # without --target-days, nodes are added to finish within a month (said in the output)
+LONG_RUN_DAYS = 90  # plans longer than this are marked: hardware, prices and the model itself move on
 MAX_NODES = 1000  # the most a stack's node group may declare (spec: maxNodes <= 1000)
 CAPACITY_BLOCK_HOURS = 24  # Capacity Blocks are sold in whole days (AWS user guide, "How Capacity Blocks work")
 
@@ -134,8 +136,9 @@ def _candidate(shape: Shape, region: str, w: Workload, mem: MemoryBreakdown, tot
     replica_nodes = math.ceil(per_replica / gpn)
     peak = fl.peak_tflops(shape.gpu.model, w.precision)
     nodes = replica_nodes
-    if peak is not None and w.target_hours is not None:
-        gpus_needed = math.ceil(total / (w.target_hours * fl.SECONDS_PER_HOUR * peak * 1e12 * w.mfu))
+    target_hours = w.target_hours if w.target_hours is not None else DEFAULT_TARGET_DAYS * 24
+    if peak is not None:
+        gpus_needed = math.ceil(total / (target_hours * fl.SECONDS_PER_HOUR * peak * 1e12 * w.mfu))
         nodes = max(nodes, math.ceil(gpus_needed / gpn))
         nodes = math.ceil(nodes / replica_nodes) * replica_nodes
     fabric = (fabric_kind or "none") if nodes > 1 else "-"
@@ -147,7 +150,7 @@ def _candidate(shape: Shape, region: str, w: Workload, mem: MemoryBreakdown, tot
     hours = None if peak is None else fl.hours(total, nodes * gpn, peak, w.mfu)
     if why:
         return Candidate(shape, region, per_replica, nodes, hours, fabric, why_not=why)
-    return Candidate(shape, region, per_replica, nodes, None if hours is None else round(hours, 2), fabric,
+    return Candidate(shape, region, per_replica, nodes, None if hours is None else round(hours, 6), fabric,
                      _options(shape, region, nodes, hours, w))
 
 
@@ -175,10 +178,18 @@ def advise(w: Workload, catalog: Optional[Catalog] = None) -> Advice:
         where = "--region" if w.regions else "--params"
         reasons = sorted({c.why_not for c in built if c.why_not})
         raise BlueprintError(where, f"no shape in {', '.join(w.regions) or 'the catalog'} fits this workload "
-                                    f"({reasons[0] if reasons else 'no shapes'}); allowed: a region with a fitting "
+                                    f"({'; '.join(_kinds(reasons)) or 'no shapes'}); allowed: a region with a fitting "
                                     f"shape, or more sharding (--sharding zero3)")
     advice = Advice(w, mem, total, tuple(feasible), tuple(c for c in built if not c.feasible))
     return _marked(advice)
+
+
+def _kinds(reasons: list[str]) -> list[str]:
+    """One reason of each kind (a node group's limit, a missing fabric, ...), so one line says all that blocks."""
+    out: dict[str, str] = {}
+    for why in reasons:
+        out.setdefault("fabric" if "no RDMA fabric" in why else "limit" if "node group" in why else why, why)
+    return list(out.values())
 
 
 def _marked(advice: Advice) -> Advice:
@@ -186,6 +197,8 @@ def _marked(advice: Advice) -> Advice:
     marked = []
     for c in advice.candidates:
         marks = tuple(m for m, pick in (("cheapest", cheapest), ("fastest", fastest)) if pick is c)
+        if c.hours is not None and c.hours > LONG_RUN_DAYS * 24:
+            marks += (f"over {LONG_RUN_DAYS} days",)
         marked.append(Candidate(c.shape, c.region, c.gpus_per_replica, c.nodes, c.hours, c.fabric, c.options,
                                 c.why_not, marks))
     return Advice(advice.workload, advice.memory, advice.flops, tuple(marked), advice.infeasible)

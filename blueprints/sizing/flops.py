@@ -6,8 +6,9 @@ Why these rules:
   is the forward pass only: 2 x parameters x tokens.
 - MFU default 0.40: Llama 3 pre-training on 16K H100s ran at 38-43% BF16 MFU (Dubey et al. 2024, "The Llama 3
   Herd of Models", Table 4). Users set their own with --mfu.
-- Peak throughput per GPU is the datasheet's dense figure in blueprints/catalog/gpu_models.yaml. FP8 uses the
-  BF16 figure (the catalog lists no FP8 peak), which overstates time on GPUs with FP8 tensor cores.
+- Peak throughput per GPU is the datasheet's dense figure for the precision in blueprints/catalog/gpu_models.yaml
+  (int8 uses INT8 TOPS; int4 is weight-only and computes in fp16). A GPU without a figure gets no time or cost,
+  and the output says why (peak_and_reason).
 """
 
 from __future__ import annotations
@@ -20,26 +21,37 @@ from .workload import Workload
 SECONDS_PER_HOUR = 3600.0
 
 
+VISION_TRAINING_FACTOR = 3.0  # forward + backward (activations and weights): 3 x the forward pass
+
+
 def total_flops(w: Workload) -> float:
+    if w.flops_per_sample is not None:
+        factor = VISION_TRAINING_FACTOR if w.mode == "training" else 1.0
+        return factor * w.flops_per_sample * w.samples * w.epochs  # type: ignore[operator]
     per_token = 6.0 if w.mode == "training" else 2.0
-    return per_token * w.params * w.total_tokens
+    return per_token * w.compute_params * w.total_tokens
 
 
 def rule(w: Workload) -> str:
-    return ("6 x params x tokens (dense transformer training; Kaplan et al. 2020)" if w.mode == "training"
-            else "2 x params x tokens (forward pass only)")
+    if w.flops_per_sample is not None:
+        return (f"{'3 x ' if w.mode == 'training' else ''}forward FLOPs per sample ({w.flops_per_sample:.3g}) x "
+                f"samples ({w.samples:.6g}) x epochs ({w.epochs:g})")
+    which = "active params (mixture of experts)" if w.active_params else "params"
+    return (f"6 x {which} x tokens (dense transformer training; Kaplan et al. 2020)" if w.mode == "training"
+            else f"2 x {which} x tokens (forward pass only)")
+
+
+def peak_and_reason(gpu_model: str, precision: str) -> tuple[Optional[float], str]:
+    """Dense peak TFLOPS of one GPU at ``precision``, or None and why the catalog has no figure."""
+    facts = gpu_models()[1].get(gpu_model)
+    if facts is None:
+        return None, f"{gpu_model} is not in gpu_models.yaml"
+    return facts.peak(precision)
 
 
 def peak_tflops(gpu_model: str, precision: str) -> Optional[float]:
     """Dense peak TFLOPS of one GPU at ``precision`` (None: the datasheet gives no figure for it)."""
-    facts = gpu_models()[1].get(gpu_model)
-    if facts is None:
-        return None
-    if precision in ("bf16", "fp8"):
-        return facts.bf16_tflops
-    if precision in ("fp16", "int8", "int4"):
-        return facts.fp16_tflops if facts.fp16_tflops is not None else facts.bf16_tflops
-    return None  # fp32: the catalog lists no FP32 peak
+    return peak_and_reason(gpu_model, precision)[0]
 
 
 def hours(flops: float, gpus: int, peak: float, mfu: float) -> float:

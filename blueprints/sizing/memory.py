@@ -11,7 +11,9 @@ Why these formulas (and where they come from):
 - Activations per transformer layer (16-bit), Korthikanti et al. 2022, "Reducing Activation Recomputation in
   Large Transformer Models", section 4: s*b*h*(34 + 5*a*s/h) bytes without recomputation, 34*s*b*h with selective
   recomputation, 2*s*b*h (the layer input) with full recomputation.
-- KV cache for inference: 2 (K and V) x layers x hidden x seq len x batch x bytes per value.
+- KV cache for inference: 2 (K and V) x layers x kv_heads x head_dim x seq len x batch x bytes per value
+  (kv_heads = heads without grouped-query attention, so kv_heads x head_dim = hidden). Stored in 16 bits (vLLM's
+  default kv_cache_dtype "auto" keeps the activation dtype), 1 byte when the model runs in fp8.
 - Headroom: the seeds reserve 20% of GPU memory as buffer (seed 001, "训练时需预留20%缓冲空间"); CUDA context,
   fragmentation and communication buffers live there.
 Units: GB = 10^9 bytes (how model sizes are quoted); GPU memory in the catalog is GiB (2^30 bytes).
@@ -78,8 +80,18 @@ class MemoryBreakdown:
         return next(p for p in self.parts if p.name == name)
 
 
+def kv_width(w: Workload) -> int:
+    """kv_heads x head_dim: the K (or V) values each layer caches per token."""
+    hidden, _, heads = transformer_shape(w)
+    return (w.kv_heads or heads) * (hidden // heads)
+
+
+def kv_bytes_per_value(precision: str) -> float:
+    return 1.0 if precision == "fp8" else 2.0
+
+
 def transformer_shape(w: Workload) -> tuple[int, int, int]:
-    """(hidden, layers, heads): the user's, else derived from the parameter count at the usual aspect ratio."""
+    """(hidden, layers, heads): the user's or --model's, else derived from the parameter count."""
     hidden = w.hidden_size or int(round((w.params * ASPECT / 12) ** (1 / 3) / 64) * 64) or 64
     layers = w.layers or max(1, round(w.params / (12 * hidden * hidden)))
     heads = w.heads or max(1, hidden // 128)
@@ -91,11 +103,12 @@ def breakdown(w: Workload) -> MemoryBreakdown:
     p, s, b = w.params, w.seq_len, w.micro_batch
     if w.mode == "inference":
         wb = BYTES[w.precision]
-        kv_bytes = 1.0 if w.precision in ("fp8", "int8", "int4") else 2.0
+        kv_bytes, width = kv_bytes_per_value(w.precision), kv_width(w)
         parts = (
             Part("weights", p * wb, f"params x {wb:g} B ({w.precision})", False),
-            Part("kv_cache", 2 * layers * hidden * s * b * kv_bytes,
-                 f"2 x layers({layers}) x hidden({hidden}) x seq({s}) x batch({b}) x {kv_bytes:g} B", False),
+            Part("kv_cache", 2 * layers * width * s * b * kv_bytes,
+                 f"2 x layers({layers}) x kv_heads x head_dim({width}) x seq({s}) x batch({b}) x {kv_bytes:g} B",
+                 False),
         )
         return MemoryBreakdown(parts, (hidden, layers, heads), "none")
     tb = TRAIN_BYTES[w.precision]
@@ -108,13 +121,18 @@ def breakdown(w: Workload) -> MemoryBreakdown:
         per_layer, text = 34 * s * b * hidden, "34*s*b*h"
     else:
         per_layer, text = 2 * s * b * hidden, "2*s*b*h"
+    activations = Part("activations", per_layer * layers,
+                       f"layers({layers}) x {text} (s={s}, b={b}, h={hidden}, a={heads}; {w.recompute} recomputation)",
+                       False)
+    if w.flops_per_sample is not None:  # no transformer shape to size a vision model's activations by
+        activations = Part("activations", 0.0, "not modelled for non-transformer work (sized by FLOPs per sample)",
+                           False)
     parts = (
         Part("weights", p * tb, f"params x {tb:g} B", stage >= 3),
         Part("gradients", p * tb, f"params x {tb:g} B", stage >= 2),
         Part("optimizer_states", p * k,
              f"params x {k:g} B ({w.optimizer}{', fp32 master copy' if mixed else ''})", stage >= 1),
-        Part("activations", per_layer * layers,
-             f"layers({layers}) x {text} (s={s}, b={b}, h={hidden}, a={heads}; {w.recompute} recomputation)", False),
+        activations,
     )
     return MemoryBreakdown(parts, (hidden, layers, heads), w.sharding)
 
@@ -134,10 +152,10 @@ def gpus_per_replica(mem: MemoryBreakdown, memory_gib: float, limit: int = 4096)
         need = math.ceil(mem.total_bytes / usable)
         return need if need <= limit else None
     whole = mem.total_bytes - sum(p.bytes for p in mem.parts if p.sharded)
-    if whole >= usable:
-        # What each GPU must hold whole does not fit: add tensor parallelism over everything.
-        need = math.ceil(mem.total_bytes / usable)
-        return need if need <= limit else None
-    sharded = mem.total_bytes - whole
-    need = max(1, math.ceil(sharded / (usable - whole)))
+    # Tensor/pipeline parallelism over everything always works: total / usable. ZeRO alone works when what each
+    # GPU holds whole fits beside its share of the sharded parts. The fewer of the two, so that more memory per
+    # GPU can never need more GPUs (the H100 18 / H200 36 inversion the issue found for 70B).
+    need = math.ceil(mem.total_bytes / usable)
+    if whole < usable:
+        need = min(need, max(1, math.ceil((mem.total_bytes - whole) / (usable - whole))))
     return need if need <= limit else None

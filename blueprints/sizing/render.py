@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from . import flops as fl
-from .candidates import Advice, Candidate
+from .candidates import DEFAULT_TARGET_DAYS, LONG_RUN_DAYS, Advice, Candidate
 from .memory import HEADROOM, gpus_per_replica
 
 SIZE_FORMAT_VERSION = 1
@@ -27,7 +27,8 @@ def _candidate_json(c: Candidate) -> dict[str, Any]:
     return {
         "instanceType": c.shape.instance_type, "cloud": c.shape.cloud, "region": c.region,
         "gpuModel": c.shape.gpu.model, "gpusPerNode": c.shape.gpu.count, "gpusPerReplica": c.gpus_per_replica,
-        "nodes": c.nodes, "gpus": c.gpus, "fabric": c.fabric, "hours": c.hours, "marks": list(c.marks),
+        "nodes": c.nodes, "gpus": c.gpus, "fabric": c.fabric, "hours": c.hours,
+        "gpuHours": None if c.hours is None else round(c.hours * c.gpus, 4), "marks": list(c.marks),
         "best": None if best is None else {"option": best.option, "costToFinishUsd": best.cost_to_finish_usd},
         "options": [{
             "option": o.option, "label": o.label,
@@ -59,13 +60,29 @@ def advice_json(advice: Advice) -> dict[str, Any]:
                         "Korthikanti et al. 2022, section 4: activation memory per layer"],
         },
         "gpusPerReplica": {m: gpus_per_replica(mem, gib) for m, gib in models},
-        "compute": {"flops": advice.flops, "rule": fl.rule(w), "mfu": w.mfu, "mfuSource": MFU_SOURCE,
+        "compute": {"flops": advice.flops, "rule": fl.rule(w), "mfu": w.mfu, "mfuSource": _mfu_source(w),
+                    "gpuHoursAtMfu": {m: None if peak is None else round(advice.flops / (peak * 1e12 * w.mfu) / 3600, 2)
+                                      for m, _ in models for peak in [fl.peak_tflops(m, w.precision)]},
                     "peakSource": "blueprints/catalog/gpu_models.yaml (datasheet dense TFLOPS)",
-                    "peakTflops": {m: fl.peak_tflops(m, w.precision) for m, _ in models}},
+                    "peakTflops": {m: fl.peak_tflops(m, w.precision) for m, _ in models},
+                    "noPeakFigure": {m: why for m, _ in models
+                                     for peak, why in [fl.peak_and_reason(m, w.precision)] if peak is None}},
         "cheapest": _pick(advice.cheapest), "fastest": _pick(advice.fastest),
         "candidates": [_candidate_json(c) for c in advice.candidates],
         "infeasible": [_candidate_json(c) for c in advice.infeasible],
     }
+
+
+def _mfu_source(w) -> str:
+    """The named workload's measured utilization, else the Llama 3 paper's MFU (or the user's own --mfu)."""
+    if w.workload:
+        from ..catalog.model_shapes import named_workloads
+
+        sources, known = named_workloads()
+        facts = known[w.workload]
+        if w.mfu == facts.mfu:
+            return " ".join(sources[facts.mfu_source].split())
+    return MFU_SOURCE if w.mfu == 0.40 else "set with --mfu"
 
 
 def _pick(c: Optional[Candidate]) -> Optional[dict[str, str]]:
@@ -77,7 +94,21 @@ def render_json(advice: Advice) -> str:
 
 
 def _money(v: Optional[float]) -> str:
-    return "-" if v is None else f"${v:,.0f}"
+    """Whole dollars, but cents below $100 so a small job never reads "$0"."""
+    if v is None:
+        return "-"
+    return f"${v:,.2f}" if v < 100 else f"${v:,.0f}"
+
+
+def _duration(hours: Optional[float]) -> str:
+    """Hours, or minutes below one hour so a small job never reads "0 hours"."""
+    if hours is None:
+        return "-"
+    return f"{hours * 60:,.2g} min" if hours < 1 else f"{hours:,.0f}"
+
+
+def _gpu_hours(value: Optional[float]) -> str:
+    return "-" if value is None else (f"{value:,.0f}" if value >= 10 else f"{value:.2g}")
 
 
 def _rows(data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -86,6 +117,7 @@ def _rows(data: dict[str, Any]) -> list[dict[str, Any]]:
     for cloud in ("aws", "alicloud"):
         if not any(r["cloud"] == cloud for r in rows):
             rows += [r for r in data["candidates"] if r["cloud"] == cloud][:2]
+    rows += [r for r in data["candidates"] if "fastest" in r["marks"] and r not in rows]  # a new GPU may be both
     return rows
 
 
@@ -103,16 +135,24 @@ def _option_cell(row: dict[str, Any], option: str) -> str:
 
 def _summary_lines(data: dict[str, Any]) -> list[str]:
     w, mem, comp = data["workload"], data["memory"], data["compute"]
-    lines = [f"{w['mode']} {w['params']:.3g} params, {w['precision']}, {w['optimizer'] if w['mode'] == 'training' else ''}"
-             f" {mem['sharding']}, seq {w['seq_len']} x micro-batch {w['micro_batch']}".replace("  ", " "),
+    shape = (f"{w['flops_per_sample']:.3g} forward FLOPs/sample x {w['samples']:.6g} samples x {w['epochs']:g} epochs"
+             if w["flops_per_sample"] is not None else f"seq {w['seq_len']} x micro-batch {w['micro_batch']}")
+    name = w["workload"] or w["model"] or ""
+    lines = [f"{w['mode']} {name + ' ' if name else ''}{w['params']:.3g} params, {w['precision']}, "
+             f"{w['optimizer'] if w['mode'] == 'training' else ''} {mem['sharding']}, {shape}".replace("  ", " "),
              f"memory per replica ({mem['unit']}), headroom {mem['headroom']}:"]
     lines += [f"  {p['name']:<17} {p['gb']:>10,.1f} GB  = {p['formula']}{'  [sharded]' if p['sharded'] else ''}"
               for p in mem["parts"]]
     lines.append(f"  {'total':<17} {mem['totalGb']:>10,.1f} GB")
     per = ", ".join(f"{m} {n if n is not None else '>4096'}" for m, n in data["gpusPerReplica"].items())
     lines.append(f"min GPUs per replica: {per}")
+    if w["target_hours"] is None:
+        lines.append(f"no --target-days: nodes sized to finish within {DEFAULT_TARGET_DAYS} days (the default); "
+                     f"plans over {LONG_RUN_DAYS} days are marked")
     lines.append(f"compute: {comp['flops']:.3g} FLOPs = {comp['rule']}; time at MFU {comp['mfu']:.0%} "
                  f"({comp['mfuSource']})")
+    for model, why in comp["noPeakFigure"].items():
+        lines.append(f"  {model} {w['precision']}: no figure ({why}), so no time or cost")
     return lines
 
 
@@ -137,11 +177,12 @@ def render_text(advice: Advice, width: int = 160) -> str:
     table = Table(title="candidates, ranked by cost to finish (break-even utilization of commitments in brackets; "
                         "* = nearest documented region's price)",
                   show_lines=False)
-    for column in ("#", "shape", "region", "GPUs/replica", "nodes", "fabric", "hours") + OPTION_COLUMNS + ("mark",):
+    for column in ("#", "shape", "region", "GPUs/replica", "nodes", "fabric", "hours", "GPU-hours") + OPTION_COLUMNS + (
+            "mark",):
         table.add_column(column, overflow="fold")
     for i, r in enumerate(rows, 1):
         table.add_row(str(i), r["instanceType"], r["region"], str(r["gpusPerReplica"]), str(r["nodes"]), r["fabric"],
-                      "-" if r["hours"] is None else f"{r['hours']:,.0f}",
+                      _duration(r["hours"]), _gpu_hours(r["gpuHours"]),
                       *(_option_cell(r, o) for o in OPTION_COLUMNS), ", ".join(r["marks"]))
     console.print(table)
     console.print(f"{len(data['candidates'])} feasible candidates ({len(rows)} shown), "
@@ -155,11 +196,12 @@ def render_markdown(advice: Advice) -> str:
     data = advice_json(advice)
     rows = _rows(data)
     out = ["## GPU sizing", ""] + [f"    {line}" for line in _summary_lines(data)] + [""]
-    out.append("| # | shape | region | GPUs/replica | nodes | fabric | hours | " + " | ".join(OPTION_COLUMNS) + " | mark |")
-    out.append("|" + "---|" * (8 + len(OPTION_COLUMNS)))
+    out.append("| # | shape | region | GPUs/replica | nodes | fabric | hours | GPU-hours | "
+               + " | ".join(OPTION_COLUMNS) + " | mark |")
+    out.append("|" + "---|" * (9 + len(OPTION_COLUMNS)))
     for i, r in enumerate(rows, 1):
         out.append(f"| {i} | {r['instanceType']} | {r['region']} | {r['gpusPerReplica']} | {r['nodes']} | {r['fabric']} "
-                   f"| {'-' if r['hours'] is None else format(r['hours'], ',.0f')} | "
+                   f"| {_duration(r['hours'])} | {_gpu_hours(r['gpuHours'])} | "
                    + " | ".join(_option_cell(r, o) for o in OPTION_COLUMNS) + f" | {', '.join(r['marks'])} |")
     out += ["", "Prices used:", ""] + [f"-{line[1:]}" for line in _prices_lines(data, rows)]
     return "\n".join(out) + "\n"

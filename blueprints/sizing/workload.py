@@ -6,6 +6,7 @@ every bad field becomes one line naming the field and what is allowed (Blueprint
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Literal, Optional
 
@@ -41,7 +42,9 @@ def parse_count(value: object, field: str) -> float:
         number = float(digits) * UNITS[unit.upper()]
     if not number > 0:
         raise BlueprintError(field, f"must be greater than 0 (got {value!r})")
-    if not number <= MAX_COUNT:  # 1e400 reads as infinity; nothing we size is beyond a quintillion
+    if not math.isfinite(number):
+        raise BlueprintError(field, f"{value!r} is not a finite number; {ALLOWED_UNITS}")
+    if not number <= MAX_COUNT:  # nothing we size is beyond a quintillion
         raise BlueprintError(field, f"must be at most {MAX_COUNT:.0e} (got {value!r})")
     return number
 
@@ -51,12 +54,15 @@ class Workload(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)  # --mfu inf, --target-days nan
 
-    params: float = Field(gt=0, description="Model parameters, e.g. 7e9.")
+    # Bounds far past anything published (the largest dense models ~2T parameters, Llama 3's 15.6T tokens): a value
+    # beyond them is a typo, answered in one line instead of a time in 10^21 hours.
+    params: float = Field(gt=0, le=1e14, description="Model parameters, e.g. 7e9 (at most 100T).")
     mode: Literal["training", "inference"] = "training"
     precision: Precision = "bf16"
     optimizer: Optimizer = "adamw"
     sharding: Sharding = "zero3"
-    tokens: Optional[float] = Field(None, gt=0, description="Tokens to train on (or to serve, for inference).")
+    tokens: Optional[float] = Field(None, gt=0, le=1e16,
+                                    description="Tokens to train on (or to serve, for inference); at most 1e16.")
     steps: Optional[int] = Field(None, gt=0, description="Optimizer steps; tokens = steps x global batch x seq len.")
     seq_len: int = Field(4096, gt=0, le=1_048_576)
     micro_batch: int = Field(1, gt=0, le=4096, description="Sequences per GPU per forward pass.")
@@ -65,6 +71,23 @@ class Workload(BaseModel):
     hidden_size: Optional[int] = Field(None, gt=0)
     layers: Optional[int] = Field(None, gt=0)
     heads: Optional[int] = Field(None, gt=0)
+    kv_heads: Optional[int] = Field(None, gt=0, description="Key/value heads (grouped-query attention).")
+    active_params: Optional[float] = Field(None, gt=0, description="Mixture-of-experts: parameters used per token.")
+    model: Optional[str] = Field(None, description="A published architecture from model_shapes.yaml.")
+    # Vision and other non-transformer work: FLOPs per sample x samples x epochs (flops.py).
+    flops_per_sample: Optional[float] = Field(None, gt=0, le=1e18, description="Forward-pass FLOPs per sample.")
+    samples: Optional[float] = Field(None, gt=0, le=1e15, description="Samples per epoch.")
+    epochs: Optional[float] = Field(None, gt=0, le=1e6)
+    workload: Optional[str] = Field(None, description="A named workload from model_shapes.yaml (resnet50).")
+    # Serving (mode inference with a request rate or concurrent users): see blueprints/sizing/serving.py.
+    request_rate: Optional[float] = Field(None, gt=0, le=1e7, description="Requests per second to serve.")
+    concurrency: Optional[int] = Field(None, gt=0, le=10_000_000, description="Users generating at once.")
+    input_tokens: int = Field(512, gt=0, le=1_048_576, description="Prompt tokens per request.")
+    output_tokens: int = Field(256, gt=0, le=1_048_576, description="Generated tokens per request.")
+    ttft_ms: Optional[float] = Field(None, gt=0, description="Time-to-first-token target, milliseconds.")
+    tpot_ms: Optional[float] = Field(None, gt=0, description="Time-per-output-token target, milliseconds.")
+    spare_replicas: int = Field(0, ge=0, le=1000, description="Replicas that may be lost while still serving.")
+    mbu: float = Field(0.6, gt=0, le=1, description="Memory-bandwidth utilization of a decode step.")
     mfu: float = Field(0.40, gt=0, le=1)
     target_hours: Optional[float] = Field(None, gt=0, description="Finish within this many hours.")
     clouds: tuple[Literal["aws", "alicloud"], ...] = ("aws", "alicloud")
@@ -77,11 +100,32 @@ class Workload(BaseModel):
     def _consistent(self) -> "Workload":
         if self.mode == "training" and self.precision in INFERENCE_ONLY:
             raise ValueError(f"precision {self.precision} is for inference only; training allows fp32, bf16, fp16, fp8")
-        if self.tokens is None and self.steps is None:
+        serving = self.request_rate is not None or self.concurrency is not None
+        if serving and self.mode != "inference":
+            raise ValueError("request rate and concurrent users are for --mode inference")
+        if serving and self.request_rate is not None and self.concurrency is not None:
+            raise ValueError("give a request rate or concurrent users, not both")
+        per_sample = self.flops_per_sample is not None
+        if per_sample and (self.samples is None or self.epochs is None):
+            raise ValueError("flops per sample needs --samples and --epochs")
+        if self.tokens is None and self.steps is None and not serving and not per_sample:
             raise ValueError("give tokens (e.g. --tokens 1T) or steps with --global-batch")
+        if self.heads and self.kv_heads and (self.kv_heads > self.heads or self.heads % self.kv_heads):
+            raise ValueError(f"kv_heads {self.kv_heads} must divide heads {self.heads}")
+        if self.active_params is not None and self.active_params > self.params:
+            raise ValueError("active parameters cannot exceed total parameters")
         if self.steps is not None and self.tokens is None and self.global_batch is None:
             raise ValueError("steps need --global-batch (sequences per step) to count tokens")
         return self
+
+    @property
+    def serving(self) -> bool:
+        return self.request_rate is not None or self.concurrency is not None
+
+    @property
+    def compute_params(self) -> float:
+        """Parameters each token passes through: the active ones of a mixture of experts, else all."""
+        return self.active_params or self.params
 
     @property
     def total_tokens(self) -> float:
@@ -91,12 +135,55 @@ class Workload(BaseModel):
 
 
 # Workload fields whose command-line flag is spelled differently.
-FLAGS = {"clouds": "--cloud", "regions": "--region", "target_hours": "--target-days",
+FLAGS = {"clouds": "--cloud", "regions": "--region", "target_hours": "--target-days", "request_rate": "--rps",
          "checkpoints_kept": "--checkpoints"}
+
+
+def with_model(fields: dict[str, object]) -> dict[str, object]:
+    """Fill params and shape from model_shapes.yaml when ``model`` is named (explicit shape flags still win)."""
+    name = fields.get("model")
+    if name is None:
+        return fields
+    from ..catalog.model_shapes import model_shapes
+
+    known = model_shapes()[1]
+    if name not in known:
+        raise BlueprintError("--model", f"unknown model {name!r}; allowed: {', '.join(known)} "
+                                        "(or --params with --layers/--hidden-size/--heads/--kv-heads)")
+    if fields.get("params") is not None:
+        raise BlueprintError("--params", f"give --model or --params, not both (--model {name} sets the parameters)")
+    shape = known[name]
+    out = dict(fields)
+    for key in ("params", "active_params", "layers", "hidden_size", "heads", "kv_heads"):
+        if out.get(key) is None:
+            out[key] = getattr(shape, key)
+    if out.get("seq_len") is None:
+        out["seq_len"] = min(shape.context, 4096 if fields.get("mode", "training") == "training" else shape.context)
+    return out
+
+
+def with_named_workload(fields: dict[str, object]) -> dict[str, object]:
+    """Fill FLOPs per sample, samples, epochs, params and MFU from a named workload (explicit flags still win)."""
+    name = fields.get("workload")
+    if name is None:
+        return fields
+    from ..catalog.model_shapes import named_workloads
+
+    known = named_workloads()[1]
+    if name not in known:
+        raise BlueprintError("--workload", f"unknown workload {name!r}; allowed: {', '.join(known)} "
+                                           "(or --flops-per-sample with --samples and --epochs)")
+    facts, out = known[name], dict(fields)
+    for key, value in (("flops_per_sample", facts.forward_flops), ("params", facts.params),
+                       ("samples", facts.samples), ("epochs", facts.epochs), ("mfu", facts.mfu)):
+        if out.get(key) is None:
+            out[key] = value
+    return out
 
 
 def build_workload(**fields: object) -> Workload:
     """A Workload from CLI values, or BlueprintError naming the first bad field in one line."""
+    fields = with_named_workload(with_model(fields))
     try:
         return Workload(**{k: v for k, v in fields.items() if v is not None})
     except ValidationError as exc:

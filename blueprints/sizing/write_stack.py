@@ -19,7 +19,7 @@ import yaml
 
 from ..catalog import Shape
 from ..errors import BlueprintError
-from ..stackconfig import FULL_CONFIG_KEY, PRESETS_DIR
+from ..stackconfig import DEFAULT_PARALLEL_FS, FULL_CONFIG_KEY, PRESETS_DIR
 from .candidates import Advice, Candidate
 from .memory import OPTIMIZER_BYTES, TRAIN_BYTES
 
@@ -65,13 +65,17 @@ def _cluster(advice: Advice, pick: Candidate, budget: int, contact: str) -> dict
     cluster: dict[str, Any] = {
         "preset": preset, "cloud": shape.cloud, "region": pick.region,
         "nodeGroups": {"gpu": group},
-        "networking": {"rdma": pick.nodes > 1 and shape.rdma.kind != "none"},
+        # Serving replicas live within one node each (serving.py): GPU groups without RDMA.
+        "networking": {"rdma": advice.workload.mode == "training" and pick.nodes > 1 and shape.rdma.kind != "none"},
         "storage": {"objectStorage": {"expectedSizeTb": round(max(data_gb / 1000, 0.1), 2)}},
         "budget": {"monthlyLimitUsd": budget, "contacts": [contact]},
         "tags": {"sized-by": "blueprints-size"},
     }
     if data_gb > 0:
-        cluster["storage"]["parallelFs"] = {"type": "default", "sizeGib": _fs_size(shape.cloud, data_gb * 1e9 / GIB)}
+        # The schema allows none/lustre/cpfs/nas ("default" failed `python -m blueprints schema`): each cloud's
+        # parallel file system, sized to the service's steps.
+        cluster["storage"]["parallelFs"] = {"type": DEFAULT_PARALLEL_FS[shape.cloud],
+                                            "sizeGib": _fs_size(shape.cloud, data_gb * 1e9 / GIB)}
     team = next(iter((base.get("kubernetes") or {}).get("teams") or {"training": {}}))
     cluster["kubernetes"] = {"teams": {team: {"gpus": pick.gpus, "maxGpusPerPod": shape.gpu.count}}}
     return cluster
@@ -80,8 +84,11 @@ def _cluster(advice: Advice, pick: Candidate, budget: int, contact: str) -> dict
 def _document(stack: str, cluster: dict[str, Any], pick: Candidate, note: str) -> str:
     best = pick.best()
     how = f"{best.label} at ${best.quote.usd_per_hour:,.4g}/h ({best.quote.cite()})" if best and best.quote else "unpriced"
+    run = "about {:,.0f} hours".format(pick.hours or 0) if pick.hours is not None else (
+        "serving around the clock (an inference-capable stack of GPU groups without RDMA; this repository has no "
+        "serving spec yet, so no model server is declared)")
     header = (f"# Written by `python -m blueprints size --write-stack {stack}`: {pick.nodes} x "
-              f"{pick.shape.instance_type} in {pick.region}, about {pick.hours or 0:,.0f} hours; cheapest option: "
+              f"{pick.shape.instance_type} in {pick.region}, {run}; cheapest option: "
               f"{how}.\n# {note}\n# Replace the example budget contact before `pulumi up --stack {stack}`.\n")
     return header + yaml.safe_dump({"config": {FULL_CONFIG_KEY: cluster}}, sort_keys=False)
 

@@ -1,0 +1,299 @@
+"""Serving sizing: per shape, the tensor-parallel degree, batch, latency, throughput, replicas and cost per hour.
+
+Why this model (a roofline, stated so it can be checked against measurements, see tests/test_sizing_serving.py):
+- Prefill is compute-bound: 2 x active params x prompt tokens over TP x dense peak x MFU (the same --mfu as
+  training, default 0.40). Time to first token = one request's prefill (queueing under load is not modelled).
+- A decode step is memory-bandwidth-bound at the batch sizes serving uses: every step reads all weights plus the
+  KV cache of every sequence in the batch, over TP x HBM bandwidth x MBU (memory-bandwidth utilization, default
+  0.60: NVIDIA NIM's Llama 3.3 70B FP8 TP2 on H100 measured 18.6 ms per token at concurrency 1, which is 0.57 of
+  the bandwidth roofline). The step is never shorter than its compute (2 x active params x batch FLOPs).
+- Tensor parallelism within one node only, in degrees that divide the attention heads and either divide or are a
+  multiple of the KV heads (Megatron/vLLM split heads across GPUs); the smallest degree that fits and meets the
+  latency targets is chosen (more GPUs per replica cost more per token). TP communication is not modelled, which
+  makes multi-GPU replicas optimistic (see the test's stated ratio band).
+- Batch: what the KV cache allows at the full context (prompt + output) in the GPU memory the weights leave
+  (20% headroom, seed 001), limited by the time-per-output-token target.
+- A replica finishes batch requests every (batch x prefill + output tokens x step) seconds (continuous batching
+  interleaves prefills with decode steps). Replicas: for the rate (or users / batch), plus the spare replicas
+  the availability target may lose. Cost per hour around the clock; per million output tokens at the load asked.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from rich.console import Console
+from rich.table import Table
+
+from ..catalog import Catalog, Shape, load_catalog
+from ..catalog.gpu_models import gpu_models
+from ..catalog.prices import OPTION_LABELS, quote
+from ..errors import BlueprintError
+from . import flops as fl
+from .candidates import Advice, Candidate, OptionCost, _pairs
+from .memory import BYTES, breakdown, kv_bytes_per_value, kv_width, transformer_shape, usable_bytes
+from .workload import Workload
+
+HOURS_PER_MONTH = 730  # 24 x 365 / 12
+SERVING_OPTIONS = ("on-demand", "spot", "commit-1y", "commit-3y")  # capacity blocks end; a service does not
+MBU_SOURCE = ("NVIDIA NIM LLM benchmarking, Llama-3.3-70B-Instruct v1.8.0 on 2 x H100 80G fp8 TP2, concurrency 1: "
+              "ITL 18.58 ms (docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance, read 2026-11-24)")
+
+
+@dataclass(frozen=True)
+class ReplicaPlan:
+    tp: int
+    max_batch: int
+    batch: int
+    ttft_s: float
+    tpot_s: float  # one decode step at ``batch``
+    tpot_1_s: float  # one decode step alone (the best latency this replica gives)
+    requests_per_s: float
+    output_tokens_per_s: float
+
+
+def tp_degrees(heads: int, kv_heads: int, gpus_per_node: int) -> list[int]:
+    """Tensor-parallel degrees one node can run: divide the heads; divide or be a multiple of the KV heads."""
+    return [tp for tp in range(1, gpus_per_node + 1)
+            if gpus_per_node % tp == 0 and heads % tp == 0 and (kv_heads % tp == 0 or tp % kv_heads == 0)]
+
+
+def _replica(w: Workload, shape: Shape, tp: int) -> tuple[Optional[ReplicaPlan], str]:
+    facts = gpu_models()[1].get(shape.gpu.model)
+    peak, why = fl.peak_and_reason(shape.gpu.model, w.precision)
+    if facts is None or facts.memory_gbps is None:
+        return None, f"no sourced memory bandwidth for {shape.gpu.model}"
+    if peak is None:
+        return None, f"{shape.gpu.model} {w.precision}: no figure ({why})"
+    _, layers, heads = transformer_shape(w)
+    kv_heads = w.kv_heads or heads
+    weights = w.params * BYTES[w.precision]
+    per_token_kv = 2 * layers * kv_width(w) * kv_bytes_per_value(w.precision)
+    copies = max(1, tp // kv_heads)  # TP above the KV heads replicates each KV head
+    context = w.input_tokens + w.output_tokens
+    kv_full = per_token_kv * context * copies
+    free = tp * usable_bytes(shape.gpu.memory_gib) - weights
+    if free < kv_full:
+        return None, f"weights and one {context}-token sequence do not fit on {tp} x {shape.gpu.model}"
+    max_batch = int(free // kv_full)
+    bandwidth = tp * facts.memory_gbps * 1e9 * w.mbu
+    compute = tp * peak * 1e12 * w.mfu
+    kv_read = per_token_kv * (w.input_tokens + w.output_tokens / 2) * copies  # mean context over the decode
+
+    def step(batch: int) -> float:
+        return max((weights + batch * kv_read) / bandwidth, 2 * w.compute_params * batch / compute)
+
+    prefill = 2 * w.compute_params * w.input_tokens / compute
+    if w.ttft_ms is not None and prefill * 1e3 > w.ttft_ms:
+        return None, f"time to first token {prefill * 1e3:,.0f} ms > {w.ttft_ms:g} ms on {tp} x {shape.gpu.model}"
+    if w.tpot_ms is not None and step(1) * 1e3 > w.tpot_ms:
+        return None, f"time per output token {step(1) * 1e3:,.1f} ms > {w.tpot_ms:g} ms on {tp} x {shape.gpu.model}"
+    batch = max_batch
+    if w.tpot_ms is not None:
+        low, high = 1, max_batch  # largest batch whose step meets the target (step grows with the batch)
+        while low < high:
+            mid = (low + high + 1) // 2
+            low, high = (mid, high) if step(mid) * 1e3 <= w.tpot_ms else (low, mid - 1)
+        batch = low
+    if w.concurrency is not None:
+        batch = min(batch, w.concurrency)
+    cycle = batch * prefill + w.output_tokens * step(batch)
+    rps = batch / cycle
+    return ReplicaPlan(tp, max_batch, batch, prefill, step(batch), step(1), rps, rps * w.output_tokens), ""
+
+
+def replica_plan(w: Workload, shape: Shape) -> tuple[Optional[ReplicaPlan], str]:
+    """The smallest TP degree on ``shape`` that fits and meets the targets, or None and why not."""
+    _, _, heads = transformer_shape(w)
+    degrees = tp_degrees(heads, w.kv_heads or heads, shape.gpu.count)
+    if not degrees:
+        return None, f"no TP degree up to {shape.gpu.count} divides {heads} heads"
+    reasons = []
+    for tp in degrees:
+        plan, why = _replica(w, shape, tp)
+        if plan is not None:
+            return plan, ""
+        reasons.append(why)
+    return None, reasons[-1]
+
+
+@dataclass(frozen=True)
+class ServingAdvice(Advice):
+    plans: tuple[tuple[str, str, ReplicaPlan, int], ...] = ()  # (instance type, region, plan, replicas)
+
+    def plan_for(self, c: Candidate) -> tuple[ReplicaPlan, int]:
+        return next((p, r) for t, g, p, r in self.plans if (t, g) == (c.shape.instance_type, c.region))
+
+
+def _replicas(w: Workload, plan: ReplicaPlan) -> int:
+    if w.request_rate is not None:
+        need = math.ceil(w.request_rate / plan.requests_per_s - 1e-9)
+    else:
+        need = math.ceil(w.concurrency / plan.batch)  # type: ignore[operator]
+    return max(1, need) + w.spare_replicas
+
+
+def _options(shape: Shape, region: str, nodes: int, w: Workload) -> tuple[OptionCost, ...]:
+    out = []
+    for option in SERVING_OPTIONS:
+        q = quote(shape.instance_type, region, option)
+        if q is not None and option != "on-demand" and not q.exact:
+            q = None  # spot and commitments are sold per region: never borrow another's
+        label = OPTION_LABELS[shape.cloud][option]
+        if q is None:
+            out.append(OptionCost(option, label, None, None, None,
+                                  note=f"no sourced {option} price for {shape.instance_type} in {region}"))
+            continue
+        note = q.note
+        if option == "spot":
+            note = "; ".join(filter(None, [note, "spot nodes can be reclaimed: keep --spare-replicas"]))
+        out.append(OptionCost(option, label, q, round(nodes * HOURS_PER_MONTH * q.usd_per_hour, 2),
+                              HOURS_PER_MONTH, None, note))
+    return tuple(out)
+
+
+def served_tokens_per_s(w: Workload, plan: ReplicaPlan, replicas: int) -> float:
+    """Output tokens per second at the load asked: the rate's, or every user's batch slot decoding."""
+    if w.request_rate is not None:
+        return w.request_rate * w.output_tokens
+    active = min(w.concurrency, (replicas - w.spare_replicas) * plan.batch)  # type: ignore[type-var]
+    return active / plan.tpot_s
+
+
+def _closest(why: str) -> tuple[int, str]:
+    """Why-nots a user can act on first: a latency target missed, then memory, then a GPU without a figure."""
+    order = ("time per output token", "time to first token", "do not fit", "divides")
+    return next((i for i, text in enumerate(order) if text in why), len(order)), why
+
+
+def advise_serving(w: Workload, catalog: Optional[Catalog] = None) -> ServingAdvice:
+    catalog = catalog or load_catalog()
+    feasible, infeasible, plans = [], [], []
+    for shape, region in _pairs(catalog, w):
+        plan, why = replica_plan(w, shape)
+        if plan is None:
+            infeasible.append(Candidate(shape, region, None, 0, None, "-", why_not=why))
+            continue
+        replicas = _replicas(w, plan)
+        nodes = math.ceil(replicas / (shape.gpu.count // plan.tp))
+        if nodes > 1000:
+            infeasible.append(Candidate(shape, region, plan.tp, nodes, None, "-",
+                                        why_not=f"needs {nodes} nodes, more than a node group's 1000"))
+            continue
+        feasible.append(Candidate(shape, region, plan.tp, nodes, None, "-", _options(shape, region, nodes, w)))
+        plans.append((shape.instance_type, region, plan, replicas))
+    if not feasible:
+        reasons = sorted({c.why_not for c in infeasible if c.why_not}, key=_closest)
+        raise BlueprintError("--model" if w.model else "--params",
+                             f"no shape can serve this ({reasons[0] if reasons else 'no shapes'}); allowed: "
+                             f"looser --ttft-ms/--tpot-ms, a lower precision (--precision fp8/int8/int4)")
+
+    def key(c: Candidate) -> tuple:
+        best = c.best()
+        return (best.cost_to_finish_usd if best else math.inf, not (best and best.quote and best.quote.exact),
+                c.shape.instance_type, c.region)
+
+    ranked = sorted(feasible, key=key)
+    cheapest = next((c for c in ranked if c.best() is not None), None)
+    marked = tuple(Candidate(c.shape, c.region, c.gpus_per_replica, c.nodes, None, c.fabric, c.options, None,
+                             ("cheapest",) if c is cheapest else ()) for c in ranked)
+    return ServingAdvice(w, breakdown(w), 0.0, marked, tuple(infeasible), tuple(plans))
+
+
+def serving_json(advice: ServingAdvice) -> dict[str, Any]:
+    w = advice.workload
+    rows = []
+    for c in advice.candidates:
+        plan, replicas = advice.plan_for(c)
+        best = c.best()
+        per_hour = None if best is None else best.cost_to_finish_usd / HOURS_PER_MONTH  # type: ignore[operator]
+        tokens_per_hour = served_tokens_per_s(w, plan, replicas) * 3600
+        rows.append({
+            "instanceType": c.shape.instance_type, "cloud": c.shape.cloud, "region": c.region,
+            "gpuModel": c.shape.gpu.model, "tensorParallel": plan.tp, "maxBatch": plan.max_batch, "batch": plan.batch,
+            "ttftMs": round(plan.ttft_s * 1e3, 1), "tpotMs": round(plan.tpot_s * 1e3, 2),
+            "tpotAloneMs": round(plan.tpot_1_s * 1e3, 2),
+            "requestsPerSecondPerReplica": round(plan.requests_per_s, 3),
+            "outputTokensPerSecondPerReplica": round(plan.output_tokens_per_s, 1),
+            "replicas": replicas, "spareReplicas": w.spare_replicas, "nodes": c.nodes, "gpus": c.gpus,
+            "marks": list(c.marks),
+            "best": None if best is None else {
+                "option": best.option, "usdPerHour": round(per_hour, 4), "usdPerMonth": best.cost_to_finish_usd,
+                "usdPerMillionOutputTokens": round(per_hour / tokens_per_hour * 1e6, 4) if tokens_per_hour else None,
+                "priceRegion": best.quote.region if best.quote else None,
+                "source": best.quote.source if best.quote else None, "asOf": best.quote.as_of if best.quote else None},
+        })
+    return {
+        "formatVersion": 1, "kind": "serving", "workload": json.loads(w.model_dump_json()),
+        "weightsGb": round(w.params * BYTES[w.precision] / 1e9, 3),
+        "rules": {"prefill": "2 x active params x prompt tokens / (TP x dense peak x MFU)",
+                  "decode": "(weights + batch x KV cache read) / (TP x HBM bandwidth x MBU), at least its compute",
+                  "mfu": w.mfu, "mbu": w.mbu, "mbuSource": MBU_SOURCE,
+                  "costPerMonth": f"{HOURS_PER_MONTH} hours (24 x 7)"},
+        "cheapest": None if advice.cheapest is None else {"instanceType": advice.cheapest.shape.instance_type,
+                                                          "region": advice.cheapest.region},
+        "candidates": rows,
+        "infeasible": [{"instanceType": c.shape.instance_type, "region": c.region, "whyNot": c.why_not}
+                       for c in advice.infeasible],
+    }
+
+
+def _lines(data: dict[str, Any]) -> list[str]:
+    w, r = data["workload"], data["rules"]
+    load = (f"{w['request_rate']:g} requests/s" if w["request_rate"] is not None
+            else f"{w['concurrency']} concurrent users")
+    targets = ", ".join(filter(None, [w["ttft_ms"] and f"TTFT <= {w['ttft_ms']:g} ms",
+                                      w["tpot_ms"] and f"TPOT <= {w['tpot_ms']:g} ms"])) or "no latency targets"
+    return [f"serving {w['model'] or format(w['params'], '.3g') + ' params'}, {w['precision']} "
+            f"(weights {data['weightsGb']:,.1f} GB): {load}, {w['input_tokens']} in / {w['output_tokens']} out "
+            f"tokens per request, {targets}, {w['spare_replicas']} spare replica(s)",
+            f"prefill = {r['prefill']} (MFU {r['mfu']:.0%}); decode step = {r['decode']} (MBU {r['mbu']:.0%}: "
+            f"{r['mbuSource']})"]
+
+
+def render_serving_text(advice: ServingAdvice, width: int = 160) -> str:
+    data = serving_json(advice)
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, no_color=True, highlight=False, soft_wrap=False)
+    for line in _lines(data):
+        console.print(line, markup=False)
+    table = Table(title="serving candidates, ranked by cost per month (24 x 7)")
+    for column in ("#", "shape", "region", "TP", "batch", "TTFT ms", "TPOT ms", "tok/s/replica", "replicas",
+                   "nodes", "$/hour", "$/month", "$/M out tok", "option"):
+        table.add_column(column, overflow="fold")
+    for i, r in enumerate(data["candidates"][:12], 1):
+        b = r["best"] or {}
+        table.add_row(str(i), r["instanceType"], r["region"], str(r["tensorParallel"]), str(r["batch"]),
+                      f"{r['ttftMs']:,.0f}", f"{r['tpotMs']:.1f}", f"{r['outputTokensPerSecondPerReplica']:,.0f}",
+                      str(r["replicas"]), str(r["nodes"]), _usd(b.get("usdPerHour")), _usd(b.get("usdPerMonth"), 0),
+                      _usd(b.get("usdPerMillionOutputTokens")), b.get("option", "-"))
+    console.print(table)
+    console.print(f"{len(data['candidates'])} feasible candidates, {len(data['infeasible'])} cannot serve it",
+                  markup=False)
+    return buffer.getvalue()
+
+
+def _usd(v: Optional[float], digits: int = 2) -> str:
+    return "-" if v is None else f"${v:,.{digits}f}"
+
+
+def render_serving_markdown(advice: ServingAdvice) -> str:
+    data = serving_json(advice)
+    out = ["## Serving sizing", ""] + [f"    {line}" for line in _lines(data)] + [""]
+    out += ["| # | shape | region | TP | batch | TTFT ms | TPOT ms | tok/s/replica | replicas | nodes | $/hour | "
+            "$/M out tok |", "|" + "---|" * 12]
+    for i, r in enumerate(data["candidates"][:12], 1):
+        b = r["best"] or {}
+        out.append(f"| {i} | {r['instanceType']} | {r['region']} | {r['tensorParallel']} | {r['batch']} | "
+                   f"{r['ttftMs']:,.0f} | {r['tpotMs']:.1f} | {r['outputTokensPerSecondPerReplica']:,.0f} | "
+                   f"{r['replicas']} | {r['nodes']} | {_usd(b.get('usdPerHour'))} | "
+                   f"{_usd(b.get('usdPerMillionOutputTokens'))} |")
+    return "\n".join(out) + "\n"
+
+
+SERVING_RENDERERS = {"text": render_serving_text, "markdown": render_serving_markdown,
+                     "json": lambda advice: json.dumps(serving_json(advice), indent=2) + "\n"}
