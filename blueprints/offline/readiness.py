@@ -428,6 +428,8 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
     findings += _identities(regs)
     findings += _api_reach(regs)
     findings += _budget_tag(regs)
+    from . import readiness_queues  # noqa: PLC0415 - it reads this module's Pool and Finding
+    findings += readiness_queues.check(regs)
     return findings
 
 
