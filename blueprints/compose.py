@@ -117,6 +117,7 @@ def cluster_args(plan: ResolvedPlan) -> GpuClusterArgs:
                                    throughput_mbps_per_tib=fs.throughput_mbps_per_tib,
                                    export_domain=fs.export_domain) if fs.type != "none" else None,
         trainer_namespace=spec.kubernetes.trainer_namespace,
+        team_namespaces=tuple(sorted(spec.kubernetes.teams)) if spec.kubernetes.enabled else (),
         autoscaling=AutoscalingArgs(
             unneeded_minutes=scaling.scale_down_unneeded_minutes,
             utilization_threshold=scaling.scale_down_utilization_threshold,

@@ -447,9 +447,9 @@ class KubernetesSpec(SpecModel):
     )
     training_namespace: Optional[str] = Field(
         None, pattern=r"^[a-z][a-z0-9-]{0,30}$",
-        description="Namespace of the `trainer` ServiceAccount (workload identity) and the file-system claim; "
-                    "default: the team `training` if there is one, else the first team (so jobs there are queued), "
-                    "else `training`.",
+        description="Namespace of the stack's own `trainer` ServiceAccount (workload identity) and file-system "
+                    "claim, kept whatever teams are added (default `training`); every team namespace also gets its "
+                    "own `trainer` identity and claim.",
     )
     teams: dict[str, TeamSpec] = Field(default_factory=dict, description="Team namespaces with GPU quotas.")
     priorities: PrioritySpec = Field(default_factory=PrioritySpec, description="PriorityClass values.")
@@ -461,11 +461,8 @@ class KubernetesSpec(SpecModel):
 
     @property
     def trainer_namespace(self) -> str:
-        if self.training_namespace:
-            return self.training_namespace
-        if "training" in self.teams or not self.teams:
-            return "training"
-        return sorted(self.teams)[0]
+        # Never derived from the teams: adding a team must not move (and so delete) this namespace.
+        return self.training_namespace or "training"
 
     @field_validator("teams")
     @classmethod

@@ -172,7 +172,10 @@ class GpuClusterArgs(Args):
     file_system: Optional[FileSystemArgs] = None
     """None: no shared file system."""
     trainer_namespace: Optional[str] = "training"
-    """Where the `trainer` ServiceAccount and the `shared-data` claim live."""
+    """Where the stack's own `trainer` ServiceAccount and the `shared-data` claim live."""
+    team_namespaces: Optional[Sequence[str]] = ()
+    """Team namespaces; each also gets a `trainer` ServiceAccount with its own role (the same data grants) and its
+    own `shared-data` claim; none by default."""
     autoscaling: Optional[AutoscalingArgs] = None
     """None leaves node counts as declared."""
     node_release_version: Optional[str] = None
