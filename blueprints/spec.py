@@ -340,6 +340,17 @@ class NodeImageSpec(SpecModel):
                     "only when the node pool is upgraded.")
 
 
+class EncryptionSpec(SpecModel):
+    """The stack key's rotation. AWS KMS takes 90 to 2560 days (RotationPeriodInDays, default 365:
+    https://docs.aws.amazon.com/kms/latest/developerguide/rotate-keys.html); Alibaba Cloud KMS takes 7 to 365 days
+    for software-protected keys (pulumi-alicloud 4.0.0 `kms.Key.rotation_interval`). Read 2026-11-24."""
+
+    key_rotation_days: int = Field(
+        90, ge=7, le=2560, description="Days between automatic rotations of the stack's KMS key (AWS 90-2560, "
+                                       "Alibaba Cloud 7-365); the baseline pack flags more than 90 unless its "
+                                       "kms rotation rule is configured otherwise.")
+
+
 class AccountServicesSpec(SpecModel):
     """Services an account runs once: GuardDuty allows one detector per account and region, and Alibaba Cloud's
     Security Center is one instance per account, so a second stack in the same account and region must use the
@@ -502,6 +513,7 @@ class ClusterSpec(SpecModel):
     compliance: ComplianceSpec = Field(default_factory=ComplianceSpec, description="Frameworks to meet.")
     budget: BudgetSpec = Field(description="Monthly budget and alerts.")
     logging: LoggingSpec = Field(default_factory=LoggingSpec, description="Audit log retention.")
+    encryption: EncryptionSpec = Field(default_factory=EncryptionSpec, description="The stack key's rotation.")
     node_image: NodeImageSpec = Field(
         default_factory=NodeImageSpec, description="The node image release, pinned or held from creation.")
     account_services: AccountServicesSpec = Field(
@@ -562,6 +574,10 @@ class ClusterSpec(SpecModel):
         if release and ".".join(release.split(".")[:2]) != self.kubernetes_version:
             raise ValueError(f"nodeImage.releaseVersion {release} is for Kubernetes "
                              f"{'.'.join(release.split('.')[:2])}, not the cluster's {self.kubernetes_version}")
+        low, high = (90, 2560) if self.cloud == "aws" else (7, 365)
+        if not low <= self.encryption.key_rotation_days <= high:
+            raise ValueError(f"encryption.keyRotationDays {self.encryption.key_rotation_days}: {self.cloud} KMS "
+                             f"rotates every {low} to {high} days")
         if "mlps" in self.compliance.frameworks and self.logging.retention_days < 180:
             raise ValueError("MLPS 2.0 level 3 keeps audit logs at least 180 days; set logging.retentionDays >= 180")
         return self

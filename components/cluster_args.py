@@ -157,6 +157,8 @@ class GpuClusterArgs(Args):
     """Tags on every resource (default tags of the provider the cluster creates); none by default."""
     log_retention_days: Optional[int] = 365
     """Audit, flow and control-plane log retention; a year by default."""
+    key_rotation_days: Optional[int] = 90
+    """Days between automatic rotations of the stack's KMS key; 90 by default."""
     protect_data: Optional[bool] = False
     """Production: protect data stores and the cluster from deletion."""
     public_api: Optional[bool] = False

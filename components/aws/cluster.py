@@ -92,7 +92,8 @@ class GpuCluster(Component):
         partition = aws.get_partition_output(opts=invoke).partition
 
         key = DataKey(f"{name}-data", DataKeyArgs(account_id=identity.account_id, region=args.region,
-                                                  partition=partition, tags=tags), opts=child)
+                                                  partition=partition, tags=tags,
+                                                  rotation_days=args.key_rotation_days), opts=child)
 
         # Zones come from the args (the spec), never from the order a data source lists them in: RDMA groups, groups
         # on a reservation and the file system each get the subnet of their zone, and the subnets' zones are the
