@@ -99,3 +99,11 @@ def test_adding_teams_keeps_the_training_namespace_and_gives_each_team_its_ident
     [old] = diff_plans({stack: base}, {stack: old_head})
     assert any("Namespace training would be DELETED" in r for r in old.data_loss)
     assert check_exit_code([old], acknowledged=False) == 1 and check_exit_code([old], acknowledged=True) == 0
+
+
+def test_the_kept_training_namespace_holds_data_but_no_gpu_work_beside_the_queues():
+    from conftest import shipped_plan, resources
+    plan = shipped_plan("research-a100")
+    ranges = {r["metadata"]["namespace"]: r["spec"]["limits"] for r in resources(plan, "kubernetes:core/v1:LimitRange")}
+    assert ranges["training"] == [{"type": "Container", "max": {"nvidia.com/gpu": "0"}}]
+    assert ranges["research"][0]["max"] == {"nvidia.com/gpu": "8"}  # the team's maxGpusPerPod; its queue admits it
