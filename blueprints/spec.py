@@ -349,6 +349,11 @@ class EncryptionSpec(SpecModel):
         90, ge=7, le=2560, description="Days between automatic rotations of the stack's KMS key (AWS 90-2560, "
                                        "Alibaba Cloud 7-365); the baseline pack flags more than 90 unless its "
                                        "kms rotation rule is configured otherwise.")
+    kms_instance_id: Optional[str] = Field(
+        None, pattern=r"^kst-[a-z0-9]{3,64}$",
+        description="Alibaba Cloud: create the stack key in this KMS instance (software key management). A key "
+                    "outside an instance is a default key, which KMS rotates every 365 days whatever "
+                    "keyRotationDays says (pulumi-alicloud 4.0.0 `kms.Key.rotation_interval`).")
 
 
 class AccountServicesSpec(SpecModel):
@@ -574,6 +579,8 @@ class ClusterSpec(SpecModel):
         if release and ".".join(release.split(".")[:2]) != self.kubernetes_version:
             raise ValueError(f"nodeImage.releaseVersion {release} is for Kubernetes "
                              f"{'.'.join(release.split('.')[:2])}, not the cluster's {self.kubernetes_version}")
+        if self.encryption.kms_instance_id and self.cloud != "alicloud":
+            raise ValueError("encryption.kmsInstanceId is an Alibaba Cloud KMS instance; AWS keys need none")
         low, high = (90, 2560) if self.cloud == "aws" else (7, 365)
         if not low <= self.encryption.key_rotation_days <= high:
             raise ValueError(f"encryption.keyRotationDays {self.encryption.key_rotation_days}: {self.cloud} KMS "

@@ -159,6 +159,8 @@ class GpuClusterArgs(Args):
     """Audit, flow and control-plane log retention; a year by default."""
     key_rotation_days: Optional[int] = 90
     """Days between automatic rotations of the stack's KMS key; 90 by default."""
+    kms_instance_id: Optional[str] = None
+    """Alibaba Cloud: the KMS instance the stack key is created in; None (default) makes a default key."""
     protect_data: Optional[bool] = False
     """Production: protect data stores and the cluster from deletion."""
     public_api: Optional[bool] = False

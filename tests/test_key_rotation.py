@@ -46,3 +46,16 @@ def test_a_longer_period_is_a_baseline_finding(plan_variant, stack, cloud, days,
 def test_a_period_the_provider_refuses_is_one_line(capsys, tmp_path, base, days, allowed):
     code, _, err = run_cli(capsys, *variant(tmp_path, lambda c: c.update(encryption={"keyRotationDays": days}), base))
     assert_one_line(code, err, "encryption.keyRotationDays", allowed)
+
+
+def test_an_alibaba_default_key_is_said_to_rotate_yearly_until_it_is_in_a_kms_instance(plan_variant):
+    [gap] = [f for f in shipped_plan("enterprise-aliyun").readiness if f.check == "key-rotation"]
+    assert gap.level == "warning" and "365 days only" in gap.message and "encryption.kmsInstanceId" in gap.fix
+    plan = plan_variant("enterprise-aliyun", lambda c: c.update(encryption={"kmsInstanceId": "kst-hzz62ee6b0ab"}))
+    assert _key(plan, "alicloud")["dkmsInstanceId"] == "kst-hzz62ee6b0ab"
+    assert not [f for f in plan.readiness if f.check == "key-rotation"]
+
+
+def test_a_kms_instance_on_aws_is_one_line(capsys, tmp_path):
+    code, _, err = run_cli(capsys, *variant(tmp_path, lambda c: c.update(encryption={"kmsInstanceId": "kst-abc123"})))
+    assert_one_line(code, err, "encryption.kmsInstanceId is an Alibaba Cloud KMS instance")

@@ -430,6 +430,8 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
     findings += _budget_tag(regs)
     from . import readiness_queues  # noqa: PLC0415 - it reads this module's Pool and Finding
     findings += readiness_queues.check(regs)
+    from . import readiness_keys  # noqa: PLC0415 - it reads this module's Finding
+    findings += readiness_keys.check(regs)
     return findings
 
 

@@ -100,7 +100,8 @@ class GpuCluster(Component):
             check_offered(g.name, g.instance_type, pinned[g.name], sells[g.instance_type])
 
         key = DataKey(f"{name}-data", DataKeyArgs(protect=production, tags=tags,
-                                                  rotation_days=args.key_rotation_days), opts=child)
+                                                  rotation_days=args.key_rotation_days,
+                                                  kms_instance_id=args.kms_instance_id), opts=child)
         logs = AuditTrail(f"{name}-audit", AuditTrailArgs(
             region=args.region, account_id=account_id, retention_days=args.log_retention_days, kms_key_id=key.id,
             tags=tags, create_trail=args.audit_trail), opts=child)

@@ -27,6 +27,9 @@ class DataKeyArgs(Args):
     rotation_days: Optional[int] = 90
     """Days between automatic rotations, 7 to 365 for software-protected keys (pulumi-alicloud 4.0.0
     `kms.Key.rotation_interval`); 90 by default."""
+    kms_instance_id: Optional[str] = None
+    """The KMS instance to create the key in; None (default) makes a default key, which KMS rotates only every 365
+    days (pulumi-alicloud 4.0.0 `kms.Key.dkms_instance_id` and `rotation_interval`)."""
 
 
 class DataKey(Component):
@@ -43,7 +46,9 @@ class DataKey(Component):
         protect, tags = args.protect, dict(args.tags)
         self.key = alicloud.kms.Key(
             name, description=f"{name}: data at rest for the GPU cluster", key_usage="ENCRYPT/DECRYPT",
-            key_spec="Aliyun_AES_256", automatic_rotation="Enabled", rotation_interval=rotation_interval(args.rotation_days),
+            key_spec="Aliyun_AES_256", automatic_rotation="Enabled",
+            rotation_interval=rotation_interval(args.rotation_days),
+            **({"dkms_instance_id": args.kms_instance_id} if args.kms_instance_id else {}),
             pending_window_in_days=30, deletion_protection="Enabled" if protect else "Disabled",
             tags=tags, opts=pulumi.ResourceOptions(parent=self))
         self.id = self.key_id = self.key.id
