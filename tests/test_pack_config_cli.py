@@ -53,6 +53,10 @@ def test_a_pack_config_file_configures_the_pack_it_is_named_after(capsys, tmp_pa
     assert finding["enforcementLevel"] == "advisory" and plan.exit_code == 0
     config.write_text(json.dumps({"all": "disabled"}))
     assert not make_plan("rot", tmp_path, pack_config_paths=[config]).findings
+    # a file for a pack this stack does not run (one set of files for --all-stacks) changes nothing here
+    other = tmp_path / "hipaa.json"
+    other.write_text(json.dumps({"all": "disabled"}))
+    assert make_plan("rot", tmp_path, pack_config_paths=[other]).exit_code == 1
 
 
 def test_with_policy_pack_the_nth_file_configures_the_nth_pack(capsys, tmp_path):
@@ -69,7 +73,7 @@ def test_with_policy_pack_the_nth_file_configures_the_nth_pack(capsys, tmp_path)
     ("baseline.json", "{not json", ("baseline.json", "not JSON")),
     ("baseline.json", '{"aws-kms-key-rotation-enabled": "sometimes"}', ("'sometimes' is not one of",)),
     ("baseline.json", '{"no-such-policy": {}}', ("no policy no-such-policy in this pack",)),
-    ("gdpr.json", "{}", ("names no pack of the stack",)),
+    ("nosuchpack.json", "{}", ("names no pack (baseline, cost",)),
 ])
 def test_a_bad_pack_config_is_one_line(capsys, tmp_path, name, content, fragments):
     config = tmp_path / name

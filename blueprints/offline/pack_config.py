@@ -114,8 +114,10 @@ def read_pack_config_file(path: Path) -> dict[str, dict[str, Any]]:
 def pack_configs(paths: Sequence[Path], packs: Optional[Sequence[str]],
                  frameworks: Sequence[str]) -> dict[str, tuple[str, dict[str, dict[str, Any]]]]:
     """pack -> (file, config). With --policy-pack, the n-th file configures the n-th pack, as the Pulumi CLI pairs
-    them; without, a file configures the pack it is named after (`<pack>.json`, as `policy-config` writes)."""
+    them; without, a file configures the pack it is named after (`<pack>.json`, as `policy-config` writes), when the
+    stack runs that pack (so one set of files serves --all-stacks)."""
     from ..errors import BlueprintError
+    from .policy import available_packs
 
     if not paths:
         return {}
@@ -127,8 +129,10 @@ def pack_configs(paths: Sequence[Path], packs: Optional[Sequence[str]],
     out = {}
     for path in paths:
         pack = Path(path).stem
-        if pack not in frameworks:
-            raise BlueprintError(str(path), f"names no pack of the stack ({', '.join(frameworks) or 'none'}): name "
-                                            "the file <pack>.json, or pair it with --policy-pack")
-        out[pack] = (str(path), read_pack_config_file(path))
+        if pack not in available_packs():
+            raise BlueprintError(str(path), f"names no pack ({', '.join(available_packs())}): name the file "
+                                            "<pack>.json, or pair it with --policy-pack")
+        config = read_pack_config_file(path)
+        if pack in frameworks:
+            out[pack] = (str(path), config)
     return out
