@@ -11,7 +11,7 @@ from blueprints.offline import diff as diff_module
 from blueprints.offline.diff import check_exit_code, diff_plans
 from blueprints.offline.diff_render import render_diff_text
 from blueprints.offline.plan import make_plan
-from conftest import shipped_cluster, write_stack
+from conftest import resources, shipped_cluster, shipped_plan, write_stack
 
 
 def _plan(tmp_path: Path, stack: str, change) -> dict:
@@ -46,9 +46,12 @@ def test_a_file_system_shrink_is_an_error_even_when_acknowledged(tmp_path, monke
     # as the diff was before: the CPFS shrink was a plain update and passed
     monkeypatch.setattr(diff_module, "impossible_in_place", lambda *a: [])
     [old] = diff_plans({stack: base}, {stack: head})
+    [fs] = [c for c in old.changed if c.type == kind]
     if kind.startswith("alicloud"):
-        [fs] = [c for c in old.changed if c.type == kind]
-        assert not fs.replaced and check_exit_code([old], acknowledged=True) == 0
+        assert not fs.replaced  # CPFS: a plain update, which the API refuses during `pulumi up`
+    else:
+        assert fs.destroys_data  # FSx: the provider replaces it, passing once the data loss is acknowledged
+    assert check_exit_code([old], acknowledged=True) == 0
 
 
 def test_a_namespace_deletion_needs_the_acknowledgement(tmp_path, monkeypatch):
@@ -102,7 +105,6 @@ def test_adding_teams_keeps_the_training_namespace_and_gives_each_team_its_ident
 
 
 def test_the_kept_training_namespace_holds_data_but_no_gpu_work_beside_the_queues():
-    from conftest import shipped_plan, resources
     plan = shipped_plan("research-a100")
     ranges = {r["metadata"]["namespace"]: r["spec"]["limits"] for r in resources(plan, "kubernetes:core/v1:LimitRange")}
     assert ranges["training"] == [{"type": "Container", "max": {"nvidia.com/gpu": "0"}}]
