@@ -147,6 +147,10 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--policy-pack", action="append", dest="packs", metavar="PACK",
                       help="judge with this pack from policies/ instead of the spec's compliance.frameworks "
                            "(repeatable; 'none' runs no pack)")
+    plan.add_argument("--policy-pack-config", action="append", dest="pack_configs", metavar="FILE", type=Path,
+                      default=[], help="a pack's config JSON, as `pulumi preview --policy-pack-config` takes it: "
+                                       "the n-th configures the n-th --policy-pack, else the pack named by the "
+                                       "file (<pack>.json, as policy-config writes)")
     diff = _command(commands, "diff", "compare two plans (JSON from base and head): resources, cost, findings")
     diff.add_argument("base", type=Path, help="plan JSON of the base (a plan or an --all-stacks bundle)")
     diff.add_argument("head", type=Path, help="plan JSON of the head")
@@ -373,14 +377,14 @@ def _plan(args: argparse.Namespace, own_process: bool = False) -> int:
         raise BlueprintError("--stacks-dir", f"{stacks_dir} is not a directory; name the folder that holds "
                                              "Pulumi.<stack>.yaml files (default: stacks/)")
     if not args.all_stacks:  # one stack: bad input is an error and nothing is written
-        plan = make_plan(args.stack, stacks_dir, packs=packs)
+        plan = make_plan(args.stack, stacks_dir, packs=packs, pack_config_paths=args.pack_configs)
         _write(plans_sarif([plan], stacks_dir, version()) if args.format == "sarif" else RENDERERS[args.format](plan),
                args.output, coloured=args.format == "text")
         return plan.exit_code
     plans, failures, texts, worst = [], [], [], 0
     for stack in progress(available_stacks(stacks_dir), "planning"):
         try:
-            plan = make_plan(stack, stacks_dir, packs=packs)
+            plan = make_plan(stack, stacks_dir, packs=packs, pack_config_paths=args.pack_configs)
         except BlueprintError as error:
             failures.append((stack, _report(stack, error.lines)))
             worst = max(worst, EXIT_BAD_INPUT)

@@ -106,6 +106,7 @@ def cluster_args(plan: ResolvedPlan) -> GpuClusterArgs:
                           contacts=tuple(spec.budget.contacts),
                           activate_cost_tag=spec.budget.activate_cost_allocation_tag),
         tags=dict(spec.project_tags), log_retention_days=spec.logging.retention_days,
+        key_rotation_days=spec.encryption.key_rotation_days, kms_instance_id=spec.encryption.kms_instance_id,
         protect_data=spec.environment == "production", public_api=spec.networking.public_api,
         public_api_cidrs=tuple(spec.networking.public_api_cidrs), cluster_admins=tuple(spec.access.cluster_admins),
         addon_versions=dict(plan.addons.managed) if plan.addons else {},
@@ -117,6 +118,7 @@ def cluster_args(plan: ResolvedPlan) -> GpuClusterArgs:
                                    throughput_mbps_per_tib=fs.throughput_mbps_per_tib,
                                    export_domain=fs.export_domain) if fs.type != "none" else None,
         trainer_namespace=spec.kubernetes.trainer_namespace,
+        team_namespaces=tuple(sorted(spec.kubernetes.teams)) if spec.kubernetes.enabled else (),
         autoscaling=AutoscalingArgs(
             unneeded_minutes=scaling.scale_down_unneeded_minutes,
             utilization_threshold=scaling.scale_down_utilization_threshold,

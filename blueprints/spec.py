@@ -344,6 +344,22 @@ class NodeImageSpec(SpecModel):
                     "only when the node pool is upgraded.")
 
 
+class EncryptionSpec(SpecModel):
+    """The stack key's rotation. AWS KMS takes 90 to 2560 days (RotationPeriodInDays, default 365:
+    https://docs.aws.amazon.com/kms/latest/developerguide/rotate-keys.html); Alibaba Cloud KMS takes 7 to 365 days
+    for software-protected keys (pulumi-alicloud 4.0.0 `kms.Key.rotation_interval`). Read 2026-11-24."""
+
+    key_rotation_days: int = Field(
+        90, ge=7, le=2560, description="Days between automatic rotations of the stack's KMS key (AWS 90-2560, "
+                                       "Alibaba Cloud 7-365); the baseline pack flags more than 90 unless its "
+                                       "kms rotation rule is configured otherwise.")
+    kms_instance_id: Optional[str] = Field(
+        None, pattern=r"^kst-[a-z0-9]{3,64}$",
+        description="Alibaba Cloud: create the stack key in this KMS instance (software key management). A key "
+                    "outside an instance is a default key, which KMS rotates every 365 days whatever "
+                    "keyRotationDays says (pulumi-alicloud 4.0.0 `kms.Key.rotation_interval`).")
+
+
 class AccountServicesSpec(SpecModel):
     """Services an account runs once: GuardDuty allows one detector per account and region, and Alibaba Cloud's
     Security Center is one instance per account, so a second stack in the same account and region must use the
@@ -451,9 +467,9 @@ class KubernetesSpec(SpecModel):
     )
     training_namespace: Optional[str] = Field(
         None, pattern=r"^[a-z][a-z0-9-]{0,30}$",
-        description="Namespace of the `trainer` ServiceAccount (workload identity) and the file-system claim; "
-                    "default: the team `training` if there is one, else the first team (so jobs there are queued), "
-                    "else `training`.",
+        description="Namespace of the stack's own `trainer` ServiceAccount (workload identity) and file-system "
+                    "claim, kept whatever teams are added (default `training`); every team namespace also gets its "
+                    "own `trainer` identity and claim.",
     )
     teams: dict[str, TeamSpec] = Field(default_factory=dict, description="Team namespaces with GPU quotas.")
     priorities: PrioritySpec = Field(default_factory=PrioritySpec, description="PriorityClass values.")
@@ -465,11 +481,8 @@ class KubernetesSpec(SpecModel):
 
     @property
     def trainer_namespace(self) -> str:
-        if self.training_namespace:
-            return self.training_namespace
-        if "training" in self.teams or not self.teams:
-            return "training"
-        return sorted(self.teams)[0]
+        # Never derived from the teams: adding a team must not move (and so delete) this namespace.
+        return self.training_namespace or "training"
 
     @field_validator("teams")
     @classmethod
@@ -509,6 +522,7 @@ class ClusterSpec(SpecModel):
     compliance: ComplianceSpec = Field(default_factory=ComplianceSpec, description="Frameworks to meet.")
     budget: BudgetSpec = Field(description="Monthly budget and alerts.")
     logging: LoggingSpec = Field(default_factory=LoggingSpec, description="Audit log retention.")
+    encryption: EncryptionSpec = Field(default_factory=EncryptionSpec, description="The stack key's rotation.")
     node_image: NodeImageSpec = Field(
         default_factory=NodeImageSpec, description="The node image release, pinned or held from creation.")
     account_services: AccountServicesSpec = Field(
@@ -584,6 +598,12 @@ class ClusterSpec(SpecModel):
         if release and ".".join(release.split(".")[:2]) != self.kubernetes_version:
             raise ValueError(f"nodeImage.releaseVersion {release} is for Kubernetes "
                              f"{'.'.join(release.split('.')[:2])}, not the cluster's {self.kubernetes_version}")
+        if self.encryption.kms_instance_id and self.cloud != "alicloud":
+            raise ValueError("encryption.kmsInstanceId is an Alibaba Cloud KMS instance; AWS keys need none")
+        low, high = (90, 2560) if self.cloud == "aws" else (7, 365)
+        if not low <= self.encryption.key_rotation_days <= high:
+            raise ValueError(f"encryption.keyRotationDays {self.encryption.key_rotation_days}: {self.cloud} KMS "
+                             f"rotates every {low} to {high} days")
         if "mlps" in self.compliance.frameworks and self.logging.retention_days < 180:
             raise ValueError("MLPS 2.0 level 3 keeps audit logs at least 180 days; set logging.retentionDays >= 180")
         return self

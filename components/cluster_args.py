@@ -157,6 +157,10 @@ class GpuClusterArgs(Args):
     """Tags on every resource (default tags of the provider the cluster creates); none by default."""
     log_retention_days: Optional[int] = 365
     """Audit, flow and control-plane log retention; a year by default."""
+    key_rotation_days: Optional[int] = 90
+    """Days between automatic rotations of the stack's KMS key; 90 by default."""
+    kms_instance_id: Optional[str] = None
+    """Alibaba Cloud: the KMS instance the stack key is created in; None (default) makes a default key."""
     protect_data: Optional[bool] = False
     """Production: protect data stores and the cluster from deletion."""
     public_api: Optional[bool] = False
@@ -172,7 +176,10 @@ class GpuClusterArgs(Args):
     file_system: Optional[FileSystemArgs] = None
     """None: no shared file system."""
     trainer_namespace: Optional[str] = "training"
-    """Where the `trainer` ServiceAccount and the `shared-data` claim live."""
+    """Where the stack's own `trainer` ServiceAccount and the `shared-data` claim live."""
+    team_namespaces: Optional[Sequence[str]] = ()
+    """Team namespaces; each also gets a `trainer` ServiceAccount with its own role (the same data grants) and its
+    own `shared-data` claim; none by default."""
     autoscaling: Optional[AutoscalingArgs] = None
     """None leaves node counts as declared."""
     node_release_version: Optional[str] = None

@@ -161,16 +161,21 @@ def test_default_storage_class_is_encrypted_with_the_stack_key(stack):
 def test_lustre_is_bound_to_a_read_write_many_claim_in_the_training_namespace(stack):
     plan = shipped_plan(stack)
     [fs] = registrations(plan, "aws:fsx/lustreFileSystem:LustreFileSystem")
-    [pv] = resources(plan, "kubernetes:core/v1:PersistentVolume")
-    [pvc] = resources(plan, "kubernetes:core/v1:PersistentVolumeClaim")
-    assert pv["spec"]["csi"]["driver"] == "fsx.csi.aws.com" and pv["spec"]["csi"]["volumeHandle"] == fs.id
-    assert pv["spec"]["csi"]["volumeAttributes"]["dnsname"].endswith(".amazonaws.com")
-    assert pv["spec"]["capacity"]["storage"] == f"{fs.inputs['storageCapacity']}Gi"
-    assert pv["spec"]["persistentVolumeReclaimPolicy"] == "Retain" and pv["spec"]["accessModes"] == ["ReadWriteMany"]
-    namespace = plan.resolved.spec.kubernetes.trainer_namespace
-    assert namespace in plan.resolved.spec.kubernetes.teams  # a team's namespace: its jobs are queued
-    assert pvc["metadata"] == {"name": "shared-data", "namespace": namespace, "labels": pvc["metadata"]["labels"]}
-    assert pvc["spec"]["volumeName"] == pv["metadata"]["name"] and pvc["spec"]["storageClassName"] == ""
+    volumes = {pv["metadata"]["name"]: pv for pv in resources(plan, "kubernetes:core/v1:PersistentVolume")}
+    claims = resources(plan, "kubernetes:core/v1:PersistentVolumeClaim")
+    # the trainer namespace and every team (their jobs are queued) each have the claim
+    k8s = plan.resolved.spec.kubernetes
+    assert sorted(c["metadata"]["namespace"] for c in claims) == sorted({k8s.trainer_namespace, *k8s.teams})
+    assert len(volumes) == len(claims)
+    for pvc in claims:
+        pv = volumes[pvc["spec"]["volumeName"]]
+        assert pv["spec"]["csi"]["driver"] == "fsx.csi.aws.com" and pv["spec"]["csi"]["volumeHandle"] == fs.id
+        assert pv["spec"]["csi"]["volumeAttributes"]["dnsname"].endswith(".amazonaws.com")
+        assert pv["spec"]["capacity"]["storage"] == f"{fs.inputs['storageCapacity']}Gi"
+        assert pv["spec"]["persistentVolumeReclaimPolicy"] == "Retain"
+        assert pv["spec"]["accessModes"] == ["ReadWriteMany"]
+        assert pvc["metadata"]["name"] == "shared-data" and pvc["spec"]["storageClassName"] == ""
+        assert pv["spec"]["claimRef"] == {"namespace": pvc["metadata"]["namespace"], "name": "shared-data"}
 
 
 def test_nas_is_bound_through_its_mount_target(plan_variant):
@@ -178,11 +183,13 @@ def test_nas_is_bound_through_its_mount_target(plan_variant):
         parallelFs={"type": "nas", "sizeGib": 1000}))
     [fs] = registrations(plan, "alicloud:nas/fileSystem:FileSystem")
     [target] = registrations(plan, "alicloud:nas/mountTarget:MountTarget")
-    [pv] = registrations(plan, "kubernetes:core/v1:PersistentVolume")
-    assert target.inputs["fileSystemId"] == fs.id and target.urn in pv.dependencies
-    csi = pv.inputs["spec"]["csi"]
-    assert csi["driver"] == "nasplugin.csi.alibabacloud.com" and csi["volumeAttributes"]["path"] == "/share"
-    assert "vers=3" in pv.inputs["spec"]["mountOptions"]
+    volumes = registrations(plan, "kubernetes:core/v1:PersistentVolume")
+    assert len(volumes) == 2  # `training` and the team's namespace
+    for pv in volumes:
+        assert target.inputs["fileSystemId"] == fs.id and target.urn in pv.dependencies
+        csi = pv.inputs["spec"]["csi"]
+        assert csi["driver"] == "nasplugin.csi.alibabacloud.com" and csi["volumeAttributes"]["path"] == "/share"
+        assert "vers=3" in pv.inputs["spec"]["mountOptions"]
     assert not plan.readiness_blocking()
     for r in registrations(plan, "kubernetes:core/v1:PersistentVolume") + registrations(
             plan, "kubernetes:core/v1:PersistentVolumeClaim"):
@@ -198,9 +205,12 @@ def test_cpfs_gets_an_nfs_export_and_its_claim_once_the_domain_is_known(plan_var
     domain = "cpfs-0123456789abcdef-x1y2z3.cn-hangzhou.cpfs.aliyuncs.com"
     plan = plan_variant("research-a100-aliyun", lambda c: c.setdefault("storage", {}).setdefault(
         "parallelFs", {}).update(exportDomain=domain))
-    [pv] = resources(plan, "kubernetes:core/v1:PersistentVolume")
-    assert pv["spec"]["csi"]["volumeAttributes"] == {"server": domain, "path": "/share", "mountProtocol": "cpfs-nfs"}
-    kubernetes_validate.validate(pv, "1.35.0", strict=True)
+    volumes = resources(plan, "kubernetes:core/v1:PersistentVolume")
+    assert len(volumes) == 2  # `training` and the team's namespace
+    for pv in volumes:
+        assert pv["spec"]["csi"]["volumeAttributes"] == {"server": domain, "path": "/share",
+                                                         "mountProtocol": "cpfs-nfs"}
+        kubernetes_validate.validate(pv, "1.35.0", strict=True)
     assert not [f for f in plan.readiness if f.check == "file-system-claim"]
 
 
@@ -287,25 +297,36 @@ def test_autoscaler_settings_come_from_the_spec(plan_variant):
 @pytest.mark.parametrize("stack", AWS)
 def test_trainer_service_account_carries_the_irsa_role_arn(stack):
     plan = shipped_plan(stack)
-    [role] = [r for r in registrations(plan, "aws:iam/role:Role") if r.name == f"{stack}-trainer"]
-    [account] = [r for r in registrations(plan, "kubernetes:core/v1:ServiceAccount")
-                 if r.inputs["metadata"]["name"] == "trainer"]
-    assert account.inputs["metadata"]["namespace"] == plan.resolved.spec.kubernetes.trainer_namespace
-    assert role.urn in account.dependencies
-    arn = account.inputs["metadata"]["annotations"]["eks.amazonaws.com/role-arn"]
-    assert arn == plan.outputs["trainer_role_arn"] and arn.startswith(f"arn:aws:iam::{ACCOUNT_ID}:role/{stack}-trainer-")
+    k8s = plan.resolved.spec.kubernetes
+    accounts = {r.inputs["metadata"]["namespace"]: r for r in registrations(plan, "kubernetes:core/v1:ServiceAccount")
+                if r.inputs["metadata"]["name"] == "trainer"}
+    assert sorted(accounts) == sorted({k8s.trainer_namespace, *k8s.teams})  # one identity per team
+    for namespace, account in accounts.items():
+        role_name = f"{stack}-trainer" if namespace == k8s.trainer_namespace else f"{stack}-trainer-{namespace}"
+        [role] = [r for r in registrations(plan, "aws:iam/role:Role") if r.name == role_name]
+        assert role.urn in account.dependencies
+        assert f"system:serviceaccount:{namespace}:trainer" in role.inputs["assumeRolePolicy"]
+        arn = account.inputs["metadata"]["annotations"]["eks.amazonaws.com/role-arn"]
+        assert arn == plan.outputs["trainer_role_arns"][namespace]
+        assert arn.startswith(f"arn:aws:iam::{ACCOUNT_ID}:role/{role_name}-")
+    assert plan.outputs["trainer_role_arn"] == plan.outputs["trainer_role_arns"][k8s.trainer_namespace]
 
 
 @pytest.mark.parametrize("stack", ALI)
 def test_trainer_service_account_names_the_rrsa_role_and_its_namespace_injects(stack):
     plan = shipped_plan(stack)
-    [role] = [r for r in registrations(plan, "alicloud:ram/role:Role") if r.name == f"{stack}-trainer"]
-    [account] = [r.inputs for r in registrations(plan, "kubernetes:core/v1:ServiceAccount")
-                 if r.inputs["metadata"]["name"] == "trainer"]
-    assert account["metadata"]["annotations"] == {"pod-identity.alibabacloud.com/role-name": role.inputs["roleName"]}
-    [namespace] = [n for n in resources(plan, "kubernetes:core/v1:Namespace")
-                   if n["metadata"]["name"] == plan.resolved.spec.kubernetes.trainer_namespace]
-    assert namespace["metadata"]["labels"]["pod-identity.alibabacloud.com/injection"] == "on"
+    k8s = plan.resolved.spec.kubernetes
+    accounts = {r.inputs["metadata"]["namespace"]: r.inputs
+                for r in registrations(plan, "kubernetes:core/v1:ServiceAccount")
+                if r.inputs["metadata"]["name"] == "trainer"}
+    assert sorted(accounts) == sorted({k8s.trainer_namespace, *k8s.teams})  # one identity per team
+    for ns, account in accounts.items():
+        role_name = f"{stack}-trainer" if ns == k8s.trainer_namespace else f"{stack}-trainer-{ns}"
+        [role] = [r for r in registrations(plan, "alicloud:ram/role:Role") if r.name == role_name]
+        assert account["metadata"]["annotations"] == {
+            "pod-identity.alibabacloud.com/role-name": role.inputs["roleName"]}
+        [namespace] = [n for n in resources(plan, "kubernetes:core/v1:Namespace") if n["metadata"]["name"] == ns]
+        assert namespace["metadata"]["labels"]["pod-identity.alibabacloud.com/injection"] == "on"
 
 
 # --------------------------------------------------------------------------- access

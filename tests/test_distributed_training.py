@@ -91,8 +91,8 @@ def test_flavors_place_pods_on_their_group_and_add_its_tolerations_but_not_the_g
     assert flavor["spec"]["tolerations"] == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
     quota = {r["name"]: r["nominalQuota"] for r in custom_objects(plan, "ClusterQueue")[0]["spec"][
         "resourceGroups"][0]["flavors"][1]["resources"]}
-    # 8 GPUs of p4de.24xlarge = one node: its 96 vCPUs, 1152 GiB and 4 EFA devices.
-    assert quota == {"cpu": 96, "memory": "1152Gi", "nvidia.com/gpu": 8, "vpc.amazonaws.com/efa": 4}
+    # 16 GPUs of p4de.24xlarge = two nodes (a multi-node job): their 192 vCPUs, 2304 GiB and 8 EFA devices.
+    assert quota == {"cpu": 192, "memory": "2304Gi", "nvidia.com/gpu": 16, "vpc.amazonaws.com/efa": 8}
 
 
 def test_kueue_admits_all_or_nothing_and_manages_only_team_namespaces():
@@ -113,7 +113,7 @@ def test_mig_slices_are_the_queue_quota(plan_variant):
         migProfile="all-1g.10gb"))
     [queue] = custom_objects(plan, "ClusterQueue")
     quota = {r["name"]: r["nominalQuota"] for r in queue["spec"]["resourceGroups"][0]["flavors"][1]["resources"]}
-    assert quota["nvidia.com/gpu"] == 8 * 7  # 8 A100s x 7 one-slice instances (MIG strategy single)
+    assert quota["nvidia.com/gpu"] == 16 * 7  # 16 A100s x 7 one-slice instances (MIG strategy single)
 
 
 def test_without_queueing_teams_keep_a_resource_quota(plan_variant):
@@ -326,9 +326,10 @@ def test_system_root_volume_and_an_explicit_trainer_namespace(plan_variant):
     [system_template] = [r.inputs for r in plan.registrations
                          if r.type == "aws:ec2/launchTemplate:LaunchTemplate" and r.name.endswith("-system")]
     assert system_template["blockDeviceMappings"][0]["ebs"]["volumeSize"] == 150
-    [account] = [a for a in resources(plan, "kubernetes:core/v1:ServiceAccount") if a["metadata"]["name"] == "trainer"]
-    [claim] = resources(plan, "kubernetes:core/v1:PersistentVolumeClaim")
-    assert account["metadata"]["namespace"] == claim["metadata"]["namespace"] == "jobs"
+    accounts = {a["metadata"]["namespace"] for a in resources(plan, "kubernetes:core/v1:ServiceAccount")
+                if a["metadata"]["name"] == "trainer"}
+    claims = {c["metadata"]["namespace"] for c in resources(plan, "kubernetes:core/v1:PersistentVolumeClaim")}
+    assert accounts == claims == {"jobs", "research"}  # the named namespace, and the team's own
     [role] = [r for r in resources(plan, "aws:iam/role:Role") if "system:serviceaccount:jobs:trainer" in r["assumeRolePolicy"]]
     assert role
 

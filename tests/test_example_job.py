@@ -23,7 +23,9 @@ def test_manifest_is_a_valid_jobset_for_research_a100():
     validate_crd(job, schema)
     plan = shipped_plan("research-a100")
     [group] = plan.resolved.node_groups
-    assert job["metadata"]["namespace"] == plan.resolved.spec.kubernetes.trainer_namespace
+    # a team namespace (its jobs are queued) with its own trainer identity and claim
+    assert job["metadata"]["namespace"] in plan.resolved.spec.kubernetes.teams
+    assert job["metadata"]["namespace"] in plan.outputs["trainer_role_arns"]
     assert job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "default"
     [local_queue] = [q for q in resources(plan, "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue")
                      if q["metadata"]["namespace"] == job["metadata"]["namespace"]]
@@ -34,7 +36,8 @@ def test_manifest_is_a_valid_jobset_for_research_a100():
     limits = container["resources"]["limits"]
     assert limits["nvidia.com/gpu"] == str(group.shape.gpu.count)
     assert limits["vpc.amazonaws.com/efa"] == str(group.rdma_interfaces)
-    [claim] = resources(plan, "kubernetes:core/v1:PersistentVolumeClaim")
+    [claim] = [c for c in resources(plan, "kubernetes:core/v1:PersistentVolumeClaim")
+               if c["metadata"]["namespace"] == job["metadata"]["namespace"]]
     assert {"name": "data", "persistentVolumeClaim": {"claimName": claim["metadata"]["name"]}} in pod["volumes"]
     assert f"--nproc-per-node={group.shape.gpu.count}" in container["command"][-1]
 

@@ -17,6 +17,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from ..catalog.replacements import ReplacementRules, replacement_rules
 from ..errors import EXIT_FINDINGS, EXIT_OK, BlueprintError
+from .diff_verdicts import impossible_in_place, namespace_deletions
 
 COMMENT_MARKER = "<!-- gpu-cluster-blueprints:plan-diff -->"
 # The pull-request label the workflow turns into --data-loss-acknowledged.
@@ -36,6 +37,7 @@ class Change:
     data_store: bool = False
     delete_before_replace: bool = False
     name_clash: str = ""  # the fixed name a create-before-delete replacement would reuse
+    impossible: list[str] = field(default_factory=list)  # in-place changes the service refuses
 
     @property
     def replaced(self) -> bool:
@@ -98,7 +100,7 @@ class StackDiff:
                    for c in self.changed if c.destroys_data]
         reasons += [f"{r['type']} {r['name']} would be DELETED" + ("; it is protected" if r.get("protect") else "")
                     for r in self._removed_stores()]
-        return reasons
+        return reasons + namespace_deletions(self.removed, self.changed)
 
     @property
     def protected_data_loss(self) -> bool:
@@ -110,6 +112,10 @@ class StackDiff:
         out = [f"{c.type} {c.name}: replacing it creates a second resource named {c.name_clash!r} before the "
                "old one is deleted; give it a generated name or deleteBeforeReplace"
                for c in self.changed if c.name_clash]
+        out += [f"{c.type} {c.name}: {why}" for c in self.changed for why in c.impossible]
+        if namespace_deletions(self.removed, self.changed) and not acknowledged:
+            out.append(f"a namespace would be deleted with everything in it; label the pull request `{ACK_LABEL}` "
+                       "once its data is safe, or keep it (kubernetes.trainingNamespace, kubernetes.teams)")
         if self.protected_data_loss and not acknowledged:
             out.append(f"a protected data store would be replaced or deleted; label the pull request "
                        f"`{ACK_LABEL}` once the data is safe")
@@ -196,6 +202,7 @@ def _change(old: Mapping[str, Any], new: Mapping[str, Any]) -> Change | None:
                                    f"(provider schema: {rules.source})")
         elif _under(path, options.get("replaceOnChanges") or []):
             change.replaces.append(f"{path}: {_short(before)} -> {_short(after)} (resource option replaceOnChanges)")
+    change.impossible = impossible_in_place(new["type"], old["inputs"], new["inputs"], change.replaced)
     named = rules.deletes_first_when_named if rules else None
     if change.replaced and named:
         namespace = named.rpartition(".")[0] + ".namespace" if "." in named else "namespace"

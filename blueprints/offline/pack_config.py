@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
-
-from typing import Optional
+from typing import Any, Optional, Sequence
 
 from ..resolver import ResolvedPlan
 from ..spec import ClusterSpec
@@ -82,3 +80,64 @@ def write_pack_configs(spec: ClusterSpec, folder: Path, resolved: Optional[Resol
         write_output(json.dumps(config, indent=2, sort_keys=True) + "\n", path, option="--output-dir")
         written.append(path)
     return written
+
+
+LEVEL_NAMES = ("advisory", "mandatory", "remediate", "disabled")
+
+
+def read_pack_config_file(path: Path) -> dict[str, dict[str, Any]]:
+    """A `pulumi preview --policy-pack-config` file: {policy: level} or {policy: {enforcementLevel?, setting: value}},
+    with "all" setting every policy's level, as the Pulumi CLI parses it (pulumi/pulumi
+    pkg/resource/analyzer/config.go, parsePolicyPackConfig). Bad input is a BlueprintError naming the file."""
+    from ..errors import BlueprintError
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (FileNotFoundError, IsADirectoryError):
+        raise BlueprintError(str(path), "no such file; pass a JSON policy pack config (`policy-config` writes them)")
+    if not text.strip():
+        return {}  # the CLI allows an empty file
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise BlueprintError(str(path), f"not JSON ({error})") from None
+    if not isinstance(data, dict):
+        raise BlueprintError(str(path), "a policy pack config is a JSON object: {policy: level or {settings}}")
+    config: dict[str, dict[str, Any]] = {}
+    for policy, value in data.items():
+        values = {"enforcementLevel": value} if isinstance(value, str) else value
+        if not isinstance(values, dict):
+            raise BlueprintError(str(path), f"{policy}: a level ({', '.join(LEVEL_NAMES)}) or an object of settings")
+        level = values.get("enforcementLevel")
+        if level is not None and level not in LEVEL_NAMES:
+            raise BlueprintError(str(path), f"{policy}: enforcementLevel {level!r} is not one of "
+                                            f"{', '.join(LEVEL_NAMES)}")
+        config[str(policy)] = dict(values)
+    return config
+
+
+def pack_configs(paths: Sequence[Path], packs: Optional[Sequence[str]],
+                 frameworks: Sequence[str]) -> dict[str, tuple[str, dict[str, dict[str, Any]]]]:
+    """pack -> (file, config). With --policy-pack, the n-th file configures the n-th pack, as the Pulumi CLI pairs
+    them; without, a file configures the pack it is named after (`<pack>.json`, as `policy-config` writes), when the
+    stack runs that pack (so one set of files serves --all-stacks)."""
+    from ..errors import BlueprintError
+    from .policy import available_packs
+
+    if not paths:
+        return {}
+    if packs is not None:
+        if len(paths) != len(packs):
+            raise BlueprintError("--policy-pack-config", "must be specified for each --policy-pack "
+                                                          f"({len(packs)} packs, {len(paths)} files)")
+        return {pack: (str(path), read_pack_config_file(path)) for pack, path in zip(packs, paths)}
+    out = {}
+    for path in paths:
+        pack = Path(path).stem
+        if pack not in available_packs():
+            raise BlueprintError(str(path), f"names no pack ({', '.join(available_packs())}): name the file "
+                                            "<pack>.json, or pair it with --policy-pack")
+        config = read_pack_config_file(path)
+        if pack in frameworks:
+            out[pack] = (str(path), config)
+    return out

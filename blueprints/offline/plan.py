@@ -13,7 +13,7 @@ from ..compose import resolve_config
 from ..errors import EXIT_FINDINGS, EXIT_OK, BlueprintError
 from ..resolver import ResolvedPlan
 from ..stackconfig import PROJECT, STACKS_DIR, cluster_config, read_stack_config, stack_source
-from .pack_config import stack_policy_config
+from .pack_config import pack_configs, stack_policy_config
 from .cost import CostEstimate, estimate
 from .engine import Registration, run_program
 from .fixes import fix_for
@@ -142,10 +142,12 @@ def _zone_error(error: Optional[BaseException]) -> Optional[ZoneError]:
     return None
 
 
-def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequence[str]] = None) -> Plan:
+def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequence[str]] = None,
+              pack_config_paths: Sequence[Path] = ()) -> Plan:
     """Validate, resolve, run one stack offline and judge it with its packs; BlueprintError on bad input.
 
     ``packs`` replaces the packs the spec declares (``compliance.frameworks``); an empty list runs none.
+    ``pack_config_paths``: `--policy-pack-config` files, applied over the stack's own rule settings.
     """
     config = read_stack_config(stack, stacks_dir)
     source = stack_source(stack, stacks_dir)
@@ -170,7 +172,9 @@ def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequenc
     cost = estimate(spec, registrations, resolved.kubernetes.support if resolved.kubernetes else "standard",
                     resolved.instance_prices(), node_group_rates(resolved))
     chosen = tuple(spec.compliance.frameworks if packs is None else packs)
-    findings = evaluate(stack, registrations, chosen, stack_policy_config(spec, resolved, cost)) if chosen else []
+    user = pack_configs(pack_config_paths, packs, spec.compliance.frameworks)
+    findings = evaluate(stack, registrations, chosen, stack_policy_config(spec, resolved, cost),
+                        user_configs=user) if chosen else []
     findings = [dict(f, fix=fix_for(f, stack, source)) for f in findings]  # what to edit, in the stack file if it can
     return Plan(stack=stack, resolved=resolved, registrations=registrations, cost=cost, packs=chosen,
                 findings=tuple(findings), readiness=tuple(readiness_check(registrations) + team_quotas(resolved)),

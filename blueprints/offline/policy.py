@@ -265,7 +265,11 @@ class PackSession:
         return self._analysis
 
     def judge(self, stack: str, registrations: Sequence[Registration],
-              overrides: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+              overrides: Mapping[str, Mapping[str, Any]],
+              user: Optional[tuple[str, Mapping[str, Mapping[str, Any]]]] = None) -> list[dict[str, Any]]:
+        """``user``: (file, config) a `--policy-pack-config` file gives this pack, over the stack's values."""
+        if user is not None:
+            overrides = _with_user_config(overrides, self.analysis.policies, *user)
         self.analysis.configure(stack, overrides)
         by_urn = {r.urn: r for r in registrations}
         return [_finding(d, urn, self.analysis.policies[d.policyName], by_urn)
@@ -273,6 +277,21 @@ class PackSession:
 
     def close(self) -> None:
         self.process.close()
+
+
+def _with_user_config(overrides: Mapping[str, Mapping[str, Any]], policies: Iterable[str], source: str,
+                      config: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The stack's values, then the file's: "all" sets every policy's level, a named policy its level and settings."""
+    known = set(policies)
+    unknown = sorted(set(config) - known - {"all"})
+    if unknown:
+        raise BlueprintError(source, f"no policy {', '.join(unknown)} in this pack")
+    merged = {k: dict(v) for k, v in overrides.items()}
+    for policy in known:
+        values = {**config.get("all", {}), **config.get(policy, {})}
+        if values:
+            merged[policy] = {**merged.get(policy, {}), **values}
+    return merged
 
 
 LEVEL_ORDER = {"mandatory": 0, "remediate": 1, "advisory": 2, "disabled": 3}
@@ -300,7 +319,9 @@ def in_process_default() -> bool:
 
 def evaluate(stack: str, registrations: Sequence[Registration], packs: Iterable[str],
              overrides: Optional[Mapping[str, Mapping[str, Any]]] = None,
-             packs_dir: Path = PACKS_DIR, in_process: Optional[bool] = None) -> list[dict[str, Any]]:
+             packs_dir: Path = PACKS_DIR, in_process: Optional[bool] = None,
+             user_configs: Optional[Mapping[str, tuple[str, Mapping[str, Mapping[str, Any]]]]] = None,
+             ) -> list[dict[str, Any]]:
     """Findings of ``packs`` on ``registrations``: in this process with the SDK's servicer (the default
     for our packs folder), or side by side in one process each, as the CLI starts them."""
     if in_process is None:
@@ -312,7 +333,9 @@ def evaluate(stack: str, registrations: Sequence[Registration], packs: Iterable[
             cleanup.callback(session.close)
             sessions.append(session)
         if in_process:
-            return merge(f for s in sessions for f in s.judge(stack, registrations, overrides or {}))
+            return merge(f for s in sessions for f in s.judge(stack, registrations, overrides or {},
+                                                              (user_configs or {}).get(s.name)))
         with ThreadPoolExecutor(max_workers=max(len(sessions), 1)) as pool:
-            results = pool.map(lambda s: s.judge(stack, registrations, overrides or {}), sessions)
+            results = pool.map(lambda s: s.judge(stack, registrations, overrides or {},
+                                                 (user_configs or {}).get(s.name)), sessions)
             return merge(f for found in results for f in found)

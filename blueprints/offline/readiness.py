@@ -428,9 +428,11 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
     findings += _identities(regs)
     findings += _api_reach(regs)
     findings += _budget_tag(regs)
-    from . import readiness_quotas  # imports Finding from here
+    from . import readiness_keys, readiness_queues, readiness_quotas  # they import Pool and Finding from here
 
     findings += readiness_quotas.check(regs)
+    findings += readiness_queues.check(regs)
+    findings += readiness_keys.check(regs)
     return findings
 
 

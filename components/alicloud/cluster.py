@@ -2,7 +2,7 @@
 
 import json
 from dataclasses import replace
-from typing import Optional
+from typing import Mapping, Optional
 
 import pulumi
 import pulumi_alicloud as alicloud
@@ -58,7 +58,9 @@ class GpuCluster(Component):
     vpc_id: pulumi.Output[str]
     """The VPC."""
     trainer_role_arn: pulumi.Output[str]
-    """The RRSA role of the `trainer` ServiceAccount."""
+    """The RRSA role of the `trainer` ServiceAccount in the trainer namespace."""
+    trainer_role_arns: pulumi.Output[Mapping[str, str]]
+    """Namespace -> RRSA role of its `trainer` ServiceAccount (the trainer namespace and every team's)."""
     data_bucket: pulumi.Output[Optional[str]]
     """The data bucket's name, with object storage."""
     checkpoints_uri: pulumi.Output[Optional[str]]
@@ -97,7 +99,9 @@ class GpuCluster(Component):
         for g in zoned:
             check_offered(g.name, g.instance_type, pinned[g.name], sells[g.instance_type])
 
-        key = DataKey(f"{name}-data", DataKeyArgs(protect=production, tags=tags), opts=child)
+        key = DataKey(f"{name}-data", DataKeyArgs(protect=production, tags=tags,
+                                                  rotation_days=args.key_rotation_days,
+                                                  kms_instance_id=args.kms_instance_id), opts=child)
         logs = AuditTrail(f"{name}-audit", AuditTrailArgs(
             region=args.region, account_id=account_id, retention_days=args.log_retention_days, kms_key_id=key.id,
             tags=tags, create_trail=args.audit_trail), opts=child)
@@ -164,6 +168,8 @@ class GpuCluster(Component):
                                                                key.id)])]
         objects = args.object_storage
         training_ns = args.trainer_namespace
+        # Every team gets its own identity and claim; the trainer namespace keeps its own whatever teams come.
+        trainer_namespaces = list(dict.fromkeys([training_ns, *args.team_namespaces]))
         shared_volumes: list[SharedVolumeSpec] = []
         bucket = None
         if objects is not None:
@@ -186,18 +192,21 @@ class GpuCluster(Component):
                 outputs["cpfs_export_id"] = fs.export_id
             if server is not None:
                 # CPFS goes through the CPFS-NFS client (cnfs-nas-daemon); NAS extreme is plain NFSv3.
-                shared_volumes.append(SharedVolumeSpec(
-                    claim=SHARED_CLAIM, namespace=training_ns, driver=NAS_CSI_DRIVER,
+                shared_volumes += [SharedVolumeSpec(
+                    claim=SHARED_CLAIM, namespace=ns, driver=NAS_CSI_DRIVER,
                     # CPFS: the export's id (unique, and it ties the volume to the export in the plan).
-                    volume_handle=fs.export_id if cpfs else f"{training_ns}-{SHARED_CLAIM}",
+                    volume_handle=fs.export_id if cpfs else f"{ns}-{SHARED_CLAIM}",
                     attributes={"server": server, "path": path, **({"mountProtocol": "cpfs-nfs"} if cpfs else {})},
                     capacity_gib=fs_args.size_gib,
-                    mount_options=("nolock,tcp,noresvport", "vers=3")))
+                    mount_options=("nolock,tcp,noresvport", "vers=3")) for ns in trainer_namespaces]
 
-        trainer = WorkloadRole(f"{name}-trainer", WorkloadRoleArgs(
-            account_id=account_id, cluster_id=ack.id, namespace=training_ns,
-            service_account=TRAINING_SERVICE_ACCOUNT, statements=grants, tags=tags), opts=child)
-        outputs["trainer_role_arn"] = trainer.arn
+        trainers = {ns: WorkloadRole(f"{name}-trainer" if ns == training_ns else f"{name}-trainer-{ns}",
+                                     WorkloadRoleArgs(account_id=account_id, cluster_id=ack.id, namespace=ns,
+                                                      service_account=TRAINING_SERVICE_ACCOUNT, statements=grants,
+                                                      tags=tags), opts=child)
+                    for ns in trainer_namespaces}
+        outputs["trainer_role_arn"] = trainers[training_ns].arn
+        outputs["trainer_role_arns"] = {ns: role.arn for ns, role in trainers.items()}
         if args.rdma:
             # The eRDMA controller is an ACK add-on: ACK installs and authorizes it, so the stack grants it no
             # RAM role of its own. "ofed" is the driver mode for GPU instances running NCCL
@@ -228,9 +237,10 @@ class GpuCluster(Component):
             GpuPlatform(name, replace(
                 args.platform, driver_preinstalled=True, device_plugin_preinstalled=True,
                 system_node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP},
-                namespaces={training_ns: {RRSA_INJECTION_LABEL: "on"}},
-                service_accounts=[WorkloadServiceAccount(training_ns, TRAINING_SERVICE_ACCOUNT,
-                                                         {RRSA_ROLE_ANNOTATION: trainer.role_name})],
+                namespaces={ns: {RRSA_INJECTION_LABEL: "on"} for ns in trainer_namespaces},
+                service_accounts=[WorkloadServiceAccount(ns, TRAINING_SERVICE_ACCOUNT,
+                                                         {RRSA_ROLE_ANNOTATION: role.role_name})
+                                  for ns, role in trainers.items()],
                 storage_classes=classes, shared_volumes=shared_volumes),
                 opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": kube},
                                             depends_on=[self.system_pool, identity, *pools]))

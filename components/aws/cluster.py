@@ -2,7 +2,7 @@
 
 from dataclasses import replace
 
-from typing import Optional
+from typing import Mapping, Optional
 
 import pulumi
 import pulumi_aws as aws
@@ -67,7 +67,9 @@ class GpuCluster(Component):
     vpc_id: pulumi.Output[str]
     """The VPC."""
     trainer_role_arn: pulumi.Output[str]
-    """The IRSA role of the `trainer` ServiceAccount."""
+    """The IRSA role of the `trainer` ServiceAccount in the trainer namespace."""
+    trainer_role_arns: pulumi.Output[Mapping[str, str]]
+    """Namespace -> IRSA role of its `trainer` ServiceAccount (the trainer namespace and every team's)."""
     data_bucket: pulumi.Output[Optional[str]]
     """The data bucket's name, with object storage."""
     checkpoints_uri: pulumi.Output[Optional[str]]
@@ -90,7 +92,8 @@ class GpuCluster(Component):
         partition = aws.get_partition_output(opts=invoke).partition
 
         key = DataKey(f"{name}-data", DataKeyArgs(account_id=identity.account_id, region=args.region,
-                                                  partition=partition, tags=tags), opts=child)
+                                                  partition=partition, tags=tags,
+                                                  rotation_days=args.key_rotation_days), opts=child)
 
         # Zones come from the args (the spec), never from the order a data source lists them in: RDMA groups, groups
         # on a reservation and the file system each get the subnet of their zone, and the subnets' zones are the
@@ -194,6 +197,8 @@ class GpuCluster(Component):
         bucket = None
         objects = args.object_storage
         training_ns = args.trainer_namespace
+        # Every team gets its own identity and claim; the trainer namespace keeps its own whatever teams come.
+        trainer_namespaces = list(dict.fromkeys([training_ns, *args.team_namespaces]))
         shared_volumes: list[SharedVolumeSpec] = []
         if objects is not None:
             bucket = DataBucket(f"{name}-data", BucketArgs(
@@ -213,16 +218,20 @@ class GpuCluster(Component):
                 protect=production, tags=tags,
                 cache_bucket_name=bucket.name if bucket is not None and objects.cache else None), opts=child)
             outputs["lustre_dns_name"] = lustre.file_system.dns_name
-            shared_volumes.append(SharedVolumeSpec(
-                claim=SHARED_CLAIM, namespace=training_ns, driver=FSX_CSI_DRIVER,
+            shared_volumes += [SharedVolumeSpec(
+                claim=SHARED_CLAIM, namespace=ns, driver=FSX_CSI_DRIVER,
                 volume_handle=lustre.file_system.id,
                 attributes={"dnsname": lustre.file_system.dns_name, "mountname": lustre.file_system.mount_name},
-                capacity_gib=lustre_args.size_gib, mount_options=("flock",)))
+                capacity_gib=lustre_args.size_gib, mount_options=("flock",)) for ns in trainer_namespaces]
 
-        trainer = WorkloadRole(f"{name}-trainer", WorkloadRoleArgs(
-            oidc_provider_arn=eks.oidc_provider.arn, oidc_issuer=eks.oidc_issuer, namespace=training_ns,
-            service_account=TRAINING_SERVICE_ACCOUNT, statements=grants, tags=tags), opts=child)
-        outputs["trainer_role_arn"] = trainer.arn
+        trainers = {ns: WorkloadRole(f"{name}-trainer" if ns == training_ns else f"{name}-trainer-{ns}",
+                                     WorkloadRoleArgs(oidc_provider_arn=eks.oidc_provider.arn,
+                                                      oidc_issuer=eks.oidc_issuer, namespace=ns,
+                                                      service_account=TRAINING_SERVICE_ACCOUNT, statements=grants,
+                                                      tags=tags), opts=child)
+                    for ns in trainer_namespaces}
+        outputs["trainer_role_arn"] = trainers[training_ns].arn
+        outputs["trainer_role_arns"] = {ns: role.arn for ns, role in trainers.items()}
 
         AuditTrail(f"{name}-audit", AuditTrailArgs(
             kms_key_arn=key.arn, retention_days=args.log_retention_days, protect=production,
@@ -263,8 +272,9 @@ class GpuCluster(Component):
             GpuPlatform(name, replace(
                 args.platform, driver_preinstalled=True, device_plugin_preinstalled=False,
                 system_node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP}, namespaces={training_ns: {}},
-                service_accounts=[WorkloadServiceAccount(training_ns, TRAINING_SERVICE_ACCOUNT,
-                                                         {"eks.amazonaws.com/role-arn": trainer.arn})],
+                service_accounts=[WorkloadServiceAccount(ns, TRAINING_SERVICE_ACCOUNT,
+                                                         {"eks.amazonaws.com/role-arn": role.arn})
+                                  for ns, role in trainers.items()],
                 storage_classes=classes, shared_volumes=shared_volumes, autoscaler=autoscaler),
                 opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": kube},
                                             depends_on=[self.system_group, service_addons]))

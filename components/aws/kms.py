@@ -34,6 +34,9 @@ class DataKeyArgs(Args):
     """The AWS partition of the ARNs in the key policy."""
     tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the key; none by default."""
+    rotation_days: Optional[int] = 90
+    """Days between automatic rotations of the key material, 90 to 2560 (AWS's own default is 365); 90 by default.
+    https://docs.aws.amazon.com/kms/latest/developerguide/rotate-keys.html"""
 
 
 class DataKey(Component):
@@ -104,6 +107,7 @@ class DataKey(Component):
             name,
             description=f"{name}: data at rest for the GPU cluster",
             enable_key_rotation=True,
+            rotation_period_in_days=args.rotation_days,
             deletion_window_in_days=DELETION_WINDOW_DAYS,
             policy=policy,
             tags=tags,

@@ -266,6 +266,13 @@ class GpuPlatform(Component):
                                                 "pod-security.kubernetes.io/enforce": "baseline"}}, opts=child)
             isolate_namespace(f"{name}-{ns_name}", ns_name, labels,
                               pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[ns_name]]))
+            if args.teams and ns_name not in args.teams:
+                # Kept for its data and identity (the trainer namespace); with teams, GPUs come through the teams'
+                # quotas and queues, so no container here may ask for one (as maxGpusPerPod caps a team's).
+                k8s.core.v1.LimitRange(f"{name}-ns-{ns_name}-no-gpus", metadata={
+                    "name": "no-gpus", "namespace": ns_name, "labels": labels},
+                    spec={"limits": [{"type": "Container", "max": {GPU_RESOURCE: "0"}}]},
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[ns_name]]))
         for team, spec in sorted(args.teams.items()):
             scoped = pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[team]])
             if args.queueing is None:  # with Kueue, every job in a team namespace is admitted against its queue

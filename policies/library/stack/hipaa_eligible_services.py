@@ -1,8 +1,14 @@
 """Only HIPAA-eligible AWS services in a stack that handles PHI.
 
 Eligible services: AWS HIPAA Eligible Services Reference
-(https://aws.amazon.com/compliance/hipaa-eligible-services-reference/). IAM and Budgets are not on it
-but hold no PHI (identities and spend limits), so they are accepted as configuration-only.
+(https://aws.amazon.com/compliance/hipaa-eligible-services-reference/). Eligibility is about where PHI goes: AWS
+says a HIPAA account may use any service, but must create, receive, maintain or transmit PHI only in eligible ones
+(https://aws.amazon.com/compliance/hipaa-compliance/), and the Security Rule protects electronic PHI, not the
+configuration around it (45 CFR 164.302 and 164.306(a); https://www.hhs.gov/hipaa/for-professionals/security/
+laws-regulations/index.html). Both read 2026-11-24. So services that only hold account and billing configuration
+are accepted: IAM (identities), Budgets (spend limits), Organizations, and Cost Explorer's cost allocation tag (it
+activates a tag key for billing reports; the stack's key is `gpu-cluster`, never data). A tag key or value must
+still hold no PHI, which is the user's to keep.
 """
 
 from ..refs import HIPAA
@@ -12,7 +18,7 @@ from ..rule import StackRule
 ELIGIBLE = ("ec2", "autoscaling", "ebs", "eks", "ecr", "s3", "fsx", "efs", "kms", "cloudtrail", "cloudwatch", "guardduty",
             "lb", "alb", "elasticloadbalancingv2", "secretsmanager", "sns", "sqs", "ssm", "backup", "rds",
             "dynamodb", "sagemaker", "batch", "route53", "acm", "securityhub", "config", "cloudformation")
-CONFIGURATION_ONLY = ("iam", "budgets", "organizations")
+CONFIGURATION_ONLY = ("iam", "budgets", "organizations", "costexplorer")
 
 
 def check(resources, config):
