@@ -411,7 +411,7 @@ def _system_group(spec: ClusterSpec) -> tuple[ResolvedSystemGroup, list[str]]:
         return (ResolvedSystemGroup(spec.system_nodes, instance_type, None, "no list price"),
                 [f"system: {instance_type} {why}; its nodes are left out of the cost estimate "
                  f"(set prices.{instance_type})"])
-    source = f"{shapes.sources[shape.sources.price]} as of {found.as_of} ({found.region})"
+    source = f"{shapes.sources[found.source or shape.sources.price]} as of {found.as_of} ({found.region})"
     return ResolvedSystemGroup(spec.system_nodes, instance_type, found.usd_per_hour, source), []
 
 

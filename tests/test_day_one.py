@@ -69,7 +69,9 @@ def test_system_nodes_are_priced_only_from_their_own_region():
     us = shipped_plan("research-a100")
     [item] = [i for i in us.cost.items if i.component == "system-nodes"]
     assert item.usd_per_hour == pytest.approx(2 * 0.192) and "us-east-1" in us.resolved.system.price_source
-    for stack, region in (("research-a100-eu", "eu-central-1"), ("startup-t4-aliyun", "cn-hangzhou")):
+    eu = shipped_plan("research-a100-eu").resolved.system  # eu-central-1's own price, not us-east-1's
+    assert eu.usd_per_hour == pytest.approx(0.23) and "(eu-central-1)" in eu.price_source
+    for stack, region in (("startup-t4-aliyun", "cn-hangzhou"),):
         plan = shipped_plan(stack)
         assert plan.resolved.system.usd_per_hour is None  # never another region's price
         assert any(n.startswith(f"system: {plan.resolved.system.instance_type} has no list price for {region}")

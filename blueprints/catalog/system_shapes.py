@@ -20,6 +20,7 @@ class RegionPrice(_Frozen):
     region: str
     usd_per_hour: float
     as_of: str
+    source: Optional[str] = None  # a key of `sources` where this row's source is not the shape's `sources.price`
 
 
 class SystemShapeSources(_Frozen):
