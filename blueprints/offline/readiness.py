@@ -428,6 +428,8 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
     findings += _identities(regs)
     findings += _api_reach(regs)
     findings += _budget_tag(regs)
+    from . import readiness_network  # noqa: PLC0415 - it imports Finding from here
+    findings += readiness_network.check(regs)
     return findings
 
 

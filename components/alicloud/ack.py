@@ -8,6 +8,7 @@ import pulumi_alicloud as alicloud
 
 from ..base import ALICLOUD, Args, Component, as_args
 
+POD_CIDR = "172.20.0.0/16"  # Flannel's pod network; the nodes' security group must let it in
 CONTROL_PLANE_LOGS = ("apiserver", "kcm", "scheduler", "ccm")
 
 
@@ -71,7 +72,7 @@ class AckCluster(Component):
         version = offered.metadatas.apply(lambda ms: newest_patch(kubernetes_version, [m.version for m in ms]))
         self.cluster = alicloud.cs.ManagedKubernetes(
             name, name=name, cluster_spec="ack.pro.small", version=version, vswitch_ids=list(vswitch_ids),
-            pod_cidr="172.20.0.0/16", service_cidr="172.21.0.0/20", security_group_id=security_group_id,
+            pod_cidr=POD_CIDR, service_cidr="172.21.0.0/20", security_group_id=security_group_id,
             new_nat_gateway=False, slb_internet_enabled=public_api,
             encryption_provider_key=kms_key_id, enable_rrsa=True,
             control_plane_log_components=list(CONTROL_PLANE_LOGS), control_plane_log_project=log_project,

@@ -14,7 +14,7 @@ from ..kubernetes.platform import MIG_CONFIG_LABEL, NODE_GROUP_LABEL, GpuPlatfor
 from ..providers import caller_provider
 from ..kubernetes.storage import SharedVolumeSpec, StorageClassSpec
 from ..policy_document import Statement
-from .ack import (AckAutoscaling, AckAutoscalingArgs, AckCluster, AckClusterArgs, GpuNodeGroup, NodeGroupArgs,
+from .ack import (POD_CIDR, AckAutoscaling, AckAutoscalingArgs, AckCluster, AckClusterArgs, GpuNodeGroup, NodeGroupArgs,
                   SystemNodeGroup)
 from .audit import AuditTrail, AuditTrailArgs, ThreatDetection, ThreatDetectionArgs
 from .kms import DataKey, DataKeyArgs
@@ -102,7 +102,7 @@ class GpuCluster(Component):
             region=args.region, account_id=account_id, retention_days=args.log_retention_days, kms_key_id=key.id,
             tags=tags, create_trail=args.audit_trail), opts=child)
         vpc = GpuNetwork(name, NetworkArgs(cidr=args.vpc_cidr, zone_ids=vswitch_zones, log_project=logs.project_name,
-                                           log_store=logs.flow_log_store, tags=tags), opts=child)
+                                           log_store=logs.flow_log_store, pod_cidr=POD_CIDR, tags=tags), opts=child)
         versions = dict(args.addon_versions)
         fs_args = args.file_system if args.file_system and args.file_system.kind in ("cpfs", "nas") else None
         ack = AckCluster(name, AckClusterArgs(
