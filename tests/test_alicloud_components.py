@@ -126,5 +126,6 @@ def test_data_bucket_access_is_logged_to_its_own_log_bucket(stack):
     plan = shipped_plan(stack)
     names = {b["bucket"] for b in resources(plan, "alicloud:oss/bucket:Bucket")}
     [logging] = resources(plan, "alicloud:oss/bucketLogging:BucketLogging")
-    assert logging["bucket"] == f"{stack}-data" and logging["targetBucket"] == f"{stack}-data-access-logs"
+    assert logging["bucket"].startswith(f"{stack}-data-")  # then the per-deployment suffix
+    assert logging["targetBucket"] == f"{logging['bucket']}-access-logs"
     assert names == {logging["bucket"], logging["targetBucket"]}

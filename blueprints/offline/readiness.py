@@ -428,8 +428,9 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
     findings += _identities(regs)
     findings += _api_reach(regs)
     findings += _budget_tag(regs)
-    from . import readiness_network  # noqa: PLC0415 - it imports Finding from here
+    from . import readiness_network, readiness_resources  # noqa: PLC0415 - they import Finding from here
     findings += readiness_network.check(regs)
+    findings += readiness_resources.check(regs)
     return findings
 
 

@@ -1,5 +1,6 @@
 """GpuCluster on Alibaba Cloud: ACK, GPU and system node pools, storage, identity and audit from one args object."""
 
+import hashlib
 import json
 from dataclasses import replace
 from typing import Optional
@@ -41,6 +42,17 @@ RRSA_ROLE_ANNOTATION = "pod-identity.alibabacloud.com/role-name"
 # Alibaba Cloud CSI drivers (disk, NAS/CPFS over NFS). https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/mount-a-statically-provisioned-nas-volume
 DISK_CSI_DRIVER = "diskplugin.csi.alibabacloud.com"
 NAS_CSI_DRIVER = "nasplugin.csi.alibabacloud.com"
+
+
+def global_name(base: str, account_id: pulumi.Input[str]) -> pulumi.Output[str]:
+    """`<base>-<8 hex>`: OSS bucket and SLS project names are shared by every customer, so a name made only of the
+    stack's name collides with anyone who deployed the same stack. The suffix is a hash of the account and the
+    base name: stable across `pulumi up` runs (no state of its own), different in every account."""
+    return pulumi.Output.from_input(account_id).apply(lambda account: unique_name(base, account))
+
+
+def unique_name(base: str, account: str) -> str:
+    return f"{base}-{hashlib.sha256(f'{account}/{base}'.encode()).hexdigest()[:8]}"
 
 
 class GpuCluster(Component):
@@ -100,7 +112,8 @@ class GpuCluster(Component):
         key = DataKey(f"{name}-data", DataKeyArgs(protect=production, tags=tags), opts=child)
         logs = AuditTrail(f"{name}-audit", AuditTrailArgs(
             region=args.region, account_id=account_id, retention_days=args.log_retention_days, kms_key_id=key.id,
-            tags=tags, create_trail=args.audit_trail), opts=child)
+            tags=tags, create_trail=args.audit_trail, project_name=global_name(f"{name}-audit", account_id)),
+            opts=child)
         vpc = GpuNetwork(name, NetworkArgs(cidr=args.vpc_cidr, zone_ids=vswitch_zones, log_project=logs.project_name,
                                            log_store=logs.flow_log_store, pod_cidr=POD_CIDR, tags=tags), opts=child)
         versions = dict(args.addon_versions)
@@ -169,7 +182,9 @@ class GpuCluster(Component):
         if objects is not None:
             bucket = DataBucket(f"{name}-data", BucketArgs(
                 kms_key_id=key.id, protect=production, noncurrent_version_days=objects.noncurrent_version_days,
-                infrequent_access_after_days=objects.infrequent_access_after_days, tags=tags), opts=child)
+                infrequent_access_after_days=objects.infrequent_access_after_days, tags=tags,
+                bucket_name=global_name(f"{name}-data", account_id),
+                cpfs_data_flow=bool(objects.cache and fs_args is not None and fs_args.kind == "cpfs")), opts=child)
             grants += bucket.grant_read_write("checkpoints") + bucket.grant_read_write("datasets")
             outputs["data_bucket"] = bucket.name
             outputs["checkpoints_uri"] = pulumi.Output.concat("oss://", bucket.name, "/checkpoints/")
