@@ -87,8 +87,10 @@ class ThreatDetection(Component):
 
     def __init__(self, name: str, args: ThreatDetectionArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
+        # threat_analysis_switch1 is a string "0"/"1" in the provider (pulumi-alicloud 4.0.0
+        # threatdetection/instance.py: `threat_analysis_switch1: pulumi.Input[Optional[str]]`).
         self.instance = alicloud.threatdetection.Instance(
-            name, payment_type="PayAsYouGo", post_paid_flag=1, threat_analysis_switch1=True,
+            name, payment_type="PayAsYouGo", post_paid_flag=1, threat_analysis_switch1="1",
             opts=pulumi.ResourceOptions(parent=self))
         self.instance_id = self.instance.id
         self.register_outputs({"instance_id": self.instance_id})

@@ -132,7 +132,10 @@ class GpuCluster(Component):
             security_group_id=vpc.security_group.id, kms_key_id=key.id, min_nodes=system.min_nodes,
             desired_nodes=system.desired_nodes, max_nodes=system.max_nodes,
             labels={NODE_GROUP_LABEL: SYSTEM_GROUP}, root_volume_gib=system.root_volume_gib,
-            mlps_hardening=mlps, autoscaling=scaling is not None, data_disk_gib=100, tags=tags), opts=child)
+            # Never elastic: ACK labels nodes of auto-scaling pools k8s.aliyun.com=true, and components that must
+            # not be scaled in (CoreDNS, metrics-server, webhooks) keep off such nodes, so they would find none.
+            # https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/auto-scaling-of-nodes
+            mlps_hardening=mlps, autoscaling=False, data_disk_gib=100, tags=tags), opts=child)
 
         def vswitch_in(group: Optional[str]) -> pulumi.Output[str]:
             """The vSwitch in a pool's zone (None: the cluster's zone)."""
