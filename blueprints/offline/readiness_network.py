@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from ..catalog.cluster_network import network_facts
 from .engine import Registration
-from .readiness import ACK_CLUSTER, BLOCKING, NODE_POOL, Finding
+from .readiness import ACK_CLUSTER, BLOCKING, NODE_POOL, WARNING, Finding
 
 ALI_SG, ALI_RULE = "alicloud:ecs/securityGroup:SecurityGroup", "alicloud:ecs/securityGroupRule:SecurityGroupRule"
 ALI_VPC = "alicloud:vpc/network:Network"
@@ -147,6 +147,23 @@ def _aws(regs: Sequence[Registration]) -> list[Finding]:
     return findings
 
 
+def _erdma_on_terway(regs: Sequence[Registration]) -> list[Finding]:
+    """Terway manages a node's secondary ENIs; left alone it may take the eRDMA ones (ACK: use eRDMA)."""
+    terway = network_facts()["network_policy"]["alicloud"]["enforcing_addons"]
+    clusters = [r for r in regs if r.type == ACK_CLUSTER
+                and any(a.get("name") in terway for a in r.inputs.get("addons") or [])]
+    erdma = [r.name for r in regs if r.type == NODE_POOL
+             and any(label.get("key") == "alibabacloud.com/erdma" for label in r.inputs.get("labels") or [])]
+    if not clusters or not erdma:
+        return []
+    return [Finding("erdma-terway", WARNING, clusters[0].name,
+                    f"eRDMA pools ({', '.join(sorted(erdma))}) on a Terway cluster: Terway must be told to leave the "
+                    "eRDMA ENIs alone (its ENI whitelist) or it may take them",
+                    "configure Terway's ENI whitelist before the eRDMA controller runs (ACK: use eRDMA in ACK "
+                    "clusters, https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/"
+                    "use-erdma-in-ack-clusters)")]
+
+
 def check(registrations: Iterable[Registration]) -> list[Finding]:
     regs = list(registrations)
-    return _alicloud(regs) + _aws(regs)
+    return _alicloud(regs) + _aws(regs) + _erdma_on_terway(regs)

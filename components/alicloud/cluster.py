@@ -15,7 +15,7 @@ from ..kubernetes.platform import MIG_CONFIG_LABEL, NODE_GROUP_LABEL, GpuPlatfor
 from ..providers import caller_provider
 from ..kubernetes.storage import SharedVolumeSpec, StorageClassSpec
 from ..policy_document import Statement
-from .ack import (POD_CIDR, AckAutoscaling, AckAutoscalingArgs, AckCluster, AckClusterArgs, GpuNodeGroup, NodeGroupArgs,
+from .ack import (AckAutoscaling, AckAutoscalingArgs, AckCluster, AckClusterArgs, GpuNodeGroup, NodeGroupArgs,
                   SystemNodeGroup)
 from .audit import AuditTrail, AuditTrailArgs, ThreatDetection, ThreatDetectionArgs
 from .kms import DataKey, DataKeyArgs
@@ -28,10 +28,13 @@ TRAINING_SERVICE_ACCOUNT = "trainer"
 SYSTEM_GROUP = "system"
 SHARED_CLAIM = "shared-data"
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"  # what NVIDIA's device plugin and exporter charts select on
-# Add-ons installed with the cluster. Listing add-ons replaces ACK's default set, so the network plugin the
-# cluster uses with pod_cidr (Flannel) is named too; ACK Pro runs the managed CSI provisioner in its control
-# plane. https://www.alibabacloud.com/help/en/ack/product-overview/csi-provisioner
-CREATE_ADDONS = ("flannel", "csi-plugin", "managed-csiprovisioner")
+# Add-ons installed with the cluster. Listing add-ons replaces ACK's default set, so the network plugin is named
+# too: Terway (shared-ENI terway-eniip), the plugin that enforces NetworkPolicy, with it enabled (Flannel does not
+# enforce it; the plugin is fixed when ACK creates the cluster). ACK Pro runs the managed CSI provisioner in its
+# control plane. https://www.alibabacloud.com/help/en/ack/product-overview/csi-provisioner
+# https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/use-network-policies
+CREATE_ADDONS = ("terway-eniip", "csi-plugin", "managed-csiprovisioner")
+ADDON_CONFIGS = {"terway-eniip": json.dumps({"NetworkPolicy": "true", "ENITrunking": "false", "IPVlan": "false"})}
 # CPFS over NFS needs the CPFS-NFS client on the nodes, which the cnfs-nas-daemon add-on installs.
 # https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/cpfs-volume-overview
 CPFS_ADDONS = ("cnfs-nas-daemon",)
@@ -115,7 +118,8 @@ class GpuCluster(Component):
             tags=tags, create_trail=args.audit_trail, project_name=global_name(f"{name}-audit", account_id)),
             opts=child)
         vpc = GpuNetwork(name, NetworkArgs(cidr=args.vpc_cidr, zone_ids=vswitch_zones, log_project=logs.project_name,
-                                           log_store=logs.flow_log_store, pod_cidr=POD_CIDR, tags=tags), opts=child)
+                                           log_store=logs.flow_log_store, pod_vswitches=True, tags=tags),
+                         opts=child)
         versions = dict(args.addon_versions)
         fs_args = args.file_system if args.file_system and args.file_system.kind in ("cpfs", "nas") else None
         ack = AckCluster(name, AckClusterArgs(
@@ -123,7 +127,8 @@ class GpuCluster(Component):
             log_project=logs.project_name, log_ttl_days=args.log_retention_days, public_api=args.public_api,
             kubernetes_version=args.kubernetes_version, protect=production, tags=tags,
             addons={a: versions.get(a) for a in CREATE_ADDONS
-                    + (CPFS_ADDONS if fs_args and fs_args.kind == "cpfs" else ())}), opts=child)
+                    + (CPFS_ADDONS if fs_args and fs_args.kind == "cpfs" else ())},
+            addon_configs=ADDON_CONFIGS, pod_vswitch_ids=[v.id for v in vpc.pod_vswitches]), opts=child)
         mlps = args.mlps_hardening
         scaling = args.autoscaling
         system = args.system

@@ -22,6 +22,9 @@ class NetworkArgs(Args):
     """The SLS project for flow logs."""
     log_store: pulumi.Input[str]
     """The logstore for flow logs."""
+    pod_vswitches: Optional[bool] = False
+    """Terway: two more vSwitches (the VPC's other two quarters, same zones) that pods take addresses from; off by
+    default."""
     pod_cidr: Optional[str] = None
     """Flannel's pod CIDR, allowed in and out of the nodes' group; None (default, or Terway) adds no such rules."""
     tags: Optional[Mapping[str, str]] = field(default_factory=dict)
@@ -63,6 +66,13 @@ class GpuNetwork(Component):
                                 vswitch_name=f"{name}-{i}", tags=tags, opts=child)
             for i in range(2)
         ]
+        # Terway gives pods VPC addresses from vSwitches of their own in the nodes' zones.
+        # https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/use-network-policies
+        self.pod_vswitches = [
+            alicloud.vpc.Switch(f"{name}-pods-{i}", vpc_id=self.vpc.id, cidr_block=str(subnets[2 + i]),
+                                zone_id=zones[i], vswitch_name=f"{name}-pods-{i}", tags=tags, opts=child)
+            for i in range(2)
+        ] if args.pod_vswitches else []
         nat = alicloud.vpc.NatGateway(name, vpc_id=self.vpc.id, vswitch_id=self.vswitches[0].id, nat_type="Enhanced",
                                       payment_type="PayAsYouGo", nat_gateway_name=name, tags=tags, opts=child)
         eip = alicloud.ecs.EipAddress(f"{name}-nat", address_name=f"{name}-nat", internet_charge_type="PayByTraffic",
