@@ -78,3 +78,15 @@ def test_names_made_of_the_stack_name_only_are_blocking(stack):
     found = [f for f in readiness_resources.check(regs) if f.check == "global-name"]
     assert {f.resource for f in found} == {r.name for r in regs if r.type in (BUCKET, PROJECT)}
     assert all(f.level == BLOCKING for f in found)
+
+
+def test_every_network_fact_names_a_source_it_defines():
+    from blueprints.catalog.cluster_network import network_facts
+
+    facts = network_facts()
+    cited = [f["source"] for cloud in facts["node_egress"].values() for f in cloud]
+    cited += [f["source"] for f in facts["required_tags"] + facts["global_names"]]
+    cited += [f["source"] for f in facts["default_egress"].values()]
+    cited += [f["source"] for f in facts["network_policy"].values()]
+    assert cited and set(cited) <= set(facts["sources"])
+    assert all("read 2026-" in text for text in facts["sources"].values())

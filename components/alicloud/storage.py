@@ -147,6 +147,9 @@ class SharedFileSystem(Component):
         flavour = ({"file_system_type": "cpfs", "protocol_type": "cpfs", "storage_type": "advance_100"}
                    if kind == "cpfs" else
                    {"file_system_type": "extreme", "protocol_type": "NFS", "storage_type": "standard"})
+        # encrypt_type 2 (a KMS key of ours): NAS extreme per the provider's docstring, and CPFS General-purpose per
+        # CPFS's own guide (server-side encryption, DEK under a CMK you name in KMS), which is newer than the NAS API
+        # note limiting EncryptType to standard/extreme. https://www.alibabacloud.com/help/en/cpfs/data-encryption
         self.file_system = alicloud.nas.FileSystem(
             name, capacity=size_gib, encrypt_type=2, kms_key_id=kms_key_id, vpc_id=vpc_id, vswitch_id=vswitch_id,
             zone_id=zone_id, description=f"{name}: shared data for GPU nodes", tags=tags,
