@@ -71,8 +71,10 @@ def test_actiontrail_covers_all_regions_and_events_kept_at_least_180_days(stack)
 
 @pytest.mark.parametrize("stack", ALI_STACKS)
 def test_no_security_group_rule_opens_to_the_internet(stack):
+    # Inbound: nothing from the internet. Outbound to the internet: HTTPS only (public registries through NAT).
     for rule in resources(shipped_plan(stack), "alicloud:ecs/securityGroupRule:SecurityGroupRule"):
-        assert rule.get("cidrIp") != "0.0.0.0/0"
+        if rule.get("cidrIp") == "0.0.0.0/0":
+            assert (rule["type"], rule["ipProtocol"], rule["portRange"]) == ("egress", "tcp", "443/443")
 
 
 @pytest.mark.parametrize("stack", ALI_STACKS)
@@ -128,5 +130,22 @@ def test_data_bucket_access_is_logged_to_its_own_log_bucket(stack):
     plan = shipped_plan(stack)
     names = {b["bucket"] for b in resources(plan, "alicloud:oss/bucket:Bucket")}
     [logging] = resources(plan, "alicloud:oss/bucketLogging:BucketLogging")
-    assert logging["bucket"] == f"{stack}-data" and logging["targetBucket"] == f"{stack}-data-access-logs"
+    assert logging["bucket"].startswith(f"{stack}-data-")  # then the per-deployment suffix
+    assert logging["targetBucket"] == f"{logging['bucket']}-access-logs"
     assert names == {logging["bucket"], logging["targetBucket"]}
+
+
+@pytest.mark.parametrize("stack", ALI_STACKS)
+def test_security_center_switch_is_the_providers_string(stack):
+    # pulumi-alicloud 4.0.0 types threat_analysis_switch1 as a string "0"/"1"; a boolean is not a valid value.
+    for instance in resources(shipped_plan(stack), "alicloud:threatdetection/instance:Instance"):
+        assert instance["threatAnalysisSwitch1"] == "1"
+
+
+@pytest.mark.parametrize("stack", ALI_STACKS)
+def test_the_system_pool_is_never_elastic_so_coredns_has_nodes(stack):
+    # Nodes of an auto-scaling pool are labelled k8s.aliyun.com=true, which CoreDNS and metrics-server avoid.
+    plan = shipped_plan(stack)
+    system = [r.inputs for r in plan.registrations
+              if r.type == "alicloud:cs/nodePool:NodePool" and r.name.endswith("-system")]
+    assert system and all(p["scalingConfig"]["enable"] is False and p["desiredSize"] >= 1 for p in system)

@@ -137,7 +137,8 @@ def test_ack_installs_csi_and_pod_identity_addons(stack):
     [cluster] = resources(plan, "alicloud:cs/managedKubernetes:ManagedKubernetes")
     names = [a["name"] for a in cluster["addons"]]
     cpfs = plan.resolved.spec.storage.parallel_fs.type == "cpfs"
-    assert names == sorted(["flannel", "csi-plugin", "managed-csiprovisioner"] + (["cnfs-nas-daemon"] if cpfs else []))
+    expected = ["terway-eniip", "csi-plugin", "managed-csiprovisioner"] + (["cnfs-nas-daemon"] if cpfs else [])
+    assert names == sorted(expected)
     assert "ack-pod-identity-webhook" in [a["name"] for a in resources(plan, "alicloud:cs/kubernetesAddon:KubernetesAddon")]
 
 

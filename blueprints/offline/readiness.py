@@ -428,11 +428,11 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
     findings += _identities(regs)
     findings += _api_reach(regs)
     findings += _budget_tag(regs)
-    from . import readiness_keys, readiness_queues, readiness_quotas  # they import Pool and Finding from here
+    from . import (readiness_keys, readiness_network, readiness_queues,  # they import Pool and Finding from here
+                   readiness_quotas, readiness_resources)
 
-    findings += readiness_quotas.check(regs)
-    findings += readiness_queues.check(regs)
-    findings += readiness_keys.check(regs)
+    for extra in (readiness_quotas, readiness_queues, readiness_keys, readiness_network, readiness_resources):
+        findings += extra.check(regs)
     return findings
 
 

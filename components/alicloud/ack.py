@@ -8,6 +8,7 @@ import pulumi_alicloud as alicloud
 
 from ..base import ALICLOUD, Args, Component, as_args
 
+POD_CIDR = "172.20.0.0/16"  # Flannel's pod network; the nodes' security group must let it in
 CONTROL_PLANE_LOGS = ("apiserver", "kcm", "scheduler", "ccm")
 
 
@@ -46,6 +47,11 @@ class AckClusterArgs(Args):
     addons: Optional[Mapping[str, Optional[str]]] = field(default_factory=dict)
     """Add-ons installed at creation (name -> version, or None for ACK's current release); ACK applies this list
     only when it creates the cluster, later changes go through cs.KubernetesAddon. Empty: ACK's default set."""
+    addon_configs: Optional[Mapping[str, str]] = field(default_factory=dict)
+    """Add-on name -> its JSON configuration at creation (Terway's `NetworkPolicy`); none by default."""
+    pod_vswitch_ids: Optional[Sequence[pulumi.Input[str]]] = None
+    """Terway's pod vSwitches (same zones as the nodes'): pods get VPC addresses from them and no pod CIDR is set.
+    None (default): Flannel on `POD_CIDR`. ACK fixes the network plugin when it creates the cluster."""
     tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the cluster; none by default."""
 
@@ -71,13 +77,16 @@ class AckCluster(Component):
         version = offered.metadatas.apply(lambda ms: newest_patch(kubernetes_version, [m.version for m in ms]))
         self.cluster = alicloud.cs.ManagedKubernetes(
             name, name=name, cluster_spec="ack.pro.small", version=version, vswitch_ids=list(vswitch_ids),
-            pod_cidr="172.20.0.0/16", service_cidr="172.21.0.0/20", security_group_id=security_group_id,
+            **({"pod_vswitch_ids": list(args.pod_vswitch_ids)} if args.pod_vswitch_ids is not None
+               else {"pod_cidr": POD_CIDR}),
+            service_cidr="172.21.0.0/20", security_group_id=security_group_id,
             new_nat_gateway=False, slb_internet_enabled=public_api,
             encryption_provider_key=kms_key_id, enable_rrsa=True,
             control_plane_log_components=list(CONTROL_PLANE_LOGS), control_plane_log_project=log_project,
             control_plane_log_ttl=str(log_ttl_days),
             audit_log_config={"enabled": True, "sls_project_name": log_project},
-            addons=[{"name": addon, **({"version": version} if version else {})}
+            addons=[{"name": addon, **({"version": version} if version else {}),
+                     **({"config": args.addon_configs[addon]} if addon in args.addon_configs else {})}
                     for addon, version in sorted((addons or {}).items())] or None,
             deletion_protection=protect, tags=tags, opts=pulumi.ResourceOptions(parent=self))
         self.id = self.cluster_id = self.cluster.id

@@ -23,6 +23,9 @@ class AuditTrailArgs(Args):
     """How long every logstore keeps logs; a year by default (MLPS level 3 asks at least 180 days)."""
     tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the project; none by default."""
+    project_name: Optional[pulumi.Input[str]] = None
+    """The SLS project's name, unique across every Alibaba Cloud account; None (default) uses the resource name,
+    which must then be unique."""
     create_trail: Optional[bool] = True
     """Declare ActionTrail over every region into the project; off when the account already has one (an
     organisation trail). The project still keeps flow and control-plane logs."""
@@ -44,7 +47,8 @@ class AuditTrail(Component):
         region, account_id, retention_days = args.region, args.account_id, args.retention_days
         kms_key_id, tags = args.kms_key_id, dict(args.tags)
         child = pulumi.ResourceOptions(parent=self)
-        self.project = alicloud.log.Project(name, project_name=name, description="GPU cluster audit and flow logs",
+        self.project = alicloud.log.Project(name, project_name=args.project_name if args.project_name is not None
+                                            else name, description="GPU cluster audit and flow logs",
                                             tags=tags, opts=child)
         encrypt = {"enable": True, "encrypt_type": "default",
                    "user_cmk_info": {"cmk_key_id": kms_key_id, "arn": pulumi.Output.concat(
@@ -83,8 +87,10 @@ class ThreatDetection(Component):
 
     def __init__(self, name: str, args: ThreatDetectionArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
+        # threat_analysis_switch1 is a string "0"/"1" in the provider (pulumi-alicloud 4.0.0
+        # threatdetection/instance.py: `threat_analysis_switch1: pulumi.Input[Optional[str]]`).
         self.instance = alicloud.threatdetection.Instance(
-            name, payment_type="PayAsYouGo", post_paid_flag=1, threat_analysis_switch1=True,
+            name, payment_type="PayAsYouGo", post_paid_flag=1, threat_analysis_switch1="1",
             opts=pulumi.ResourceOptions(parent=self))
         self.instance_id = self.instance.id
         self.register_outputs({"instance_id": self.instance_id})

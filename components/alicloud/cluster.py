@@ -1,5 +1,6 @@
 """GpuCluster on Alibaba Cloud: ACK, GPU and system node pools, storage, identity and audit from one args object."""
 
+import hashlib
 import json
 from dataclasses import replace
 from typing import Mapping, Optional
@@ -27,10 +28,13 @@ TRAINING_SERVICE_ACCOUNT = "trainer"
 SYSTEM_GROUP = "system"
 SHARED_CLAIM = "shared-data"
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"  # what NVIDIA's device plugin and exporter charts select on
-# Add-ons installed with the cluster. Listing add-ons replaces ACK's default set, so the network plugin the
-# cluster uses with pod_cidr (Flannel) is named too; ACK Pro runs the managed CSI provisioner in its control
-# plane. https://www.alibabacloud.com/help/en/ack/product-overview/csi-provisioner
-CREATE_ADDONS = ("flannel", "csi-plugin", "managed-csiprovisioner")
+# Add-ons installed with the cluster. Listing add-ons replaces ACK's default set, so the network plugin is named
+# too: Terway (shared-ENI terway-eniip), the plugin that enforces NetworkPolicy, with it enabled (Flannel does not
+# enforce it; the plugin is fixed when ACK creates the cluster). ACK Pro runs the managed CSI provisioner in its
+# control plane. https://www.alibabacloud.com/help/en/ack/product-overview/csi-provisioner
+# https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/use-network-policies
+CREATE_ADDONS = ("terway-eniip", "csi-plugin", "managed-csiprovisioner")
+ADDON_CONFIGS = {"terway-eniip": json.dumps({"NetworkPolicy": "true", "ENITrunking": "false", "IPVlan": "false"})}
 # CPFS over NFS needs the CPFS-NFS client on the nodes, which the cnfs-nas-daemon add-on installs.
 # https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/cpfs-volume-overview
 CPFS_ADDONS = ("cnfs-nas-daemon",)
@@ -41,6 +45,17 @@ RRSA_ROLE_ANNOTATION = "pod-identity.alibabacloud.com/role-name"
 # Alibaba Cloud CSI drivers (disk, NAS/CPFS over NFS). https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/mount-a-statically-provisioned-nas-volume
 DISK_CSI_DRIVER = "diskplugin.csi.alibabacloud.com"
 NAS_CSI_DRIVER = "nasplugin.csi.alibabacloud.com"
+
+
+def global_name(base: str, account_id: pulumi.Input[str]) -> pulumi.Output[str]:
+    """`<base>-<8 hex>`: OSS bucket and SLS project names are shared by every customer, so a name made only of the
+    stack's name collides with anyone who deployed the same stack. The suffix is a hash of the account and the
+    base name: stable across `pulumi up` runs (no state of its own), different in every account."""
+    return pulumi.Output.from_input(account_id).apply(lambda account: unique_name(base, account))
+
+
+def unique_name(base: str, account: str) -> str:
+    return f"{base}-{hashlib.sha256(f'{account}/{base}'.encode()).hexdigest()[:8]}"
 
 
 class GpuCluster(Component):
@@ -104,9 +119,11 @@ class GpuCluster(Component):
                                                   kms_instance_id=args.kms_instance_id), opts=child)
         logs = AuditTrail(f"{name}-audit", AuditTrailArgs(
             region=args.region, account_id=account_id, retention_days=args.log_retention_days, kms_key_id=key.id,
-            tags=tags, create_trail=args.audit_trail), opts=child)
+            tags=tags, create_trail=args.audit_trail, project_name=global_name(f"{name}-audit", account_id)),
+            opts=child)
         vpc = GpuNetwork(name, NetworkArgs(cidr=args.vpc_cidr, zone_ids=vswitch_zones, log_project=logs.project_name,
-                                           log_store=logs.flow_log_store, tags=tags), opts=child)
+                                           log_store=logs.flow_log_store, pod_vswitches=True, tags=tags),
+                         opts=child)
         versions = dict(args.addon_versions)
         fs_args = args.file_system if args.file_system and args.file_system.kind in ("cpfs", "nas") else None
         ack = AckCluster(name, AckClusterArgs(
@@ -114,7 +131,8 @@ class GpuCluster(Component):
             log_project=logs.project_name, log_ttl_days=args.log_retention_days, public_api=args.public_api,
             kubernetes_version=args.kubernetes_version, protect=production, tags=tags,
             addons={a: versions.get(a) for a in CREATE_ADDONS
-                    + (CPFS_ADDONS if fs_args and fs_args.kind == "cpfs" else ())}), opts=child)
+                    + (CPFS_ADDONS if fs_args and fs_args.kind == "cpfs" else ())},
+            addon_configs=ADDON_CONFIGS, pod_vswitch_ids=[v.id for v in vpc.pod_vswitches]), opts=child)
         mlps = args.mlps_hardening
         scaling = args.autoscaling
         system = args.system
@@ -123,7 +141,10 @@ class GpuCluster(Component):
             security_group_id=vpc.security_group.id, kms_key_id=key.id, min_nodes=system.min_nodes,
             desired_nodes=system.desired_nodes, max_nodes=system.max_nodes,
             labels={NODE_GROUP_LABEL: SYSTEM_GROUP}, root_volume_gib=system.root_volume_gib,
-            mlps_hardening=mlps, autoscaling=scaling is not None, data_disk_gib=100, tags=tags), opts=child)
+            # Never elastic: ACK labels nodes of auto-scaling pools k8s.aliyun.com=true, and components that must
+            # not be scaled in (CoreDNS, metrics-server, webhooks) keep off such nodes, so they would find none.
+            # https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/auto-scaling-of-nodes
+            mlps_hardening=mlps, autoscaling=False, data_disk_gib=100, tags=tags), opts=child)
 
         def vswitch_in(group: Optional[str]) -> pulumi.Output[str]:
             """The vSwitch in a pool's zone (None: the cluster's zone)."""
@@ -175,7 +196,9 @@ class GpuCluster(Component):
         if objects is not None:
             bucket = DataBucket(f"{name}-data", BucketArgs(
                 kms_key_id=key.id, protect=production, noncurrent_version_days=objects.noncurrent_version_days,
-                infrequent_access_after_days=objects.infrequent_access_after_days, tags=tags), opts=child)
+                infrequent_access_after_days=objects.infrequent_access_after_days, tags=tags,
+                bucket_name=global_name(f"{name}-data", account_id),
+                cpfs_data_flow=bool(objects.cache and fs_args is not None and fs_args.kind == "cpfs")), opts=child)
             grants += bucket.grant_read_write("checkpoints") + bucket.grant_read_write("datasets")
             outputs["data_bucket"] = bucket.name
             outputs["checkpoints_uri"] = pulumi.Output.concat("oss://", bucket.name, "/checkpoints/")

@@ -22,8 +22,22 @@ class NetworkArgs(Args):
     """The SLS project for flow logs."""
     log_store: pulumi.Input[str]
     """The logstore for flow logs."""
+    pod_vswitches: Optional[bool] = False
+    """Terway: two more vSwitches (the VPC's other two quarters, same zones) that pods take addresses from; off by
+    default."""
+    pod_cidr: Optional[str] = None
+    """Flannel's pod CIDR, allowed in and out of the nodes' group; None (default, or Terway) adds no such rules."""
     tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on every resource; none by default."""
+
+
+# An enterprise group denies outbound traffic and isolates its members unless a rule allows it, and ACK adds no rule
+# to a group you bring. Least privilege per ACK: everything to Alibaba Cloud services (100.64.0.0/10: DNS, internal
+# OSS and ACR endpoints), everything inside the VPC (other nodes, the API server's internal CLB on 6443, file system
+# mount targets) and, for images and charts from public registries through the NAT gateway, HTTPS anywhere.
+# https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/configure-security-group-rules-to-enforce-access-control-on-ack-clusters
+# https://www.alibabacloud.com/help/en/ecs/user-guide/basic-security-groups-and-advanced-security-groups
+CLOUD_SERVICES_CIDR = "100.64.0.0/10"
 
 
 class GpuNetwork(Component):
@@ -52,6 +66,13 @@ class GpuNetwork(Component):
                                 vswitch_name=f"{name}-{i}", tags=tags, opts=child)
             for i in range(2)
         ]
+        # Terway gives pods VPC addresses from vSwitches of their own in the nodes' zones.
+        # https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/use-network-policies
+        self.pod_vswitches = [
+            alicloud.vpc.Switch(f"{name}-pods-{i}", vpc_id=self.vpc.id, cidr_block=str(subnets[2 + i]),
+                                zone_id=zones[i], vswitch_name=f"{name}-pods-{i}", tags=tags, opts=child)
+            for i in range(2)
+        ] if args.pod_vswitches else []
         nat = alicloud.vpc.NatGateway(name, vpc_id=self.vpc.id, vswitch_id=self.vswitches[0].id, nat_type="Enhanced",
                                       payment_type="PayAsYouGo", nat_gateway_name=name, tags=tags, opts=child)
         eip = alicloud.ecs.EipAddress(f"{name}-nat", address_name=f"{name}-nat", internet_charge_type="PayByTraffic",
@@ -61,13 +82,23 @@ class GpuNetwork(Component):
         for i, vswitch in enumerate(self.vswitches):
             alicloud.vpc.SnatEntry(f"{name}-snat-{i}", snat_table_id=nat.snat_table_ids, source_vswitch_id=vswitch.id,
                                    snat_ip=eip.ip_address, opts=pulumi.ResourceOptions(parent=self, depends_on=[bind]))
-        # Nodes talk to each other and out through NAT; nothing comes in from the internet.
+        # Nodes talk to each other, to cloud services and out through NAT (rules below); nothing comes in from outside.
         self.security_group = alicloud.ecs.SecurityGroup(
             name, vpc_id=self.vpc.id, security_group_name=name, security_group_type="enterprise",
             description="GPU nodes: intra-VPC only", tags=tags, opts=child)
         alicloud.ecs.SecurityGroupRule(f"{name}-intra-vpc", type="ingress", ip_protocol="all", port_range="-1/-1",
                                        cidr_ip=cidr, policy="accept", priority=1, security_group_id=self.security_group.id,
                                        description="all traffic from inside the VPC (eRDMA, NCCL, kubelet)", opts=child)
+        rules = [("egress-vpc", "all", "-1/-1", cidr, "to nodes, the API server (6443) and mount targets in the VPC"),
+                 ("egress-cloud-services", "all", "-1/-1", CLOUD_SERVICES_CIDR, "to Alibaba Cloud DNS, OSS, ACR"),
+                 ("egress-https", "tcp", "443/443", "0.0.0.0/0", "HTTPS through NAT: public registries, charts")]
+        if args.pod_cidr:
+            rules += [("ingress-pods", "all", "-1/-1", args.pod_cidr, "from pods (Flannel routes pod traffic)"),
+                      ("egress-pods", "all", "-1/-1", args.pod_cidr, "to pods on other nodes (Flannel)")]
+        for rule, protocol, ports, to, why in rules:
+            alicloud.ecs.SecurityGroupRule(f"{name}-{rule}", type=rule.split("-")[0], ip_protocol=protocol,
+                                           port_range=ports, cidr_ip=to, policy="accept", priority=1,
+                                           security_group_id=self.security_group.id, description=why, opts=child)
         alicloud.vpc.FlowLog(name, resource_type="VPC", resource_id=self.vpc.id, traffic_type="All",
                              project_name=log_project, log_store_name=log_store, flow_log_name=name,
                              tags=tags, opts=child)

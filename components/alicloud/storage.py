@@ -26,6 +26,12 @@ class BucketArgs(Args):
     """Move objects to IA after this many days; None (default) keeps them in Standard."""
     tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the bucket; none by default."""
+    bucket_name: Optional[pulumi.Input[str]] = None
+    """The bucket's name, unique across every OSS customer (the access-log bucket appends `-access-logs`); None
+    (default) uses the resource name, which must then be unique across OSS."""
+    cpfs_data_flow: Optional[bool] = False
+    """Tag the bucket `cpfs-dataflow: true`, without which a CPFS data flow cannot read it; off by default.
+    https://www.alibabacloud.com/help/en/cpfs/user-guide/manage-data-flows"""
     access_logs: Optional[bool] = True
     """OSS access logging into a companion `<name>-access-logs` bucket with the same key and protections, so every
     object read and write is recorded (MLPS 8.1.4.3, HIPAA 164.312(b)); on by default. The log bucket itself is not
@@ -52,8 +58,11 @@ class DataBucket(Component):
                 "abort_multipart_uploads": [{"days": 7}]}
         if infrequent_access_after_days:
             rule["transitions"] = [{"days": infrequent_access_after_days, "storage_class": "IA"}]
+        if args.cpfs_data_flow:
+            tags["cpfs-dataflow"] = "true"
+        bucket_name = args.bucket_name if args.bucket_name is not None else name
         self.bucket = alicloud.oss.Bucket(
-            name, bucket=name, acl="private", storage_class="Standard", redundancy_type="ZRS",
+            name, bucket=bucket_name, acl="private", storage_class="Standard", redundancy_type="ZRS",
             server_side_encryption_rule={"sse_algorithm": "KMS", "kms_master_key_id": kms_key_id},
             versioning={"status": "Enabled"}, lifecycle_rules=[rule], force_destroy=not protect,
             tags=tags, opts=pulumi.ResourceOptions(parent=self, protect=protect))
@@ -68,7 +77,9 @@ class DataBucket(Component):
         if access_logs:
             logs = DataBucket(f"{name}-access-logs", BucketArgs(
                 kms_key_id=kms_key_id, protect=protect, noncurrent_version_days=noncurrent_version_days,
-                infrequent_access_after_days=None, tags=tags, access_logs=False),
+                infrequent_access_after_days=None, tags=dict(args.tags), access_logs=False,
+                bucket_name=pulumi.Output.concat(bucket_name, "-access-logs") if args.bucket_name is not None
+                else None),
                 opts=pulumi.ResourceOptions(parent=self))
             alicloud.oss.BucketLogging(name, bucket=self.bucket.bucket, target_bucket=logs.name,
                                        target_prefix="access-logs/", opts=pulumi.ResourceOptions(parent=self))
@@ -136,6 +147,9 @@ class SharedFileSystem(Component):
         flavour = ({"file_system_type": "cpfs", "protocol_type": "cpfs", "storage_type": "advance_100"}
                    if kind == "cpfs" else
                    {"file_system_type": "extreme", "protocol_type": "NFS", "storage_type": "standard"})
+        # encrypt_type 2 (a KMS key of ours): NAS extreme per the provider's docstring, and CPFS General-purpose per
+        # CPFS's own guide (server-side encryption, DEK under a CMK you name in KMS), which is newer than the NAS API
+        # note limiting EncryptType to standard/extreme. https://www.alibabacloud.com/help/en/cpfs/data-encryption
         self.file_system = alicloud.nas.FileSystem(
             name, capacity=size_gib, encrypt_type=2, kms_key_id=kms_key_id, vpc_id=vpc_id, vswitch_id=vswitch_id,
             zone_id=zone_id, description=f"{name}: shared data for GPU nodes", tags=tags,

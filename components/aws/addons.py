@@ -6,6 +6,7 @@ system node group exists, so EKS can report them healthy.
 https://docs.aws.amazon.com/eks/latest/userguide/eks-add-ons.html
 """
 
+import json
 from dataclasses import dataclass, field
 from typing import Mapping, Optional, Sequence
 
@@ -18,6 +19,10 @@ from .iam import WorkloadRole, WorkloadRoleArgs
 
 BEFORE_NODES = ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
 AFTER_NODES = ("coredns", "aws-ebs-csi-driver", "aws-fsx-csi-driver")
+# The VPC CNI enforces NetworkPolicy only with its network policy agent on (add-on v1.14.0 and later; nodes with
+# kernel 5.10+ and the BPF file system mounted, as the EKS AL2023 AMIs have): without it, policies are accepted and
+# ignored. https://docs.aws.amazon.com/eks/latest/userguide/cni-network-policy-configure.html
+CONFIGURATIONS = {"vpc-cni": json.dumps({"enableNetworkPolicy": "true"})}
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,8 @@ class EksAddonsArgs(Args):
     """The cluster's OIDC issuer URL."""
     roles: Optional[Mapping[str, AddonRole]] = field(default_factory=dict)
     """Add-on name -> its IRSA role; add-ons without one run with none (default: none)."""
+    configurations: Optional[Mapping[str, str]] = field(default_factory=lambda: dict(CONFIGURATIONS))
+    """Add-on name -> its configuration values (JSON); by default the VPC CNI enforces NetworkPolicy."""
     partition: Optional[pulumi.Input[str]] = "aws"
     """The AWS partition of managed policy ARNs."""
     tags: Optional[Mapping[str, str]] = field(default_factory=dict)
@@ -93,6 +100,7 @@ class EksAddons(Component):
             self.addons[addon] = aws.eks.Addon(
                 f"{name}-{addon}", cluster_name=args.cluster_name, addon_name=addon,
                 addon_version=args.versions[addon], service_account_role_arn=role_arn,
+                **({"configuration_values": args.configurations[addon]} if addon in args.configurations else {}),
                 resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE",
                 tags=dict(args.tags), opts=pulumi.ResourceOptions(parent=self))
         self.addon_names = pulumi.Output.from_input(sorted(self.addons))
