@@ -20,15 +20,16 @@ OURS = ("blueprints", "components", "policies", "acceptance")
 ALLOWED = {
     "blueprints.catalog": ("blueprints.catalog",),
     "blueprints.errors": (),
+    "blueprints.clock": ("blueprints.errors",),  # the plan's today (BLUEPRINTS_TODAY), for dated checks
     "blueprints.safeyaml": (),  # bounded YAML parsing of untrusted stack files
     "blueprints.cloudtext": (),  # what the clouds accept in tags and names
     "blueprints.spec": ("blueprints.catalog", "blueprints.errors"),
     "blueprints.schema": ("blueprints.spec", "blueprints.stackconfig", "blueprints.catalog", "blueprints.errors"),
     "blueprints.stackconfig": ("blueprints.spec", "blueprints.catalog", "blueprints.errors", "blueprints.safeyaml",
                                "blueprints.cloudtext"),
-    "blueprints.resolver": ("blueprints.spec", "blueprints.catalog", "blueprints.errors"),
+    "blueprints.resolver": ("blueprints.spec", "blueprints.catalog", "blueprints.errors", "blueprints.clock"),
     "blueprints.compose": ("blueprints.resolver", "blueprints.spec", "blueprints.stackconfig", "blueprints.catalog",
-                           "blueprints.errors", "components"),
+                           "blueprints.errors", "blueprints.clock", "components"),
     "components": ("components",),
     "policies.library": ("policies.library", "blueprints.catalog"),
     "policies": ("policies.library",),  # the packs' entry points

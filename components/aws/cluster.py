@@ -176,7 +176,7 @@ class GpuCluster(Component):
                 efa_interfaces=efa,
                 placement_group_name=(fabric.placement_groups[g.name].name
                                       if fabric and g.name in fabric.placement_groups else None),
-                capacity_block_ends_at=g.capacity_block_ends_at,
+                capacity_block_starts_at=g.capacity_block_starts_at,
                 local_nvme_raid0=g.local_nvme_raid0,
                 release_version=args.node_release_version,
                 extended_resources={"nvidia.com/gpu": g.gpu_resources or g.gpus,
