@@ -1,7 +1,7 @@
 """The stack's customer-managed KMS key: rotation on, 30-day deletion window, scoped key policy."""
 
 from dataclasses import dataclass, field
-from typing import Mapping, Optional
+from typing import Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_aws as aws
@@ -34,6 +34,9 @@ class DataKeyArgs(Args):
     """The AWS partition of the ARNs in the key policy."""
     tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the key; none by default."""
+    fsx_linked_bucket_arns: Optional[Sequence[pulumi.Input[str]]] = ()
+    """Buckets encrypted with this key (SSE-KMS, bucket keys on) that an FSx for Lustre file system links to: FSx's
+    service-linked role may use the key on them through S3; none by default."""
 
 
 class DataKey(Component):
@@ -99,7 +102,8 @@ class DataKey(Component):
                 resources=["*"],
                 principals={"Service": [f"logs.{region}.amazonaws.com", "cloudtrail.amazonaws.com"]},
             ),
-        ])
+        ] + [_fsx_linked_bucket(i, arn, account_id, region, partition)
+             for i, arn in enumerate(args.fsx_linked_bucket_arns or ())])
         self.key = aws.kms.Key(
             name,
             description=f"{name}: data at rest for the GPU cluster",
@@ -116,3 +120,30 @@ class DataKey(Component):
     def grant_encrypt_decrypt(self, sid: str = "UseStackKey") -> Statement:
         """What a workload needs to read and write data encrypted with this key."""
         return Statement(sid=sid, actions=ENCRYPT_ACTIONS, resources=[self.arn])
+
+
+# FSx for Lustre guide, "Working with server-side encrypted Amazon S3 buckets" (read 2026-11-24):
+# https://docs.aws.amazon.com/fsx/latest/LustreGuide/s3-server-side-encryption-support.html
+# A file system linked to an SSE-KMS bucket needs the key policy to let its S3 service-linked role
+# (AWSServiceRoleForFSxS3Access_<file system id>) encrypt and decrypt the bucket's objects through S3; with S3 Bucket
+# Keys on, the encryption context is the bucket's ARN. The role is named after the file system, which is created
+# with this key, so the statement matches the role by aws:PrincipalArn (file systems of this account only) instead
+# of naming it, with the guide's CallerAccount, ViaService and EncryptionContext conditions and its actions but
+# kms:DescribeKey, which carries no encryption context, so the guide's statement can never allow it (and Parliament
+# flags the condition on it).
+FSX_S3_ROLE_PATH = "role/aws-service-role/s3.data-source.lustre.fsx.amazonaws.com/AWSServiceRoleForFSxS3Access_"
+
+
+def _fsx_linked_bucket(index: int, bucket_arn: pulumi.Input[str], account_id: pulumi.Input[str], region: str,
+                       partition: pulumi.Input[str]) -> Statement:
+    return Statement(
+        sid=f"FsxLinkedBucketObjects{index}" if index else "FsxLinkedBucketObjects",
+        actions=("kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*"),
+        resources=["*"],
+        principals={"AWS": "*"},
+        conditions={
+            "StringEquals": {"kms:CallerAccount": account_id, "kms:ViaService": f"s3.{region}.amazonaws.com"},
+            "StringLike": {"kms:EncryptionContext:aws:s3:arn": bucket_arn},
+            "ArnLike": {"aws:PrincipalArn": pulumi.Output.concat("arn:", partition, ":iam::", account_id, ":",
+                                                                 FSX_S3_ROLE_PATH, "fs-*")},
+        })
