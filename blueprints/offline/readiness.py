@@ -438,9 +438,9 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
 
 def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
     """Checks kept in modules of their own (readiness_<topic>.py), imported here as they import this module."""
-    from . import readiness_capacity, readiness_key_grants
+    from . import readiness_capacity, readiness_key_grants, readiness_node_health
 
-    return readiness_capacity.check(regs) + readiness_key_grants.check(regs)
+    return readiness_capacity.check(regs) + readiness_key_grants.check(regs) + readiness_node_health.check(regs)
 
 
 def _has_efa(regs: Sequence[Registration], group: Registration) -> bool:

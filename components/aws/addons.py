@@ -17,7 +17,9 @@ from ..policy_document import Statement
 from .iam import WorkloadRole, WorkloadRoleArgs
 
 BEFORE_NODES = ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
-AFTER_NODES = ("coredns", "aws-ebs-csi-driver", "aws-fsx-csi-driver")
+# The node monitoring agent reports the GPU, kernel, network and storage faults that EKS node auto repair acts on
+# (https://docs.aws.amazon.com/eks/latest/userguide/node-health.html); its DaemonSets need no IAM role.
+AFTER_NODES = ("coredns", "aws-ebs-csi-driver", "aws-fsx-csi-driver", "eks-node-monitoring-agent")
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,8 @@ class EksAddonsArgs(Args):
     """The AWS partition of managed policy ARNs."""
     tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the add-ons and roles; none by default."""
+    configurations: Optional[Mapping[str, str]] = field(default_factory=dict)
+    """Add-on name -> its configuration values (JSON, as describe-addon-configuration allows); none by default."""
 
 
 def ebs_csi_key_statements(kms_key_arn: pulumi.Input[str]) -> list[Statement]:
@@ -93,6 +97,7 @@ class EksAddons(Component):
             self.addons[addon] = aws.eks.Addon(
                 f"{name}-{addon}", cluster_name=args.cluster_name, addon_name=addon,
                 addon_version=args.versions[addon], service_account_role_arn=role_arn,
+                configuration_values=(args.configurations or {}).get(addon),
                 resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE",
                 tags=dict(args.tags), opts=pulumi.ResourceOptions(parent=self))
         self.addon_names = pulumi.Output.from_input(sorted(self.addons))

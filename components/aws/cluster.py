@@ -1,5 +1,6 @@
 """GpuCluster on AWS: EKS, GPU and system node groups, storage, identity, audit and budget from one args object."""
 
+import json
 from dataclasses import replace
 
 from typing import Optional
@@ -39,6 +40,12 @@ GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
 # https://github.com/kubernetes-sigs/aws-fsx-csi-driver/blob/master/examples/kubernetes/static_provisioning/README.md
 FSX_CSI_DRIVER = "fsx.csi.aws.com"
 EBS_CSI_DRIVER = "ebs.csi.aws.com"
+
+
+# The node monitoring agent's node DaemonSet tolerates every taint, but its DCGM host-engine DaemonSet tolerates
+# none, so on tainted GPU nodes the agent would see no GPU (aws/eks-node-monitoring-agent charts/.../values.yaml,
+# dcgmAgent.tolerations: [], and charts/configuration.schema.json, read 2026-11-24).
+ADDON_CONFIGURATIONS = {"eks-node-monitoring-agent": json.dumps({"dcgmAgent": {"tolerations": [{"operator": "Exists"}]}})}
 
 
 def addon_roles(key_arn: pulumi.Input[str]) -> dict[str, AddonRole]:
@@ -148,7 +155,8 @@ class GpuCluster(Component):
         if lustre_args is None:
             versions.pop("aws-fsx-csi-driver", None)
         addon_args = dict(cluster_name=eks.name, oidc_provider_arn=eks.oidc_provider.arn,
-                          oidc_issuer=eks.oidc_issuer, roles=addon_roles(key.arn), partition=partition, tags=tags)
+                          oidc_issuer=eks.oidc_issuer, roles=addon_roles(key.arn), partition=partition, tags=tags,
+                          configurations=ADDON_CONFIGURATIONS)
         # The CNI, kube-proxy and the Pod Identity agent before any node, so nodes come up with networking.
         network_addons = EksAddons(f"{name}-network", EksAddonsArgs(
             versions={k: v for k, v in versions.items() if k in BEFORE_NODES}, **addon_args), opts=child)
