@@ -13,12 +13,13 @@ from typing import Any, Iterable
 
 from ..catalog.key_users import AUTOSCALING, FSX_LINKED_BUCKET, KeyUser
 from .engine import Registration
-from .readiness import BLOCKING, Finding
+from .readiness import BLOCKING, WARNING, Finding
 
 KEY = "aws:kms/key:Key"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 SSE = "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
 ASSOCIATION = "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation"
+SERVICE_LINKED_ROLE = "aws:iam/serviceLinkedRole:ServiceLinkedRole"
 
 
 def _strings(value: Any) -> list[str]:
@@ -60,7 +61,7 @@ def check(regs: Iterable[Registration]) -> list[Finding]:
             for bucket in r.property_dependencies.get("dataRepositoryPath", []):
                 for urn in encrypted_by.get(bucket, []):
                     users.setdefault(urn, {})[f"the bucket {r.name} links"] = FSX_LINKED_BUCKET
-    findings = []
+    findings = _missing_roles(regs, keys)
     for urn, needs in users.items():
         key = keys.get(urn)
         if key is None:
@@ -73,3 +74,17 @@ def check(regs: Iterable[Registration]) -> list[Finding]:
                     f"{', '.join(user.actions)} ({user.source})",
                     f"add a key policy statement for {user.role_marker}* with those actions, as the source gives"))
     return findings
+
+
+def _missing_roles(regs: list[Registration], keys: dict[str, Registration]) -> list[Finding]:
+    """KMS refuses a key policy naming a role that does not exist; the offline account is a new one, where Auto
+    Scaling's service-linked role exists only if the plan creates it."""
+    created = {str(r.inputs.get("awsServiceName")) for r in regs if r.type == SERVICE_LINKED_ROLE}
+    if "autoscaling.amazonaws.com" in created:
+        return []
+    return [Finding("key-policy-role-missing", WARNING, key.name,
+                    "the key policy names Auto Scaling's service-linked role and nothing in the plan creates it: in "
+                    "an account that never had an Auto Scaling group, creating the key fails (MalformedPolicyDocument)",
+                    "declare aws.iam.ServiceLinkedRole for autoscaling.amazonaws.com where the account lacks it, or "
+                    "create it once: aws iam create-service-linked-role --aws-service-name autoscaling.amazonaws.com")
+            for key in keys.values() if AUTOSCALING.role_marker in str(key.inputs.get("policy"))]

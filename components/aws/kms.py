@@ -53,6 +53,9 @@ class DataKey(Component):
         account_id, region, partition, tags = args.account_id, args.region, args.partition, dict(args.tags)
         child = pulumi.ResourceOptions(parent=self)
         root = pulumi.Output.concat("arn:", partition, ":iam::", account_id, ":root")
+        # KMS refuses a key policy naming a role that does not exist, and Auto Scaling's service-linked role exists
+        # only once the account has had an Auto Scaling group: look it up at `pulumi up` and create it where missing.
+        self.autoscaling_role = autoscaling_service_linked_role(name, self)
         # EKS node groups launch through Auto Scaling, whose service-linked role must be able to use the key
         # for encrypted root volumes, or instances fail to start (Client.InternalError).
         # https://docs.aws.amazon.com/autoscaling/ec2/userguide/key-policy-requirements-EBS-encryption.html
@@ -111,7 +114,7 @@ class DataKey(Component):
             deletion_window_in_days=DELETION_WINDOW_DAYS,
             policy=policy,
             tags=tags,
-            opts=child,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.autoscaling_role] if self.autoscaling_role else []),
         )
         self.alias = aws.kms.Alias(name, name=f"alias/{name}", target_key_id=self.key.key_id, opts=child)
         self.arn = self.key.arn
@@ -147,3 +150,27 @@ def _fsx_linked_bucket(index: int, bucket_arn: pulumi.Input[str], account_id: pu
             "ArnLike": {"aws:PrincipalArn": pulumi.Output.concat("arn:", partition, ":iam::", account_id, ":",
                                                                  FSX_S3_ROLE_PATH, "fs-*")},
         })
+
+
+# Auto Scaling's service-linked role (one per account, created by AWS on the first Auto Scaling group, or by
+# iam:CreateServiceLinkedRole): https://docs.aws.amazon.com/autoscaling/ec2/userguide/autoscaling-service-linked-role.html
+AUTOSCALING_ROLE = "AWSServiceRoleForAutoScaling"
+AUTOSCALING_ROLE_PATH = "/aws-service-role/autoscaling.amazonaws.com/"
+ROLE_OWNER_TAG = "gpu-blueprints/role-owner"
+
+
+def autoscaling_service_linked_role(name: str, parent: pulumi.Resource) -> Optional[aws.iam.ServiceLinkedRole]:
+    """The role, declared where the account lacks it (or where this key created it, by its owner tag), else None.
+
+    Looked up rather than asked of the stack so a new account needs no manual step; the role is kept on destroy
+    (retain_on_delete): other Auto Scaling groups of the account use it, and a later stack finds it in place."""
+    invoke = pulumi.InvokeOptions(parent=parent)
+    names = aws.iam.get_roles(path_prefix=AUTOSCALING_ROLE_PATH, opts=invoke).names or []
+    if AUTOSCALING_ROLE in names and \
+            (aws.iam.get_role(name=AUTOSCALING_ROLE, opts=invoke).tags or {}).get(ROLE_OWNER_TAG) != name:
+        return None
+    return aws.iam.ServiceLinkedRole(
+        f"{name}-autoscaling", aws_service_name="autoscaling.amazonaws.com",
+        description="Auto Scaling (created by gpu-cluster-blueprints: the account had none)",
+        tags={ROLE_OWNER_TAG: name},
+        opts=pulumi.ResourceOptions(parent=parent, retain_on_delete=True))
