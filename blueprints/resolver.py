@@ -245,7 +245,8 @@ def _instant(where: str, value: str) -> dt.datetime:
 def block_window(where: str, group: NodeGroupSpec,
                  today: Optional[dt.date] = None) -> tuple[Optional[dt.datetime], Optional[dt.datetime]]:
     """A capacity block's start and end as real instants: an impossible date, an end already past (as of ``today``,
-    default the plan's today, blueprints.clock) or a start not before the end is bad input, not a crash or a plan that cannot apply."""
+    default the plan's today, blueprints.clock) or a start not before the end is bad input, not a crash or a plan
+    that cannot apply."""
     starts = _instant(f"{where}.capacityBlockStartsAt", group.capacity_block_starts_at) \
         if group.capacity_block_starts_at else None
     ends = _instant(f"{where}.capacityBlockEndsAt", group.capacity_block_ends_at) \

@@ -45,7 +45,8 @@ EBS_CSI_DRIVER = "ebs.csi.aws.com"
 # The node monitoring agent's node DaemonSet tolerates every taint, but its DCGM host-engine DaemonSet tolerates
 # none, so on tainted GPU nodes the agent would see no GPU (aws/eks-node-monitoring-agent charts/.../values.yaml,
 # dcgmAgent.tolerations: [], and charts/configuration.schema.json, read 2026-11-24).
-ADDON_CONFIGURATIONS = {"eks-node-monitoring-agent": json.dumps({"dcgmAgent": {"tolerations": [{"operator": "Exists"}]}})}
+ADDON_CONFIGURATIONS = {
+    "eks-node-monitoring-agent": json.dumps({"dcgmAgent": {"tolerations": [{"operator": "Exists"}]}})}
 
 
 def addon_roles(key_arn: pulumi.Input[str]) -> dict[str, AddonRole]:

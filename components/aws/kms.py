@@ -114,7 +114,8 @@ class DataKey(Component):
             deletion_window_in_days=DELETION_WINDOW_DAYS,
             policy=policy,
             tags=tags,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.autoscaling_role] if self.autoscaling_role else []),
+            opts=pulumi.ResourceOptions(parent=self,
+                                        depends_on=[self.autoscaling_role] if self.autoscaling_role else []),
         )
         self.alias = aws.kms.Alias(name, name=f"alias/{name}", target_key_id=self.key.key_id, opts=child)
         self.arn = self.key.arn
@@ -153,7 +154,8 @@ def _fsx_linked_bucket(index: int, bucket_arn: pulumi.Input[str], account_id: pu
 
 
 # Auto Scaling's service-linked role (one per account, created by AWS on the first Auto Scaling group, or by
-# iam:CreateServiceLinkedRole): https://docs.aws.amazon.com/autoscaling/ec2/userguide/autoscaling-service-linked-role.html
+# iam:CreateServiceLinkedRole):
+# https://docs.aws.amazon.com/autoscaling/ec2/userguide/autoscaling-service-linked-role.html
 AUTOSCALING_ROLE = "AWSServiceRoleForAutoScaling"
 AUTOSCALING_ROLE_PATH = "/aws-service-role/autoscaling.amazonaws.com/"
 ROLE_OWNER_TAG = "gpu-blueprints/role-owner"
