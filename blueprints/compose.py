@@ -19,6 +19,7 @@ from components.kubernetes.monitoring import MonitoringArgs
 from components.kubernetes.platform import (NODE_GROUP_LABEL, FabricSettings, GpuNodes, PlatformArgs,
                                             PriorityValues, Team, mig_slices)
 
+from . import clock
 from .resolver import ResolvedNodeGroup, ResolvedPlan, resolve
 from .spec import AcceptanceSpec
 from .stackconfig import parse_cluster
@@ -30,7 +31,7 @@ _RESOLVED: dict[str, ResolvedPlan] = {}
 def resolve_config(raw: Mapping[str, Any], source: str) -> ResolvedPlan:
     """Parse and resolve a stack's cluster object once per process: the offline plan resolves it to price and
     judge it, then runs `__main__.py`, which asks again for the same object and gets the same plan."""
-    key = json.dumps(raw, sort_keys=True, default=str)
+    key = json.dumps([raw, clock.today().isoformat()], sort_keys=True, default=str)  # dated checks: see clock
     if key not in _RESOLVED:
         if len(_RESOLVED) >= 16:  # --all-stacks: keep memory bounded
             _RESOLVED.clear()
@@ -56,7 +57,7 @@ def gpu_group_args(plan: ResolvedPlan, group: ResolvedNodeGroup) -> GpuGroupArgs
         taints=group_taints(group, plan.spec.kubernetes.acceptance), mig_profile=g.mig_profile,
         gpu_resources=group.shape.gpu.count * mig_slices(g.mig_profile), rdma_interfaces=group.rdma_interfaces,
         placement_group=group.placement_group, zone=group.zone,
-        capacity_block_ends_at=g.capacity_block_ends_at,
+        capacity_block_starts_at=g.capacity_block_starts_at,
         local_nvme_raid0=plan.spec.storage.local_nvme_scratch and group.shape.local_nvme_gb > 0)
 
 

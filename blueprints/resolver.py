@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
+from . import clock
 from .catalog import Catalog, Shape, load_catalog
 from .catalog.addons import AddonVersions, addon_versions
 from .catalog.fabric import default_image, published_busbw_gbps
@@ -219,7 +220,7 @@ def _check_zone(spec: ClusterSpec, where: str, zone: str) -> None:
         raise BlueprintError(where, f"{zone!r} is not a zone of {spec.region} (zones there are named like {example})")
 
 
-def _check_reserved(spec: ClusterSpec, name: str, group: NodeGroupSpec) -> None:
+def _check_reserved(spec: ClusterSpec, name: str, group: NodeGroupSpec, today: Optional[dt.date] = None) -> None:
     """Reservations and capacity blocks as EKS documents them: the reservation's zone, and for a block, a fixed size."""
     where = f"cluster.nodeGroups.{name}"
     if group.capacity in RESERVED and spec.cloud == "aws" and not group.zone:
@@ -231,6 +232,35 @@ def _check_reserved(spec: ClusterSpec, name: str, group: NodeGroupSpec) -> None:
                                     f"{group.max_nodes})")
     if group.capacity_block_ends_at and group.capacity != "capacity-block":
         raise BlueprintError(f"{where}.capacityBlockEndsAt", "only a capacity-block group has an end time")
+    if group.capacity_block_starts_at and group.capacity != "capacity-block":
+        raise BlueprintError(f"{where}.capacityBlockStartsAt", "only a capacity-block group has a start time")
+    block_window(where, group, today)
+
+
+def _instant(where: str, value: str) -> dt.datetime:
+    try:
+        return dt.datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
+    except ValueError:
+        raise BlueprintError(where, f"{value!r} is not a date and time (UTC, like 2026-12-01T11:30:00Z)") from None
+
+
+def block_window(where: str, group: NodeGroupSpec,
+                 today: Optional[dt.date] = None) -> tuple[Optional[dt.datetime], Optional[dt.datetime]]:
+    """A capacity block's start and end as real instants: an impossible date, an end already past (as of ``today``,
+    default the plan's today, blueprints.clock) or a start not before the end is bad input, not a crash or a plan
+    that cannot apply."""
+    starts = _instant(f"{where}.capacityBlockStartsAt", group.capacity_block_starts_at) \
+        if group.capacity_block_starts_at else None
+    ends = _instant(f"{where}.capacityBlockEndsAt", group.capacity_block_ends_at) \
+        if group.capacity_block_ends_at else None
+    now = dt.datetime.combine(today or clock.today(), dt.time(), dt.timezone.utc)
+    if ends is not None and ends <= now:
+        raise BlueprintError(f"{where}.capacityBlockEndsAt", f"{group.capacity_block_ends_at} has passed: give the "
+                                                             "end of a block that has not ended yet")
+    if starts is not None and ends is not None and starts >= ends:
+        raise BlueprintError(f"{where}.capacityBlockStartsAt", f"{group.capacity_block_starts_at} is not before the "
+                                                               f"block's end {group.capacity_block_ends_at}")
+    return starts, ends
 
 
 def plan_zone(spec: ClusterSpec) -> tuple[Optional[str], list[str]]:
@@ -440,7 +470,7 @@ def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None, today: Optiona
     groups: list[ResolvedNodeGroup] = []
     for name, group in spec.node_groups.items():
         try:
-            groups.append(_resolve_group(catalog, spec, name, group, zone))
+            groups.append(_resolve_group(catalog, spec, name, group, zone, today))
         except BlueprintError as error:
             errors.append(error)
     _raise_all(errors)
@@ -448,11 +478,11 @@ def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None, today: Optiona
 
 
 def _resolve_group(catalog: Catalog, spec: ClusterSpec, name: str, group: NodeGroupSpec,
-                   zone: Optional[str]) -> ResolvedNodeGroup:
+                   zone: Optional[str], today: Optional[dt.date]) -> ResolvedNodeGroup:
     """One group's shape, price and placement (resolve collects its errors)."""
     if group.zone:
         _check_zone(spec, f"cluster.nodeGroups.{name}.zone", group.zone)
-    _check_reserved(spec, name, group)
+    _check_reserved(spec, name, group, today)
     if group.instance_type:
         shape = _pinned(catalog, spec, name, group)
     else:

@@ -110,10 +110,15 @@ class NodeGroupSpec(SpecModel):
                           "group's own, RDMA groups only; default: networking.placement, but none for reservations "
                           "(ODCRs) and never for capacity blocks, which AWS places itself."
     )
+    capacity_block_starts_at: Optional[str] = Field(
+        None, pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$",
+        description="Capacity blocks: the block's start (UTC, 2026-12-01T11:30:00Z); the group waits at zero and a "
+                    "scheduled action scales it to the block's size then. With the end, prices the block's length."
+    )
     capacity_block_ends_at: Optional[str] = Field(
         None, pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$",
-        description="Capacity blocks: the block's end time (UTC, 2026-12-01T11:30:00Z); the group is scheduled to "
-                    "scale to zero 40 minutes before it, so pods drain before AWS reclaims the instances."
+        description="Capacity blocks: the block's end time (UTC, 2026-12-01T11:30:00Z); EKS itself scales the group "
+                    "to zero 40 minutes before it. With the start, prices the block's length (paid up front)."
     )
     spot_max_price_usd: Optional[float] = Field(
         None, gt=0, description="Highest hourly price paid for spot nodes (Alibaba Cloud spot price limit)."

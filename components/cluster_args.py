@@ -58,8 +58,9 @@ class GpuGroupArgs(Args):
     zone: Optional[str] = None
     """The zone of the group's nodes (one subnet / vSwitch), which must sell the shape; None puts RDMA groups in the
     cluster's `zone` and spreads others over the cluster's zones."""
-    capacity_block_ends_at: Optional[str] = None
-    """A capacity block's end (UTC, ISO 8601 with Z): the group scales to zero 40 minutes before; None: no schedule."""
+    capacity_block_starts_at: Optional[str] = None
+    """A capacity block's start (UTC, ISO 8601 with Z): the group waits at zero and is scheduled to scale to its size
+    then; None (default): no schedule (EKS launches once the block is active)."""
     local_nvme_raid0: Optional[bool] = False
     """Stripe instance-store NVMe for kubelet and containerd."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from pathlib import Path
 from typing import Any, Callable
 
@@ -13,6 +14,8 @@ import yaml
 from blueprints.offline.plan import Plan, make_plan
 from blueprints.stackconfig import FULL_CONFIG_KEY, STACKS_DIR, available_stacks
 
+# Dated checks (capacity-block ends, end of support) judge against a fixed day, so results do not drift with time.
+os.environ.setdefault("BLUEPRINTS_TODAY", "2026-11-24")
 SHIPPED = available_stacks()
 _CACHE: dict[str, Plan] = {}
 

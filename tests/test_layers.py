@@ -20,6 +20,7 @@ OURS = ("blueprints", "components", "policies", "acceptance")
 ALLOWED = {
     "blueprints.catalog": ("blueprints.catalog",),
     "blueprints.errors": (),
+    "blueprints.clock": ("blueprints.errors",),  # the plan's today (BLUEPRINTS_TODAY), for dated checks
     "blueprints.safeyaml": (),  # bounded YAML parsing of untrusted stack files
     "blueprints.cloudtext": (),  # what the clouds accept in tags and names
     "blueprints.spec": ("blueprints.catalog", "blueprints.errors"),
@@ -27,9 +28,10 @@ ALLOWED = {
     "blueprints.stackconfig": ("blueprints.spec", "blueprints.catalog", "blueprints.errors", "blueprints.safeyaml",
                                "blueprints.cloudtext"),
     "blueprints.conflicts": ("blueprints.spec",),  # settings that contradict each other, read by the resolver
-    "blueprints.resolver": ("blueprints.spec", "blueprints.catalog", "blueprints.errors", "blueprints.conflicts"),
+    "blueprints.resolver": ("blueprints.spec", "blueprints.catalog", "blueprints.errors", "blueprints.conflicts",
+                            "blueprints.clock"),
     "blueprints.compose": ("blueprints.resolver", "blueprints.spec", "blueprints.stackconfig", "blueprints.catalog",
-                           "blueprints.errors", "components"),
+                           "blueprints.errors", "blueprints.clock", "components"),
     "components": ("components",),
     "policies.library": ("policies.library", "blueprints.catalog"),
     "policies": ("policies.library",),  # the packs' entry points

@@ -30,14 +30,16 @@ def test_capacity_block_group_launches_into_its_block_in_its_zone():
     plan = make_plan("capacity-block", DATA)
     template = by_name(plan, LT)["capacity-block-gpu"]
     assert template["instanceMarketOptions"] == {"marketType": "capacity-block"}
+    assert template["instanceType"] == "p5.48xlarge"  # EKS takes a block's instance type from the template only
     assert template["capacityReservationSpecification"] == {
         "capacityReservationTarget": {"capacityReservationId": "cr-0123456789abcdef0"}}
     assert "placement" not in template  # AWS places a block's instances itself
     assert not resources(plan, PG)
     (group,) = gpu_groups(plan)
     assert group["capacityType"] == "CAPACITY_BLOCK"
-    assert group["instanceTypes"] == ["p5.48xlarge"]
-    assert group["scalingConfig"] == {"minSize": 2, "desiredSize": 2, "maxSize": 2}
+    assert "instanceTypes" not in group
+    # The block starts later: the group waits at zero until the scheduled scale-up at the block's start.
+    assert group["scalingConfig"] == {"minSize": 0, "desiredSize": 0, "maxSize": 2}
     (subnet,) = group["subnetIds"]
     assert subnet_zone(plan, subnet) == "us-east-1b"
     # The file system sits beside the RDMA group, in the block's zone.
@@ -45,10 +47,10 @@ def test_capacity_block_group_launches_into_its_block_in_its_zone():
     assert subnet_zone(plan, lustre["subnetIds"]) == "us-east-1b"  # one subnet (pulumi-aws types it as a string)
 
 
-def test_capacity_block_scales_to_zero_forty_minutes_before_it_ends():
+def test_capacity_block_scales_up_at_its_start_and_leaves_the_scale_down_to_eks():
     (schedule,) = resources(make_plan("capacity-block", DATA), "aws:autoscaling/schedule:Schedule")
-    assert schedule["startTime"] == "2026-12-15T10:50:00Z"
-    assert (schedule["minSize"], schedule["maxSize"], schedule["desiredCapacity"]) == (0, 0, 0)
+    assert schedule["startTime"] == "2026-12-01T11:30:00Z"
+    assert (schedule["minSize"], schedule["maxSize"], schedule["desiredCapacity"]) == (2, 2, 2)
 
 
 def test_odcr_group_targets_its_resource_group_without_a_placement_group():

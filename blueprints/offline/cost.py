@@ -7,6 +7,7 @@ rate of how they are bought (on-demand, spot, capacity block) in the stack's reg
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -129,6 +130,18 @@ def _instance_price(instance_type: str, spec: ClusterSpec, resolved: Mapping[str
     return hourly_price(instance_type, spec.region, overrides=spec.prices)[0]
 
 
+def _block(spec: ClusterSpec, props: Mapping[str, Any]) -> Optional[tuple[int, float, str]]:
+    """A capacity-block group's size, length in hours and window, when the stack gives both its start and end
+    (else None: priced like any group, for a whole month, an upper bound)."""
+    group = spec.node_groups.get((props.get("labels") or {}).get("gpu-blueprints/node-group", ""))
+    if group is None or not (group.capacity_block_starts_at and group.capacity_block_ends_at):
+        return None
+    starts, ends = (dt.datetime.strptime(v, "%Y-%m-%dT%H:%M:%SZ")
+                    for v in (group.capacity_block_starts_at, group.capacity_block_ends_at))
+    return group.desired_nodes, (ends - starts).total_seconds() / 3600, \
+        f"{group.capacity_block_starts_at}..{group.capacity_block_ends_at}"
+
+
 def estimate(spec: ClusterSpec, registrations: Iterable[Registration], kubernetes_support: str = "standard",
              instance_prices: Optional[Mapping[str, Optional[float]]] = None,
              rates: Iterable[Mapping[str, Any]] = ()) -> CostEstimate:
@@ -152,7 +165,8 @@ def estimate(spec: ClusterSpec, registrations: Iterable[Registration], kubernete
     for reg in regs:
         props = reg.inputs
         if reg.type in ("aws:eks/nodeGroup:NodeGroup", "alicloud:cs/nodePool:NodePool"):
-            instance_type = (props.get("instanceTypes") or ["?"])[0]
+            template = templates.get((props.get("launchTemplate") or {}).get("id"), {})
+            instance_type = (props.get("instanceTypes") or [template.get("instanceType") or "?"])[0]
             scaling = props.get("scalingConfig") or {}
             nodes = scaling.get("desiredSize", props.get("desiredSize", 0)) or 0
             most = max(scaling.get("maxSize", nodes) or nodes, nodes)
@@ -160,12 +174,22 @@ def estimate(spec: ClusterSpec, registrations: Iterable[Registration], kubernete
             if price is None:
                 unpriced.append(f"{reg.name}: {instance_type} has no list price; set prices.{instance_type}")
             component = "gpu-nodes" if load_catalog().get(instance_type) else "system-nodes"
-            # No price is unknown, not $0; zero nodes cost nothing whatever the price.
-            add(component, reg, f"{nodes} x {instance_type} (max {most})",
-                (0.0 if nodes == 0 else None) if price is None else price * nodes,
-                None if price is None else price * most, priced=price is not None)
+            block = _block(spec, props) if props.get("capacityType") == "CAPACITY_BLOCK" else None
+            if block is not None:
+                # A capacity block is paid up front for its length (EC2 "Capacity Blocks pricing and billing"): its
+                # whole price falls in the month it is bought, and no more, however short or long the block.
+                size, block_hours, window = block
+                nodes = most = size
+                total = None if price is None else price * size * block_hours
+                add(component, reg, f"{size} x {instance_type} capacity block {window}, {block_hours:g} h paid up front"
+                    + ("" if total is None else f" (${total:,.2f})"),
+                    None if total is None else total * per_month, None if total is None else total * per_month,
+                    priced=price is not None)
+            else:  # no price is unknown, not $0; zero nodes cost nothing whatever the price
+                add(component, reg, f"{nodes} x {instance_type} (max {most})",
+                    (0.0 if nodes == 0 else None) if price is None else price * nodes,
+                    None if price is None else price * most, priced=price is not None)
             if reg.type == "aws:eks/nodeGroup:NodeGroup":
-                template = templates.get((props.get("launchTemplate") or {}).get("id"), {})
                 gib = sum(b.get("ebs", {}).get("volumeSize", 0) for b in template.get("blockDeviceMappings", []))
                 rate = gib * cloud["ebs_gp3"]["usd"] * per_month
                 add("storage", reg, f"{nodes} x {gib} GiB gp3 root", nodes * rate, most * rate)

@@ -48,7 +48,12 @@ class OfflineMocks(pulumi_mocks.Mocks):
         handler = _INVOKES.get(args.token)
         if handler is None:
             raise NotImplementedError(f"offline mocks do not answer the invoke {args.token}; teach blueprints/offline/mocks.py")
-        return handler(self, args.args), []
+        answer = handler(self, args.args)
+        return answer if isinstance(answer, tuple) else (answer, [])  # (outputs, failures) as a provider says them
+
+
+def _no_detector(mocks: OfflineMocks, args) -> tuple[dict, list]:
+    return {}, [("", "reading this account's single GuardDuty Detector: empty result")]
 
 
 def _named_bucket(mocks: OfflineMocks, args, state: dict) -> None:
@@ -153,4 +158,8 @@ _INVOKES: dict[str, Callable[[OfflineMocks, dict], dict]] = {
     "aws:index/getAvailabilityZones:getAvailabilityZones": _zones,
     "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _offerings,
     "aws:ssm/getParameter:getParameter": _ssm_parameter,
+    # The offline account is a new one: no GuardDuty detector (the data source fails, as it does in AWS) and no
+    # Auto Scaling service-linked role, so the plan shows everything a stack may create there.
+    "aws:guardduty/getDetector:getDetector": _no_detector,
+    "aws:iam/getRoles:getRoles": lambda m, a: {"id": m.region, "arns": [], "names": []},
 }

@@ -26,6 +26,7 @@ POD_TEMPLATES = {"kubernetes:apps/v1:Deployment": "Deployment", "kubernetes:apps
                  "kubernetes:batch/v1:CronJob": "CronJob"}
 FILE_SYSTEMS = ("aws:fsx/lustreFileSystem:LustreFileSystem", "alicloud:nas/fileSystem:FileSystem")
 ASG_TAG = "aws:autoscaling/tag:Tag"
+LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 NODE_TEMPLATE = "k8s.io/cluster-autoscaler/node-template/"
 EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
 # Labels the kubelet puts on every Linux node (https://kubernetes.io/docs/reference/labels-annotations-taints/).
@@ -127,6 +128,8 @@ def _pools(regs: Sequence[Registration]) -> list[Pool]:
             for dep in r.dependencies:
                 tags.setdefault(dep, {})[str(tag.get("key"))] = str(tag.get("value"))
     pools = []
+    # A capacity-block group names its instance type in its launch template only (EKS capacity-blocks-mng).
+    template_types = {r.id: r.inputs.get("instanceType") for r in regs if r.type == LAUNCH_TEMPLATE}
     for r in regs:
         p = r.inputs
         if r.type == NODE_GROUP:
@@ -134,7 +137,8 @@ def _pools(regs: Sequence[Registration]) -> list[Pool]:
             pools.append(Pool(
                 r.name, r.urn, dict(p.get("labels") or {}),
                 tuple((t["key"], t.get("value", ""), EFFECTS.get(t["effect"], t["effect"])) for t in p.get("taints") or []),
-                int(scaling.get("minSize", 0)), int(scaling.get("maxSize", 0)), (p.get("instanceTypes") or [""])[0],
+                int(scaling.get("minSize", 0)), int(scaling.get("maxSize", 0)),
+                (p.get("instanceTypes") or [template_types.get((p.get("launchTemplate") or {}).get("id")) or ""])[0],
                 False, {k[len(NODE_TEMPLATE):]: v for k, v in tags.get(r.urn, {}).items() if k.startswith(NODE_TEMPLATE)}))
         elif r.type == NODE_POOL:
             scaling = p.get("scalingConfig") or {}
@@ -428,12 +432,18 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
     findings += _identities(regs)
     findings += _api_reach(regs)
     findings += _budget_tag(regs)
-    from . import (readiness_keys, readiness_network, readiness_queues,  # they import Pool and Finding from here
-                   readiness_quotas, readiness_resources)
-
-    for extra in (readiness_quotas, readiness_queues, readiness_keys, readiness_network, readiness_resources):
-        findings += extra.check(regs)
+    findings += _topic_checks(regs)
     return findings
+
+
+def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
+    """Checks kept in modules of their own (readiness_<topic>.py), imported here as they import this module."""
+    from . import (readiness_capacity, readiness_key_grants, readiness_keys, readiness_network,
+                   readiness_node_health, readiness_queues, readiness_quotas, readiness_resources)
+
+    topics = (readiness_quotas, readiness_queues, readiness_keys, readiness_network, readiness_resources,
+              readiness_capacity, readiness_key_grants, readiness_node_health)
+    return [finding for topic in topics for finding in topic.check(regs)]
 
 
 def _has_efa(regs: Sequence[Registration], group: Registration) -> bool:

@@ -18,11 +18,17 @@ from ..policy_document import Statement
 from .iam import WorkloadRole, WorkloadRoleArgs
 
 BEFORE_NODES = ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
-AFTER_NODES = ("coredns", "aws-ebs-csi-driver", "aws-fsx-csi-driver")
+# The node monitoring agent reports the GPU, kernel, network and storage faults that EKS node auto repair acts on
+# (https://docs.aws.amazon.com/eks/latest/userguide/node-health.html); its DaemonSets need no IAM role.
+AFTER_NODES = ("coredns", "aws-ebs-csi-driver", "aws-fsx-csi-driver", "eks-node-monitoring-agent")
 # The VPC CNI enforces NetworkPolicy only with its network policy agent on (add-on v1.14.0 and later; nodes with
 # kernel 5.10+ and the BPF file system mounted, as the EKS AL2023 AMIs have): without it, policies are accepted and
 # ignored. https://docs.aws.amazon.com/eks/latest/userguide/cni-network-policy-configure.html
-CONFIGURATIONS = {"vpc-cni": json.dumps({"enableNetworkPolicy": "true"})}
+# The node monitoring agent's DCGM DaemonSet tolerates no taint by default, so on tainted GPU nodes it would see no
+# GPU (aws/eks-node-monitoring-agent charts/.../values.yaml, dcgmAgent.tolerations: [], and
+# charts/configuration.schema.json, read 2026-11-24).
+CONFIGURATIONS = {"vpc-cni": json.dumps({"enableNetworkPolicy": "true"}),
+                  "eks-node-monitoring-agent": json.dumps({"dcgmAgent": {"tolerations": [{"operator": "Exists"}]}})}
 
 
 @dataclass(frozen=True)
@@ -52,7 +58,8 @@ class EksAddonsArgs(Args):
     roles: Optional[Mapping[str, AddonRole]] = field(default_factory=dict)
     """Add-on name -> its IRSA role; add-ons without one run with none (default: none)."""
     configurations: Optional[Mapping[str, str]] = field(default_factory=lambda: dict(CONFIGURATIONS))
-    """Add-on name -> its configuration values (JSON); by default the VPC CNI enforces NetworkPolicy."""
+    """Add-on name -> its configuration values (JSON, as describe-addon-configuration allows); by default the VPC CNI
+    enforces NetworkPolicy and the node monitoring agent's DCGM pods tolerate GPU taints."""
     partition: Optional[pulumi.Input[str]] = "aws"
     """The AWS partition of managed policy ARNs."""
     tags: Optional[Mapping[str, str]] = field(default_factory=dict)
@@ -100,7 +107,7 @@ class EksAddons(Component):
             self.addons[addon] = aws.eks.Addon(
                 f"{name}-{addon}", cluster_name=args.cluster_name, addon_name=addon,
                 addon_version=args.versions[addon], service_account_role_arn=role_arn,
-                **({"configuration_values": args.configurations[addon]} if addon in args.configurations else {}),
+                configuration_values=(args.configurations or {}).get(addon),
                 resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE",
                 tags=dict(args.tags), opts=pulumi.ResourceOptions(parent=self))
         self.addon_names = pulumi.Output.from_input(sorted(self.addons))

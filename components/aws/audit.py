@@ -105,16 +105,32 @@ class ThreatDetectionArgs(Args):
 
 
 class ThreatDetection(Component):
-    """GuardDuty with Runtime Monitoring of EKS nodes (its agent managed as an EKS add-on)."""
+    """GuardDuty with Runtime Monitoring of EKS nodes (its agent managed as an EKS add-on).
+
+    GuardDuty allows one detector per account and region. At `pulumi up` the account's detector is looked up: none,
+    or the one this component created (its owner tag), is declared here; another one (organisation-managed, or
+    another stack's) is adopted: its id is the output and nothing is created or changed on it (a member account
+    cannot change an organisation's detector features)."""
 
     PACKAGE = AWS
     LEGACY_TYPE = "gpu-blueprints:aws:ThreatDetection"
     detector_id: pulumi.Output[str]
-    """The GuardDuty detector."""
+    """The GuardDuty detector (created, or the account's existing one)."""
 
     def __init__(self, name: str, args: ThreatDetectionArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
-        tags = dict(as_args(ThreatDetectionArgs, args).tags)
+        given = dict(as_args(ThreatDetectionArgs, args).tags)
+        tags = {**given, OWNER_TAG: name}
+        existing = existing_detector(pulumi.InvokeOptions(parent=self))
+        found = dict(existing.tags or {}) if existing is not None else {}
+        # Ours: it carries our owner tag, or (created before that tag) all of our tags.
+        ours = found.get(OWNER_TAG) == name or bool(given) and given.items() <= found.items()
+        self.adopted = existing is not None and not ours
+        if self.adopted:
+            self.detector = None
+            self.detector_id = pulumi.Output.from_input(existing.id)
+            self.register_outputs({"detector_id": self.detector_id})
+            return
         self.detector = aws.guardduty.Detector(name, enable=True, finding_publishing_frequency="FIFTEEN_MINUTES",
                                                tags=tags, opts=pulumi.ResourceOptions(parent=self))
         # Runtime Monitoring, which AWS folded EKS Runtime Monitoring into (the older feature is to be disabled
@@ -127,3 +143,17 @@ class ThreatDetection(Component):
                                       opts=pulumi.ResourceOptions(parent=self))
         self.detector_id = self.detector.id
         self.register_outputs({"detector_id": self.detector_id})
+
+
+# The tag that marks a detector this component created, so a later `pulumi up` keeps declaring it.
+OWNER_TAG = "gpu-blueprints/detector-owner"
+
+
+def existing_detector(opts: pulumi.InvokeOptions) -> Optional[aws.guardduty.AwaitableGetDetectorResult]:
+    """The account's detector in the region, or None. The provider's data source fails when there is none ("no
+    GuardDuty Detectors found" / an empty result: terraform-provider-aws internal/service/guardduty
+    detector_data_source.go); any failure here means "none", and creating the detector then reports a real error."""
+    try:
+        return aws.guardduty.get_detector(opts=opts)
+    except Exception:  # noqa: BLE001 - the data source's only way to say "no detector"
+        return None

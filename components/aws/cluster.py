@@ -91,9 +91,16 @@ class GpuCluster(Component):
         identity = aws.get_caller_identity_output(opts=invoke)
         partition = aws.get_partition_output(opts=invoke).partition
 
+        # A Lustre file system caching the SSE-KMS data bucket needs the key policy to let FSx use the key on it;
+        # the bucket is declared later (with this key), so its ARN comes in through a deferred output.
+        links_bucket = bool(args.object_storage and args.object_storage.cache and args.file_system
+                            and args.file_system.kind == "lustre")
+        linked_bucket_arn, resolve_linked_bucket = pulumi.deferred_output() if links_bucket else (None, None)
         key = DataKey(f"{name}-data", DataKeyArgs(account_id=identity.account_id, region=args.region,
                                                   partition=partition, tags=tags,
-                                                  rotation_days=args.key_rotation_days), opts=child)
+                                                  rotation_days=args.key_rotation_days,
+                                                  fsx_linked_bucket_arns=[linked_bucket_arn] if links_bucket else []),
+                      opts=child)
 
         # Zones come from the args (the spec), never from the order a data source lists them in: RDMA groups, groups
         # on a reservation and the file system each get the subnet of their zone, and the subnets' zones are the
@@ -179,7 +186,7 @@ class GpuCluster(Component):
                 efa_interfaces=efa,
                 placement_group_name=(fabric.placement_groups[g.name].name
                                       if fabric and g.name in fabric.placement_groups else None),
-                capacity_block_ends_at=g.capacity_block_ends_at,
+                capacity_block_starts_at=g.capacity_block_starts_at,
                 local_nvme_raid0=g.local_nvme_raid0,
                 release_version=args.node_release_version,
                 extended_resources={"nvidia.com/gpu": g.gpu_resources or g.gpus,
@@ -206,6 +213,8 @@ class GpuCluster(Component):
                 noncurrent_version_days=objects.noncurrent_version_days,
                 infrequent_access_after_days=objects.infrequent_access_after_days,
                 tags=tags), opts=child)
+            if resolve_linked_bucket is not None:
+                resolve_linked_bucket(bucket.arn)
             grants += bucket.grant_read("datasets", "ReadDatasets")
             grants += bucket.grant_read_write("checkpoints", "Checkpoints")
             outputs["data_bucket"] = bucket.name

@@ -6,7 +6,6 @@ group, what a node would offer (labels, taints, GPUs, EFA devices), so the group
 """
 
 import base64
-import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
@@ -24,7 +23,6 @@ TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE", "Prefer
 # https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/cloudprovider/aws/README.md
 NODE_TEMPLATE = "k8s.io/cluster-autoscaler/node-template"
 STARTUP_TAINT_PREFIX = "startup-taint.cluster-autoscaler.kubernetes.io/"
-BLOCK_DRAIN = dt.timedelta(minutes=40)
 
 # AL2023 nodeadm stripes every instance-store NVMe into one RAID0 array and puts kubelet and containerd
 # (so images and emptyDir volumes) on it. EKS merges this part with the NodeConfig it writes itself.
@@ -118,9 +116,10 @@ class NodeGroupArgs(Args):
     capacity_reservation_id: Optional[str] = None
     """The reservation or capacity block to launch into (`cr-...`), or for an ODCR a capacity reservation resource
     group's ARN; required with capacity `reservation`/`capacity-block`."""
-    capacity_block_ends_at: Optional[str] = None
-    """A capacity block's end (UTC, `2026-12-01T11:30:00Z`): the group scales to zero 40 minutes before it; None
-    (default): no schedule."""
+    capacity_block_starts_at: Optional[str] = None
+    """A capacity block's start (UTC, `2026-12-01T11:30:00Z`): the group is created at zero and a scheduled action
+    scales it to its size when the block begins; None (default): no schedule. EKS schedules the scale-down itself
+    (40 minutes before the block ends), so there is no end here."""
     local_nvme_raid0: Optional[bool] = False
     """Stripe instance-store NVMe as RAID0 for kubelet and containerd; off by default (needs NVMe on the shape)."""
     extended_resources: Optional[Mapping[str, int]] = field(default_factory=dict)
@@ -168,11 +167,17 @@ def _declare(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs
                   else {"capacity_reservation_id": args.capacity_reservation_id})
         template["capacity_reservation_specification"] = {"capacity_reservation_target": target}
     if args.capacity == "capacity-block":
-        # EKS managed node groups on a capacity block: the launch template carries the block's market type and
-        # reservation, with the one instance type of the block. https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html
+        # EKS managed node groups on a capacity block: the launch template carries the block's market type, its
+        # reservation and the block's instance type (LaunchTemplateData.InstanceType, not the node group's
+        # instanceTypes), or EKS rejects the create request.
+        # https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html (as of 2026-11-24)
         template["instance_market_options"] = {"market_type": "capacity-block"}
+        template["instance_type"] = args.instance_type
     if args.local_nvme_raid0:
         template["user_data"] = base64.b64encode(LOCAL_NVME_RAID0_USER_DATA.encode()).decode()
+    # A block that has not begun: the group waits at zero until the scheduled action at the start sizes it (its
+    # minimum then belongs to the schedule, so a later `pulumi up` does not set it back).
+    waits = args.capacity == "capacity-block" and bool(args.capacity_block_starts_at)
     launch_template = aws.ec2.LaunchTemplate(
         name, description=f"{name}: {args.instance_type} nodes", update_default_version=True,
         tags=dict(args.tags), opts=child, **template)
@@ -182,11 +187,12 @@ def _declare(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs
         node_group_name=name,
         node_role_arn=args.node_role_arn,
         subnet_ids=list(args.subnet_ids),
-        instance_types=[args.instance_type],
+        instance_types=None if args.capacity == "capacity-block" else [args.instance_type],
         ami_type=ami_type,
         release_version=release_version,
         capacity_type=CAPACITY_TYPES[args.capacity],
-        scaling_config={"min_size": args.min_nodes, "desired_size": args.desired_nodes, "max_size": args.max_nodes},
+        scaling_config=({"min_size": 0, "desired_size": 0, "max_size": args.max_nodes} if waits else
+                        {"min_size": args.min_nodes, "desired_size": args.desired_nodes, "max_size": args.max_nodes}),
         launch_template={"id": launch_template.id, "version": launch_template.latest_version},
         labels=dict(args.labels),
         taints=[{"key": t["key"], "value": t["value"], "effect": TAINT_EFFECTS[t["effect"]]} for t in args.taints],
@@ -199,6 +205,7 @@ def _declare(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs
         # would clash with the old group's name, so the old group goes first.
         opts=pulumi.ResourceOptions(parent=component,
                                     ignore_changes=["scalingConfig.desiredSize"]
+                                    + (["scalingConfig.minSize"] if waits else [])
                                     + ([] if args.release_version else ["releaseVersion"]),
                                     delete_before_replace=True))
     return launch_template, node_group
@@ -225,14 +232,16 @@ class GpuNodeGroup(Component):
                                 opts=pulumi.ResourceOptions(parent=self))
             for i, (key, value) in enumerate(sorted(template.items()))
         ]
-        if args.capacity_block_ends_at:
-            # Scale to zero well before the block ends so pods drain; EKS suggests more than 30 minutes.
-            # https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks.html
-            ends = dt.datetime.strptime(args.capacity_block_ends_at, "%Y-%m-%dT%H:%M:%SZ")
-            self.block_end = aws.autoscaling.Schedule(
-                f"{name}-block-end", autoscaling_group_name=asg_name, scheduled_action_name=f"{name}-block-end",
-                start_time=(ends - BLOCK_DRAIN).strftime("%Y-%m-%dT%H:%M:%SZ"), min_size=0, max_size=0,
-                desired_capacity=0, opts=pulumi.ResourceOptions(parent=self))
+        if args.capacity_block_starts_at:
+            # EKS: with desiredSize 0 at create, scale up when the block becomes active, e.g. by a scheduled action at
+            # its start. EKS itself schedules the scale-down ("Amazon EKS Node Group Capacity Scaledown Before
+            # Reservation End", 40 minutes before the end), and Auto Scaling refuses a second action at one time,
+            # so none is declared here. https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html
+            size = args.desired_nodes
+            self.block_start = aws.autoscaling.Schedule(
+                f"{name}-block-start", autoscaling_group_name=asg_name, scheduled_action_name=f"{name}-block-start",
+                start_time=args.capacity_block_starts_at, min_size=args.min_nodes, max_size=args.max_nodes,
+                desired_capacity=size, opts=pulumi.ResourceOptions(parent=self))
         self.node_group_name = self.node_group.node_group_name
         self.register_outputs({"node_group_name": self.node_group_name})
 

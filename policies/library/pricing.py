@@ -22,8 +22,15 @@ def gpu_instance_types() -> frozenset[str]:
 
 
 def instance_type(group: PolicyResource) -> Optional[str]:
+    """The node group's instance type, else its launch template's (an EKS capacity-block group names it there only:
+    https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html)."""
     types = items(group.props.get("instanceTypes"))
-    return str(types[0]) if types else None
+    if types:
+        return str(types[0])
+    for template in (group.property_dependencies or {}).get("launchTemplate", []):
+        if template.props.get("instanceType"):
+            return str(template.props["instanceType"])
+    return None
 
 
 def desired_nodes(group: PolicyResource) -> int:
