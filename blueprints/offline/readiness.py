@@ -428,6 +428,8 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
     findings += _identities(regs)
     findings += _api_reach(regs)
     findings += _budget_tag(regs)
+    from . import readiness_alerts  # imports Finding from here
+    findings += readiness_alerts.check(regs)
     return findings
 
 
