@@ -35,11 +35,22 @@ $(PROMTOOL):
 	cp tools/.deb/root/usr/bin/promtool $@
 	rm -rf tools/.deb
 
+# amtool checks the rendered Alertmanager configuration and tests its routes; only the binary is taken from
+# Debian's prometheus-alertmanager package (bookworm's 0.25.0), as for promtool.
+AMTOOL := tools/bin/amtool
+$(AMTOOL):
+	rm -rf tools/.amdeb && mkdir -p tools/bin tools/.amdeb
+	cd tools/.amdeb && (apt-get download prometheus-alertmanager || \
+		(apt-get update -qq && apt-get download prometheus-alertmanager))
+	dpkg-deb -x tools/.amdeb/prometheus-alertmanager_*.deb tools/.amdeb/root
+	cp tools/.amdeb/root/usr/bin/amtool $@
+	rm -rf tools/.amdeb
+
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-install: $(VENV)/.installed node_modules/.installed $(PROMTOOL)
+install: $(VENV)/.installed node_modules/.installed $(PROMTOOL) $(AMTOOL)
 
 # `@`: make must not echo the command into the plan (FORMAT=json must be JSON alone on stdout).
 # GNU make exits 2 whenever a recipe fails, whatever its status (tested: exit 1 and exit 3 both give

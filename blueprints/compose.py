@@ -15,13 +15,14 @@ import pulumi
 from components.cluster_args import (AutoscalingArgs, BudgetArgs, FileSystemArgs, GpuClusterArgs, GpuGroupArgs,
                                      ObjectStorageArgs, SystemGroupArgs)
 from components.kubernetes.acceptance import GATE_TAINT
-from components.kubernetes.monitoring import MonitoringArgs
+from components.kubernetes.monitoring import AlertReceiver, MonitoringArgs, SmtpSettings
 from components.kubernetes.platform import (NODE_GROUP_LABEL, FabricSettings, GpuNodes, PlatformArgs,
                                             PriorityValues, Team, mig_slices)
 
 from . import clock
+from .errors import BlueprintError
 from .resolver import ResolvedNodeGroup, ResolvedPlan, resolve
-from .spec import AcceptanceSpec
+from .spec import AcceptanceSpec, ClusterSpec
 from .stackconfig import parse_cluster
 
 SYSTEM_GROUP = "system"
@@ -61,6 +62,37 @@ def gpu_group_args(plan: ResolvedPlan, group: ResolvedNodeGroup) -> GpuGroupArgs
         local_nvme_raid0=plan.spec.storage.local_nvme_scratch and group.shape.local_nvme_gb > 0)
 
 
+DEFAULT_RECEIVER = "budget-contacts"
+
+
+def alert_routing(spec: ClusterSpec) -> tuple[list[AlertReceiver], Optional[SmtpSettings]]:
+    """The spec's alert receivers, or one e-mailing the budget contacts; URLs and the SMTP password come from
+    secret stack config (`pulumi config set --secret`), so they stay Pulumi secrets end to end."""
+    alerts = spec.kubernetes.monitoring.alerts
+
+    def secret(key: Optional[str], field: str) -> Optional[pulumi.Output[str]]:
+        if not key:
+            return None
+        if pulumi.Config().get(key) is None:
+            raise BlueprintError(f"stack {pulumi.get_stack()}", f"{field} names the config value {key!r}, which "
+                                 f"is not set: run `pulumi config set --secret {key} VALUE`")
+        return pulumi.Config().require_secret(key)
+
+    where = "kubernetes.monitoring.alerts"
+
+    receivers = [AlertReceiver(name, emails=tuple(r.email),
+                               slack_url=secret(r.slack_url_config, f"{where}.receivers.{name}.slackUrlConfig"),
+                               slack_channel=r.slack_channel,
+                               webhook_url=secret(r.webhook_url_config, f"{where}.receivers.{name}.webhookUrlConfig"))
+                 for name, r in alerts.receivers.items()]
+    if not receivers and spec.budget.contacts:
+        receivers = [AlertReceiver(DEFAULT_RECEIVER, emails=tuple(spec.budget.contacts))]
+    smtp = alerts.smtp
+    return receivers, SmtpSettings(smtp.smarthost, smtp.sender, smtp.username,
+                                   secret(smtp.password_config, f"{where}.smtp.passwordConfig"),
+                                   smtp.require_tls) if smtp else None
+
+
 def platform_args(plan: ResolvedPlan) -> Optional[PlatformArgs]:
     """The Kubernetes layer's args, or None when the stack turns the layer off."""
     spec = plan.spec.kubernetes
@@ -70,6 +102,7 @@ def platform_args(plan: ResolvedPlan) -> Optional[PlatformArgs]:
     fabric = FabricSettings(plan.fabric_image, spec.fabric_validation.run_on_create) \
         if spec.fabric_validation.enabled and plan.fabric_image else None
     system = {NODE_GROUP_LABEL: SYSTEM_GROUP}
+    receivers, smtp = alert_routing(plan.spec) if spec.monitoring.enabled else ([], None)
     return PlatformArgs(
         node_groups=[GpuNodes(name=g.name, rdma=g.shape.rdma.kind if g.rdma_interfaces else "none",
                               taints=group_taints(g, check), mig_profile=g.spec.mig_profile,
@@ -86,7 +119,9 @@ def platform_args(plan: ResolvedPlan) -> Optional[PlatformArgs]:
         recheck_idle_hours=check.recheck_idle_hours if check.enabled else None,
         fabric=fabric,
         monitoring=MonitoringArgs(system_node_selector=system, idle_gpu_minutes=spec.monitoring.idle_gpu_minutes,
-                                  retention_days=spec.monitoring.retention_days) if spec.monitoring.enabled else None,
+                                  retention_days=spec.monitoring.retention_days, receivers=receivers, smtp=smtp,
+                                  repeat_interval_hours=spec.monitoring.alerts.repeat_interval_hours)
+        if spec.monitoring.enabled else None,
     )
 
 

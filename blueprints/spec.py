@@ -456,8 +456,61 @@ class FabricValidationSpec(SpecModel):
                           "public default: eRDMA groups are validated once this names an image with the eRDMA driver.")
 
 
+class SmtpSpec(SpecModel):
+    """The mail relay Alertmanager sends through: an e-mail receiver cannot work without one."""
+
+    smarthost: str = Field(pattern=r"^[^:\s]+:[0-9]{1,5}$", description="host:port of the SMTP relay.")
+    sender: str = Field(description="The From address.")
+    username: Optional[str] = Field(None, description="SMTP user; null sends without authentication.")
+    password_config: Optional[str] = Field(
+        None, pattern=r"^[A-Za-z0-9_.:-]+$",
+        description="Name of a stack config value holding the SMTP password, set with "
+                    "`pulumi config set --secret NAME` (kept as a Pulumi secret, never in the spec).")
+    require_tls: bool = Field(True, description="Refuse to send without STARTTLS.")
+
+    @field_validator("sender")
+    @classmethod
+    def _sender(cls, v: str) -> str:
+        if not EMAIL.match(v):
+            raise ValueError(f"{v!r} is not an e-mail address")
+        return v
+
+
+class AlertReceiverSpec(SpecModel):
+    """Where alerts go: e-mail addresses, a Slack incoming webhook, or any Alertmanager webhook (a DingTalk
+    robot through prometheus-webhook-dingtalk, which turns Alertmanager's payload into DingTalk's)."""
+
+    email: list[str] = Field(default_factory=list, description="E-mail addresses (needs monitoring.alerts.smtp).")
+    slack_url_config: Optional[str] = Field(
+        None, pattern=r"^[A-Za-z0-9_.:-]+$",
+        description="Name of a secret stack config value holding a Slack incoming-webhook URL.")
+    slack_channel: Optional[str] = Field(None, description="Slack channel, e.g. #gpu-alerts; null: the hook's.")
+    webhook_url_config: Optional[str] = Field(
+        None, pattern=r"^[A-Za-z0-9_.:-]+$",
+        description="Name of a secret stack config value holding a webhook URL Alertmanager POSTs alerts to.")
+
+    @field_validator("email")
+    @classmethod
+    def _email(cls, v: list[str]) -> list[str]:
+        for address in v:
+            if not EMAIL.match(address):
+                raise ValueError(f"{address!r} is not an e-mail address")
+        return v
+
+
+class AlertsSpec(SpecModel):
+    """Alertmanager routing for the GPU alert rules. With no receivers, alerts go by e-mail to budget.contacts."""
+
+    receivers: dict[str, AlertReceiverSpec] = Field(
+        default_factory=dict, description="Receiver name -> where it sends; every alert goes to each receiver. "
+                                          "Empty: one receiver e-mailing budget.contacts.")
+    smtp: Optional[SmtpSpec] = Field(None, description="The SMTP relay e-mail receivers send through.")
+    repeat_interval_hours: int = Field(4, ge=1, le=168, description="Hours before a firing alert is sent again.")
+
+
 class MonitoringSpec(SpecModel):
     enabled: bool = Field(True, description="kube-prometheus-stack with DCGM dashboards and GPU alert rules.")
+    alerts: AlertsSpec = Field(default_factory=AlertsSpec, description="Where Alertmanager sends the alerts.")
     idle_gpu_minutes: int = Field(
         60, ge=5, le=10_080, description="Alert when a GPU held by a pod stays idle this long (give it back).")
     retention_days: int = Field(15, ge=1, le=365, description="Days Prometheus keeps metrics.")

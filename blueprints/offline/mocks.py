@@ -113,6 +113,9 @@ _AWS_OUTPUTS: dict[str, tuple[Callable[[OfflineMocks, Any, dict], None], ...]] =
     "aws:budgets/budget:Budget": (lambda m, a, s: s.setdefault("name", a.name),),
     "alicloud:vpc/natGateway:NatGateway": (lambda m, a, s: s.setdefault("snatTableIds", _fake_id("stb", a.name)),),
     "alicloud:nas/fileset:Fileset": (lambda m, a, s: s.setdefault("filesetId", _fake_id("fset", a.name)),),
+    # A stand-in of the asked length, never a real credential (the provider generates it at `pulumi up`).
+    "random:index/randomPassword:RandomPassword": (
+        lambda m, a, s: s.setdefault("result", "x" * int(s.get("length", 16))),),
     "alicloud:ecs/eipAddress:EipAddress": (lambda m, a, s: s.setdefault("ipAddress", "47.96.0.10"),),
     "alicloud:ram/role:Role": (lambda m, a, s: s.setdefault("arn", f"acs:ram::1234567890123456:role/{s.get('roleName', a.name)}"),),
 }

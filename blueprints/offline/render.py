@@ -86,9 +86,19 @@ def render_text(plan: Plan) -> str:
     counts = data["counts"]
     out += ["", f"{counts['total']} registrations: {counts['custom']} cloud resources, {counts['components']} components"]
     out += _cost_lines(data["cost"], bullet="  ")
+    out += _secret_output_lines(data.get("outputs") or {})
     out += _readiness_lines(data["readiness"])
     out += _finding_lines(data["findings"], data["policyPacks"])
     return "\n".join(out) + "\n"
+
+
+def _secret_output_lines(outputs: dict[str, Any]) -> list[str]:
+    """The stack outputs that hold credentials, so a reviewer knows where to find them after `pulumi up`."""
+    names = [k for k, v in outputs.items() if v == {"secret": True}]
+    if not names:
+        return []
+    return ["", "Credentials (secret stack outputs; read with `pulumi stack output --show-secrets NAME`):"] + \
+        [f"  {n}" for n in names]
 
 
 def _readiness_lines(findings: list) -> list[str]:

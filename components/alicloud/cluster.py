@@ -68,6 +68,8 @@ class GpuCluster(Component):
     """The ACK cluster's id."""
     kubeconfig: pulumi.Output[str]
     """A one-hour kubeconfig of the identity running `pulumi up` (secret)."""
+    grafana_admin_password: pulumi.Output[Optional[str]]
+    """Grafana's `admin` password (secret); absent without monitoring."""
     kms_key_id: pulumi.Output[str]
     """The stack's data key."""
     vpc_id: pulumi.Output[str]
@@ -257,7 +259,7 @@ class GpuCluster(Component):
             kube = k8s.Provider(f"{name}-k8s", kubeconfig=kubeconfig, opts=child)
             classes = [StorageClassSpec("essd-encrypted", DISK_CSI_DRIVER, default=True, parameters={
                 "type": "cloud_essd", "encrypted": "true", "kmsKeyId": key.id})]
-            GpuPlatform(name, replace(
+            platform = GpuPlatform(name, replace(
                 args.platform, driver_preinstalled=True, device_plugin_preinstalled=True,
                 system_node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP},
                 namespaces={ns: {RRSA_INJECTION_LABEL: "on"} for ns in trainer_namespaces},
@@ -267,6 +269,8 @@ class GpuCluster(Component):
                 storage_classes=classes, shared_volumes=shared_volumes),
                 opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": kube},
                                             depends_on=[self.system_pool, identity, *pools]))
+            if platform.grafana_admin_password is not None:
+                outputs["grafana_admin_password"] = platform.grafana_admin_password
         self.outputs = outputs
         for key_name, value in outputs.items():
             setattr(self, key_name, value)

@@ -62,6 +62,8 @@ class GpuCluster(Component):
     """The EKS cluster's name."""
     kubeconfig: pulumi.Output[str]
     """A kubeconfig for the cluster (secret); it authenticates with `aws eks get-token`."""
+    grafana_admin_password: pulumi.Output[Optional[str]]
+    """Grafana's `admin` password (secret); absent without monitoring."""
     kms_key_arn: pulumi.Output[str]
     """The stack's data key."""
     vpc_id: pulumi.Output[str]
@@ -278,7 +280,7 @@ class GpuCluster(Component):
             classes = [StorageClassSpec("gp3-encrypted", EBS_CSI_DRIVER, default=True, parameters={
                 "type": "gp3", "encrypted": "true", "kmsKeyId": key.arn, "csi.storage.k8s.io/fstype": "ext4"})] \
                 if "aws-ebs-csi-driver" in versions else []
-            GpuPlatform(name, replace(
+            platform = GpuPlatform(name, replace(
                 args.platform, driver_preinstalled=True, device_plugin_preinstalled=False,
                 system_node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP}, namespaces={training_ns: {}},
                 service_accounts=[WorkloadServiceAccount(ns, TRAINING_SERVICE_ACCOUNT,
@@ -287,6 +289,8 @@ class GpuCluster(Component):
                 storage_classes=classes, shared_volumes=shared_volumes, autoscaler=autoscaler),
                 opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": kube},
                                             depends_on=[self.system_group, service_addons]))
+            if platform.grafana_admin_password is not None:
+                outputs["grafana_admin_password"] = platform.grafana_admin_password
 
         self.outputs = outputs
         for key, value in outputs.items():

@@ -11,10 +11,11 @@ them. The rules are checked with promtool (`check rules`, and `test rules` on sa
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
+import pulumi_random as random
 import yaml
 
 from ..base import Args, Component, KUBERNETES, as_args
@@ -54,6 +55,38 @@ DCGM_FI_DRIVER_VERSION, label, Driver Version.
 
 
 @dataclass(frozen=True)
+class AlertReceiver(Args):
+    """One Alertmanager receiver; URLs carry tokens, so pass them as Pulumi secrets."""
+
+    name: str
+    """The receiver's name in Alertmanager."""
+    emails: Optional[Sequence[str]] = ()
+    """E-mail addresses (needs MonitoringArgs.smtp); none by default."""
+    slack_url: Optional[pulumi.Input[str]] = None
+    """A Slack incoming-webhook URL (secret); None: no Slack."""
+    slack_channel: Optional[str] = None
+    """The Slack channel; None: the hook's own."""
+    webhook_url: Optional[pulumi.Input[str]] = None
+    """A URL Alertmanager POSTs its webhook payload to (secret); None: none."""
+
+
+@dataclass(frozen=True)
+class SmtpSettings(Args):
+    """The SMTP relay e-mail receivers send through."""
+
+    smarthost: str
+    """host:port."""
+    sender: str
+    """The From address."""
+    username: Optional[str] = None
+    """SMTP user; None: no authentication."""
+    password: Optional[pulumi.Input[str]] = None
+    """SMTP password (secret); None: none."""
+    require_tls: Optional[bool] = True
+    """Refuse to send without STARTTLS; on by default."""
+
+
+@dataclass(frozen=True)
 class MonitoringArgs(Args):
     """GPU monitoring (kube-prometheus-stack)."""
 
@@ -65,6 +98,50 @@ class MonitoringArgs(Args):
     """Prometheus's retention; 15 days by default."""
     labels: Optional[Mapping[str, str]] = field(default_factory=dict)
     """On every object."""
+    receivers: Optional[Sequence[AlertReceiver]] = ()
+    """Where every alert goes; none leaves the chart's default (a receiver that drops them)."""
+    smtp: Optional[SmtpSettings] = None
+    """The mail relay; needed by e-mail receivers."""
+    repeat_interval_hours: Optional[int] = 4
+    """Hours before a firing alert is sent again; 4 by default."""
+
+
+def alertmanager_config(receivers: Sequence[AlertReceiver], smtp: Optional[SmtpSettings],
+                        repeat_interval_hours: int = 4) -> dict[str, Any]:
+    """Alertmanager's configuration: every alert to each receiver, the chart's always-firing Watchdog to none.
+
+    Helm merges it into kube-prometheus-stack's default (its inhibit rules and templates stay); the route and the
+    receivers are given whole, so it is also a complete configuration `amtool check-config` accepts.
+    Format: https://prometheus.io/docs/alerting/latest/configuration/ (Alertmanager 0.25+)."""
+    glob: dict[str, Any] = {"resolve_timeout": "5m"}
+    if smtp is not None:
+        glob.update({"smtp_smarthost": smtp.smarthost, "smtp_from": smtp.sender,
+                     "smtp_require_tls": bool(smtp.require_tls)})
+        if smtp.username:
+            glob["smtp_auth_username"] = smtp.username
+        if smtp.password is not None:
+            glob["smtp_auth_password"] = smtp.password
+    out = [{"name": "null"}]
+    for r in receivers:
+        entry: dict[str, Any] = {"name": r.name}
+        if r.emails:
+            entry["email_configs"] = [{"to": ", ".join(r.emails), "send_resolved": True}]
+        if r.slack_url is not None:
+            slack: dict[str, Any] = {"api_url": r.slack_url, "send_resolved": True,
+                                     "title": '{{ .CommonLabels.alertname }} ({{ .Status }})',
+                                     "text": '{{ range .Alerts }}{{ .Annotations.summary }}\n{{ end }}'}
+            if r.slack_channel:
+                slack["channel"] = r.slack_channel
+            entry["slack_configs"] = [slack]
+        if r.webhook_url is not None:
+            entry["webhook_configs"] = [{"url": r.webhook_url, "send_resolved": True}]
+        out.append(entry)
+    routes: list[dict[str, Any]] = [{"receiver": "null", "matchers": ['alertname = "Watchdog"']}]
+    routes += [{"receiver": r.name, "continue": True} for r in receivers]
+    return {"global": glob, "route": {
+        "receiver": "null", "group_by": ["alertname", "Hostname", "namespace"], "group_wait": "30s",
+        "group_interval": "5m", "repeat_interval": f"{repeat_interval_hours}h", "routes": routes},
+        "receivers": out}
 
 
 def alert_rules(idle_gpu_minutes: int) -> dict:
@@ -73,18 +150,26 @@ def alert_rules(idle_gpu_minutes: int) -> dict:
     return yaml.safe_load(text)
 
 
-def stack_values(args: MonitoringArgs) -> dict:
+def stack_values(args: MonitoringArgs, grafana_password: Optional[pulumi.Input[str]] = None) -> dict:
     system = dict(args.system_node_selector)
+    alertmanager: dict[str, Any] = {"alertmanagerSpec": {"nodeSelector": system}}
+    if args.receivers:
+        alertmanager["config"] = alertmanager_config(args.receivers, args.smtp, args.repeat_interval_hours)
+    grafana: dict[str, Any] = {
+        "nodeSelector": system, "sidecar": {"dashboards": {"enabled": True, "label": "grafana_dashboard",
+                                                           "labelValue": "1"}}}
+    if grafana_password is not None:
+        # The chart's default admin password is the public "prom-operator".
+        grafana["adminPassword"] = grafana_password
     return {
         # Pick up ServiceMonitors, PodMonitors and rules of every release (the GPU Operator's exporter), not
         # only this chart's own.
         "prometheus": {"prometheusSpec": {
             "serviceMonitorSelectorNilUsesHelmValues": False, "podMonitorSelectorNilUsesHelmValues": False,
             "ruleSelectorNilUsesHelmValues": False, "retention": f"{args.retention_days}d", "nodeSelector": system}},
-        "alertmanager": {"alertmanagerSpec": {"nodeSelector": system}},
+        "alertmanager": alertmanager,
         "prometheusOperator": {"nodeSelector": system, "admissionWebhooks": {"patch": {"nodeSelector": system}}},
-        "grafana": {"nodeSelector": system,
-                    "sidecar": {"dashboards": {"enabled": True, "label": "grafana_dashboard", "labelValue": "1"}}},
+        "grafana": grafana,
         # Node labels the acceptance alert reads (kube_node_labels).
         "kube-state-metrics": {"nodeSelector": system, "metricLabelsAllowlist": [
             "nodes=[gpu-blueprints/acceptance,gpu-blueprints/node-group]"]},
@@ -101,6 +186,8 @@ class GpuMonitoring(Component):
     LEGACY_TYPE = "gpu-blueprints:kubernetes:GpuMonitoring"
     namespace: pulumi.Output[str]
     """Where Prometheus and Grafana run."""
+    grafana_admin_password: pulumi.Output[str]
+    """Grafana's `admin` password (secret), generated once and kept in the stack's state."""
 
     def __init__(self, name: str, args: MonitoringArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
@@ -109,8 +196,13 @@ class GpuMonitoring(Component):
         # node-exporter needs host namespaces: the namespace runs privileged pods.
         namespace = k8s.core.v1.Namespace(f"{name}-namespace", metadata={"name": NAMESPACE, "labels": {
             **labels, "pod-security.kubernetes.io/enforce": "privileged"}}, opts=pulumi.ResourceOptions(parent=self))
-        self.release = chart_release(self, f"{name}-stack", "kube-prometheus-stack", NAMESPACE, stack_values(args),
-                                     depends_on=[namespace])
+        # An explicit provider, as for every resource the stack declares (no ambient default provider).
+        generator = random.Provider(f"{name}-random", opts=pulumi.ResourceOptions(parent=self))
+        password = random.RandomPassword(f"{name}-grafana-admin", length=24, special=False,
+                                         opts=pulumi.ResourceOptions(parent=self, provider=generator))
+        self.grafana_admin_password = pulumi.Output.secret(password.result)
+        self.release = chart_release(self, f"{name}-stack", "kube-prometheus-stack", NAMESPACE,
+                                     stack_values(args, self.grafana_admin_password), depends_on=[namespace])
         after = pulumi.ResourceOptions(parent=self, depends_on=[self.release])
         k8s.apiextensions.CustomResource(
             f"{name}-gpu-alerts", api_version="monitoring.coreos.com/v1", kind="PrometheusRule",
@@ -121,4 +213,4 @@ class GpuMonitoring(Component):
             data={"gpu.json": json.dumps(json.loads(DASHBOARD_FILE.read_text(encoding="utf-8")), indent=1)},
             opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]))
         self.namespace = pulumi.Output.from_input(NAMESPACE)
-        self.register_outputs({"namespace": self.namespace})
+        self.register_outputs({"namespace": self.namespace, "grafana_admin_password": self.grafana_admin_password})

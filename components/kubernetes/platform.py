@@ -215,8 +215,11 @@ class GpuPlatform(Component):
             "labels": {**labels, "pod-security.kubernetes.io/enforce": "privileged"}}, opts=child)
         self.releases: dict[str, k8s.helm.v3.Release] = {}
         monitoring_deps: list[pulumi.Resource] = []
+        self.grafana_admin_password: Optional[pulumi.Output[str]] = None
+        """Grafana's admin password (secret) when monitoring is installed."""
         if args.monitoring is not None:
             monitoring = GpuMonitoring(f"{name}-monitoring", replace(args.monitoring, labels=labels), opts=child)
+            self.grafana_admin_password = monitoring.grafana_admin_password
             monitoring_deps = [monitoring.release]  # the ServiceMonitor CRD comes with it
         if args.gpu_stack == "gpu-operator":
             operator_deps: list[pulumi.Resource] = [operator_ns, *monitoring_deps]
