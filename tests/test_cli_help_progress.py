@@ -58,6 +58,7 @@ def test_all_stacks_shows_progress_on_a_terminal_and_keeps_stdout_clean(tmp_path
         os.close(follower)
         reader.join(timeout=10)
         os.close(leader)
-    assert run.returncode == 0
+    # the worst of the two: startup-t4-aliyun is flagged until its system shape has a price (conftest)
+    assert run.returncode == 1
     assert [p["stack"] for p in json.loads(run.stdout)["plans"]] == ["startup-t4", "startup-t4-aliyun"]
     assert b"planning startup-t4" in bytes(shown)

@@ -18,7 +18,7 @@ from blueprints.catalog.addons import addon_versions
 from blueprints.offline.mocks import ACCOUNT_ID
 from blueprints.stackconfig import ROOT
 from conftest import (SHIPPED, gpu_groups, gpu_templates, helm, resources, shipped_cluster, shipped_plan,
-                      system_groups, write_stack)
+                      system_groups, with_system_price, write_stack)
 
 AWS = [s for s in SHIPPED if shipped_plan(s).resolved.spec.cloud == "aws"]
 ALI = [s for s in SHIPPED if s not in AWS]
@@ -379,7 +379,8 @@ def test_a_second_stack_in_the_account_uses_the_existing_threat_detection(plan_v
 
     first = shipped_plan(stack)
     assert len(registrations(first, DETECTORS[cloud])) == 1
-    second = plan_variant(stack, lambda c: c.update(accountServices={"threatDetection": "existing"}))
+    existing = {"threatDetection": "existing"}
+    second = plan_variant(stack, lambda c: with_system_price(c).update(accountServices=existing))
     assert registrations(second, DETECTORS[cloud]) == [] and second.exit_code == 0
     assert not [f for f in second.findings if f["policy"] == "stack-threat-detection"]
     untold = evaluate(second.stack, second.registrations, ["baseline"], {})
@@ -436,7 +437,7 @@ def test_an_organisation_trail_replaces_the_stacks_own_audit_trail(plan_variant,
     """accountServices.auditTrail: existing. AWS: the stack's trail records only S3 object events (the data-access
     audit of its buckets that HIPAA/GDPR ask for), not management events; Alibaba: no ActionTrail. The audit-trail
     rule is told so, and the stack still plans with exit 0 under its packs."""
-    plan = plan_variant(stack, lambda c: c.update(accountServices={"auditTrail": "existing"}))
+    plan = plan_variant(stack, lambda c: with_system_price(c).update(accountServices={"auditTrail": "existing"}))
     assert plan.exit_code == 0, [f["policy"] for f in plan.findings if f.get("enforcementLevel") == "mandatory"]
     if stack == "enterprise-h100":
         [trail] = resources(plan, "aws:cloudtrail/trail:Trail")

@@ -11,12 +11,13 @@ from blueprints.offline import diff as diff_module
 from blueprints.offline.diff import check_exit_code, diff_plans
 from blueprints.offline.diff_render import render_diff_text
 from blueprints.offline.plan import make_plan
-from conftest import resources, shipped_cluster, shipped_plan, write_stack
+from conftest import resources, shipped_cluster, shipped_plan, with_system_price, write_stack
 
 
 def _plan(tmp_path: Path, stack: str, change) -> dict:
-    """The stack under its own name (so URNs line up across two commits) with a change."""
-    cluster = shipped_cluster(stack)
+    """The stack under its own name (so URNs line up across two commits) with a change, its system nodes priced so
+    the diff's verdict is about the change alone."""
+    cluster = with_system_price(shipped_cluster(stack))
     change(cluster)
     folder = tmp_path / str(len(list(tmp_path.iterdir())))
     folder.mkdir()
