@@ -9,7 +9,8 @@ import yaml
 from google.protobuf import struct_pb2
 
 from blueprints.catalog import addons as addons_catalog
-from blueprints.catalog.lifecycle import end_of_support, table
+from blueprints.catalog.lifecycle import end_of_support, release_line, table
+from blueprints.clock import today
 from blueprints.offline.readiness import HELM_RELEASE
 from blueprints.offline.readiness_support import check
 from components.kubernetes.charts import charts
@@ -38,7 +39,7 @@ def test_the_old_gpu_operator_pin_is_reported_and_the_new_one_is_not():
     assert [r for r in plan.registrations if r.type == HELM_RELEASE and r.inputs.get("version") == "v26.7.0"]
     assert not [f for f in plan.readiness if f.check == PAST]
     old = [f for f in check(_with_operator(plan.registrations, "v25.10.1")) if f.check == PAST]
-    assert len(old) == 1 and old[0].level == "warning" and "2026-04-22" in old[0].message
+    assert len(old) == 1 and old[0].level == "warning" and "2026-08-20" in old[0].message
 
 
 @pytest.mark.parametrize("stack", SHIPPED)
@@ -46,21 +47,23 @@ def test_no_shipped_stack_has_a_pin_past_its_end_of_support(stack):
     assert not [f for f in shipped_plan(stack).readiness if f.check == PAST]
 
 
-def test_a_supported_pin_becomes_a_warning_when_today_passes_its_end(monkeypatch):
-    regs = shipped_plan("research-a100").registrations
-    monkeypatch.setenv("BLUEPRINTS_TODAY", "2027-02-20")  # the last day of 26.7's support
+def test_a_pin_passes_until_today_moves_past_its_end_of_support(monkeypatch):
+    regs = _with_operator(shipped_plan("research-a100").registrations, "v25.10.1")
+    monkeypatch.setenv("BLUEPRINTS_TODAY", "2026-08-20")  # 25.10's last day: 26.7.0 released, NVIDIA ended 25.10
     assert not check(regs)
-    monkeypatch.setenv("BLUEPRINTS_TODAY", "2027-02-21")
+    monkeypatch.setenv("BLUEPRINTS_TODAY", "2026-08-21")
     (finding,) = check(regs)
-    assert finding.check == PAST and "v26.7.0" in finding.message
+    assert finding.check == PAST and "v25.10.1" in finding.message
 
 
 def test_every_pinned_chart_and_addon_has_an_end_of_support_or_a_reason():
     lifecycle = table()
     for key, pin in charts().items():
         entry = lifecycle["charts"][key]
-        if "releases" in entry:
-            assert end_of_support("charts", key, pin.version)[0] is not None, key
+        if "releases" in entry:  # the pinned release line is recorded: its date, or why there is none yet
+            line = entry["releases"][release_line(pin.version)]
+            assert line["end_of_support"] is not None or line["reason"], key
+            assert end_of_support("charts", key, pin.version)[0] is None or line["end_of_support"] > today(), key
         else:
             assert entry["end_of_support"] is None and entry["reason"], key
     catalog = yaml.safe_load(addons_catalog.ADDONS_FILE.read_text())

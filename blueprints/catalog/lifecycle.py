@@ -31,7 +31,7 @@ def end_of_support(kind: str, name: str, version: str) -> tuple[Optional[dt.date
         entries = entries.get(part) or {}
     entry = entries.get(name) or {}
     line = (entry.get("releases") or {}).get(release_line(version)) if version else None
-    if line is None:
+    if line is None or line.get("end_of_support") is None:
         return None, ""
     return line["end_of_support"], entry.get("source", "")
 
