@@ -439,10 +439,10 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
 def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
     """Checks kept in modules of their own (readiness_<topic>.py), imported here as they import this module."""
     from . import (readiness_alerts, readiness_capacity, readiness_key_grants, readiness_keys, readiness_network,
-                   readiness_node_health, readiness_queues, readiness_quotas, readiness_resources)
+                   readiness_node_health, readiness_queues, readiness_quotas, readiness_resources, readiness_support)
 
     topics = (readiness_quotas, readiness_queues, readiness_keys, readiness_network, readiness_resources,
-              readiness_capacity, readiness_key_grants, readiness_node_health, readiness_alerts)
+              readiness_capacity, readiness_key_grants, readiness_node_health, readiness_alerts, readiness_support)
     return [finding for topic in topics for finding in topic.check(regs)]
 
 

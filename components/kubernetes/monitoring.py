@@ -3,7 +3,8 @@ exporter's metrics; a Grafana dashboard for GPU utilization, memory, power, temp
 NVLink/PCIe traffic; alert rules for XID errors, ECC faults, thermal throttling, nodes failing acceptance and
 GPUs held by pods but idle (the seeds ask to give idle GPUs back).
 
-Metric names are those of the DCGM exporter shipped with GPU Operator v25.10.1 (dcgm-exporter 4.4.2-4.7.0).
+Metric names are those of the DCGM exporter shipped with GPU Operator v26.7.0 (dcgm-exporter 4.6.0-4.8.3; every
+name used here is in the etc/*.csv of dcgm-exporter 4.5.3-4.8.2, the newest tag read, as it was in 4.4.2-4.7.0).
 ECC volatile double-bit errors and clock-event reasons are not in its default counters, so DCGM_COUNTERS adds
 them. The rules are checked with promtool (`check rules`, and `test rules` on sample series) in the tests.
 """
