@@ -5,6 +5,10 @@ from __future__ import annotations
 import copy
 import json
 import os
+import pty
+import subprocess
+import sys
+import threading
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -12,7 +16,7 @@ import pytest
 import yaml
 
 from blueprints.offline.plan import Plan, make_plan
-from blueprints.stackconfig import FULL_CONFIG_KEY, STACKS_DIR, available_stacks
+from blueprints.stackconfig import FULL_CONFIG_KEY, ROOT, STACKS_DIR, available_stacks
 
 # Dated checks (capacity-block ends, end of support) judge against a fixed day, so results do not drift with time.
 os.environ.setdefault("BLUEPRINTS_TODAY", "2026-11-24")
@@ -112,3 +116,51 @@ def validate_crd(obj: dict[str, Any], schema: dict[str, Any]) -> None:
     import jsonschema
 
     jsonschema.validators.validator_for(schema)(schema).validate(obj)
+
+
+CLI_TIMEOUT = 60  # a hang fails through the timeout; no wall-clock assertion on a shared machine
+
+
+def run_cli(*argv: str) -> subprocess.CompletedProcess:
+    """`python -m blueprints ...` in a child process, as a user runs it."""
+    return subprocess.run([sys.executable, "-m", "blueprints", *argv], cwd=ROOT, capture_output=True, text=True,
+                          timeout=CLI_TIMEOUT)
+
+
+def one_line(result: subprocess.CompletedProcess) -> str:
+    """The bad-input contract: exit 2, nothing on standard output, one line on standard error, no traceback."""
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    [line] = result.stderr.strip().splitlines()
+    return line
+
+
+def run_on_terminal(argv: list[str], terminal: str, env: dict, timeout: int = CLI_TIMEOUT
+                    ) -> tuple[subprocess.CompletedProcess, bytes]:
+    """Run the CLI with `terminal` ("stdout" or "stderr") a pseudo-terminal and the other stream a pipe; return the
+    result and what the terminal received (read while the child writes, or it blocks on a full terminal)."""
+    leader, follower = pty.openpty()
+    shown = bytearray()
+
+    def drain():
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            shown.extend(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    streams = {"stdout": follower, "stderr": subprocess.PIPE} if terminal == "stdout" else \
+        {"stdout": subprocess.PIPE, "stderr": follower}
+    try:
+        result = subprocess.run([sys.executable, "-m", "blueprints", *argv], cwd=ROOT, env=env, timeout=timeout,
+                                **streams)
+    finally:
+        os.close(follower)
+        reader.join(timeout=10)
+        os.close(leader)
+    return result, bytes(shown)

@@ -5,27 +5,11 @@ so each case also shows nothing is written when the input is refused.
 """
 
 import math
-import subprocess
-import sys
 
 import pytest
 
-from blueprints.stackconfig import ROOT
-from conftest import shipped_cluster, write_stack
+from conftest import one_line, run_cli, shipped_cluster, write_stack
 
-TIMEOUT = 60
-
-
-def run(*argv: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "blueprints", *argv], cwd=ROOT, capture_output=True, text=True,
-                          timeout=TIMEOUT)
-
-
-def one_line(result: subprocess.CompletedProcess) -> str:
-    assert result.returncode == 2, result.stderr
-    assert "Traceback" not in result.stderr and result.stdout == ""
-    [line] = result.stderr.strip().splitlines()
-    return line
 
 
 @pytest.mark.parametrize("price, fragment", [
@@ -40,7 +24,7 @@ def test_a_price_that_is_not_a_positive_finite_amount_is_one_line(tmp_path, pric
     assert (".inf" if price == math.inf else ".nan" if price != price else "-1.0") in \
         (tmp_path / "Pulumi.bad.yaml").read_text()
     out = tmp_path / "plan.json"
-    line = one_line(run("plan", "--stack", "bad", "--stacks-dir", str(tmp_path), "--output", str(out)))
+    line = one_line(run_cli("plan", "--stack", "bad", "--stacks-dir", str(tmp_path), "--output", str(out)))
     assert line == f"error: {tmp_path.name}/Pulumi.bad.yaml: {fragment}"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["Pulumi.bad.yaml"]
 
@@ -49,7 +33,7 @@ def test_an_infinite_budget_is_one_line(tmp_path):
     cluster = shipped_cluster("research-a100")
     cluster["budget"]["monthlyLimitUsd"] = math.inf
     write_stack(tmp_path, "bad", cluster)
-    line = one_line(run("plan", "--stack", "bad", "--stacks-dir", str(tmp_path)))
+    line = one_line(run_cli("plan", "--stack", "bad", "--stacks-dir", str(tmp_path)))
     assert line.endswith("cluster.budget.monthlyLimitUsd: Input should be a finite number (got inf)")
 
 
@@ -67,5 +51,5 @@ UNITS_ALLOWED = "K, M, B (or G), T, e.g. 110M, 7B, 1.5T"
 ])
 def test_size_with_infinite_or_nan_numbers_is_one_line(tmp_path, argv, line):
     out = tmp_path / "size.txt"
-    assert one_line(run("size", *argv, "--output", str(out))) == line
+    assert one_line(run_cli("size", *argv, "--output", str(out))) == line
     assert list(tmp_path.iterdir()) == []

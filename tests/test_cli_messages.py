@@ -6,34 +6,19 @@ and each refusal leaves nothing at its --output path.
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 from blueprints.cli import EXIT_MEANINGS
-from blueprints.stackconfig import ROOT, STACKS_DIR
-from conftest import shipped_cluster, write_stack
+from blueprints.stackconfig import STACKS_DIR
+from conftest import one_line, run_cli, shipped_cluster, write_stack
 
-TIMEOUT = 60
-
-
-def run(*argv: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "blueprints", *argv], cwd=ROOT, capture_output=True, text=True,
-                          timeout=TIMEOUT)
-
-
-def one_line(result: subprocess.CompletedProcess) -> str:
-    assert result.returncode == 2, result.stderr
-    assert "Traceback" not in result.stderr and result.stdout == ""
-    [line] = result.stderr.strip().splitlines()
-    return line
 
 
 def plan_bad(tmp_path, *extra):
     out = tmp_path / "out" / "plan.json"
     out.parent.mkdir()
-    result = run("plan", "--stack", "bad", "--stacks-dir", str(tmp_path), "--output", str(out), *extra)
+    result = run_cli("plan", "--stack", "bad", "--stacks-dir", str(tmp_path), "--output", str(out), *extra)
     assert not out.exists()
     return one_line(result)
 
@@ -52,7 +37,7 @@ def test_a_stack_file_that_is_not_a_regular_file_is_named_for_what_it_is(tmp_pat
 @pytest.mark.parametrize("argv", [["--stack", "x"], ["--all-stacks"]])
 def test_a_missing_stacks_dir_is_named(tmp_path, argv):
     missing = tmp_path / "nonexistent"
-    line = one_line(run("plan", *argv, "--stacks-dir", str(missing)))
+    line = one_line(run_cli("plan", *argv, "--stacks-dir", str(missing)))
     assert line == (f"error: --stacks-dir: {missing} is not a directory; name the folder that holds "
                     "Pulumi.<stack>.yaml files (default: stacks/)")
 
@@ -91,20 +76,20 @@ def test_a_near_miss_gpu_model_gets_a_suggestion(tmp_path):
                                                          "--output-dir?"),
 ])
 def test_a_mistyped_option_is_unknown_with_a_suggestion_not_a_missing_one(argv, line):
-    assert one_line(run(*argv)) == line
+    assert one_line(run_cli(*argv)) == line
 
 
 def test_version_and_short_stack():
-    result = run("--version")
+    result = run_cli("--version")
     assert result.returncode == 0 and result.stdout.startswith("python -m blueprints 0.")
-    result = run("plan", "-s", "startup-t4", "--format", "json", "--policy-pack", "none")
+    result = run_cli("plan", "-s", "startup-t4", "--format", "json", "--policy-pack", "none")
     assert result.returncode == 0 and json.loads(result.stdout)["stack"] == "startup-t4"
 
 
 def test_each_epilog_lists_only_the_codes_its_command_returns():
     for command, codes in [("plan", "0123"), ("diff", "0123"), ("schema", "023"), ("size", "023"),
                            ("ci-matrix", "023"), ("policy-config", "023")]:
-        text = run(command, "--help").stdout
+        text = run_cli(command, "--help").stdout
         listed = "".join(line.strip()[0] for line in text.split("exit codes:\n", 1)[1].splitlines() if line.strip())
         assert listed == codes, (command, text)
         assert "1 mandatory compliance findings" not in text or command == "plan"
@@ -117,12 +102,12 @@ def test_diff_exit_follows_its_own_verdict(tmp_path):
     cluster["budget"]["monthlyLimitUsd"] = 100  # far over budget: the cost pack's mandatory rule fires
     write_stack(tmp_path, "over", cluster)
     head = tmp_path / "head.json"
-    planned = run("plan", "--stack", "over", "--stacks-dir", str(tmp_path), "--format", "json", "--output", str(head))
+    planned = run_cli("plan", "--stack", "over", "--stacks-dir", str(tmp_path), "--format", "json", "--output", str(head))
     assert planned.returncode == 1, planned.stderr
     comment = tmp_path / "comment.md"
-    result = run("diff", str(head), str(head), "--format", "markdown", "--output", str(comment))
+    result = run_cli("diff", str(head), str(head), "--format", "markdown", "--output", str(comment))
     assert "(the check fails)" in comment.read_text()
     assert result.returncode == 1, result.stderr
     clean = tmp_path / "clean.json"
-    assert run("plan", "-s", "startup-t4", "--format", "json", "--output", str(clean)).returncode == 0
-    assert run("diff", str(clean), str(clean)).returncode == 0
+    assert run_cli("plan", "-s", "startup-t4", "--format", "json", "--output", str(clean)).returncode == 0
+    assert run_cli("diff", str(clean), str(clean)).returncode == 0

@@ -1,14 +1,13 @@
 """Issue #27, item 6: colour on a terminal (off with NO_COLOR or when piped), tables that fit COLUMNS."""
 
 import os
-import pty
 import subprocess
 import sys
-import threading
 
 import pytest
 
 from blueprints.stackconfig import ROOT
+from conftest import run_on_terminal
 
 TIMEOUT = 120
 ESC = "\x1b["
@@ -16,27 +15,8 @@ ESC = "\x1b["
 
 def plan_on_a_terminal(env_extra: dict) -> str:
     """`plan` with standard output a pseudo-terminal, as a person runs it; what the terminal received."""
-    leader, follower = pty.openpty()
-    shown = bytearray()
-
-    def drain():
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            shown.extend(chunk)
-
-    reader = threading.Thread(target=drain, daemon=True)
-    reader.start()
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM")} | {"TERM": "xterm"} | env_extra
-    result = subprocess.run([sys.executable, "-m", "blueprints", "plan", "-s", "startup-t4"], cwd=ROOT,
-                            stdout=follower, stderr=subprocess.PIPE, env=env, timeout=TIMEOUT)
-    os.close(follower)
-    reader.join(timeout=10)
-    os.close(leader)
+    result, shown = run_on_terminal(["plan", "-s", "startup-t4"], "stdout", env, timeout=TIMEOUT)
     assert result.returncode == 0, result.stderr
     return shown.decode("utf-8", "replace")
 
