@@ -102,7 +102,8 @@ def test_diff_exit_follows_its_own_verdict(tmp_path):
     cluster["budget"]["monthlyLimitUsd"] = 100  # far over budget: the cost pack's mandatory rule fires
     write_stack(tmp_path, "over", cluster)
     head = tmp_path / "head.json"
-    planned = run_cli("plan", "--stack", "over", "--stacks-dir", str(tmp_path), "--format", "json", "--output", str(head))
+    planned = run_cli("plan", "--stack", "over", "--stacks-dir", str(tmp_path), "--format", "json",
+                      "--output", str(head))
     assert planned.returncode == 1, planned.stderr
     comment = tmp_path / "comment.md"
     result = run_cli("diff", str(head), str(head), "--format", "markdown", "--output", str(comment))
