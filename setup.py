@@ -10,7 +10,7 @@ from setuptools import find_namespace_packages, setup
 from setuptools.command.build_py import build_py
 
 FOLDERS = {
-    "blueprints.catalog": "blueprints/catalog",
+    "blueprints.catalog": "catalog",
     "blueprints.components": "components",
     "blueprints.policies": "policies/library",
     "blueprints.acceptance": "acceptance",

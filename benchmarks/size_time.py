@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from blueprints.catalog import load_catalog  # noqa: E402
-from blueprints.catalog.prices import load_prices  # noqa: E402
+from catalog import load_catalog  # noqa: E402
+from catalog.prices import load_prices  # noqa: E402
 from blueprints.sizing.candidates import advise  # noqa: E402
 from blueprints.sizing.serving import advise_serving  # noqa: E402
 from blueprints.sizing.workload import build_workload  # noqa: E402

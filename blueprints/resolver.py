@@ -8,14 +8,14 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from . import clock
-from .catalog import Catalog, Shape, load_catalog
-from .catalog.addons import AddonVersions, addon_versions
-from .catalog.fabric import default_image, published_busbw_gbps
-from .catalog.file_systems import cpfs_scale_out_step_gib, cpfs_source
-from .catalog.gpu_models import acceptance_expectation
-from .catalog.kubernetes_versions import VersionSupport, support, supported_versions
-from .catalog.prices import Quote, hourly_price, overridden_price, quote
-from .catalog.system_shapes import load_system_shapes
+from catalog import Catalog, Shape, load_catalog
+from catalog.addons import AddonVersions, addon_versions
+from catalog.fabric import default_image, published_busbw_gbps
+from catalog.file_systems import cpfs_scale_out_step_gib, cpfs_source
+from catalog.gpu_models import acceptance_expectation
+from catalog.kubernetes_versions import VersionSupport, support, supported_versions
+from catalog.prices import Quote, hourly_price, overridden_price, quote
+from catalog.system_shapes import load_system_shapes
 from .conflicts import MAX_NODE_GROUPS, spec_conflicts
 from .errors import BlueprintError, did_you_mean
 from .spec import ClusterSpec, NodeGroupSpec, SystemNodesSpec
@@ -437,7 +437,7 @@ def _system_group(spec: ClusterSpec) -> tuple[ResolvedSystemGroup, list[str]]:
     shape = shapes.get(instance_type)
     found = shape.price_in(spec.region) if shape else None
     if found is None:
-        why = "is not in blueprints/catalog/system_shapes.yaml" if shape is None else f"has no list price for {spec.region}"
+        why = "is not in catalog/system_shapes.yaml" if shape is None else f"has no list price for {spec.region}"
         return (ResolvedSystemGroup(spec.system_nodes, instance_type, None, "no list price"),
                 [f"system: {instance_type} {why}; its nodes are left out of the cost estimate "
                  f"(set prices.{instance_type})"])

@@ -165,7 +165,7 @@ class SystemNodesSpec(SpecModel):
     """
 
     instance_type: Optional[str] = Field(
-        None, description="Instance type; default: the cloud's entry in blueprints/catalog/system_shapes.yaml "
+        None, description="Instance type; default: the cloud's entry in catalog/system_shapes.yaml "
                           "(4 vCPU / 16 GiB)."
     )
     min_nodes: int = Field(2, ge=2, le=100, description="Minimum nodes; at least 2 so controllers survive a node loss.")
@@ -452,7 +452,7 @@ class FabricValidationSpec(SpecModel):
         0.8, gt=0, le=1, description="Fraction of the shape's published two-node all-reduce bus bandwidth to reach.")
     image: Optional[str] = Field(
         None, description="Image with PyTorch, NCCL and the fabric's user-space stack; default on AWS: the Deep "
-                          "Learning Container with EFA (blueprints/catalog/fabric.yaml). Alibaba Cloud has no such "
+                          "Learning Container with EFA (catalog/fabric.yaml). Alibaba Cloud has no such "
                           "public default: eRDMA groups are validated once this names an image with the eRDMA driver.")
 
 
@@ -565,7 +565,7 @@ class ClusterSpec(SpecModel):
         "production", description="production protects data stores from deletion."
     )
     kubernetes_version: Literal["1.32", "1.33", "1.34", "1.35", "1.36"] = Field(
-        "1.35", description="Kubernetes minor version of the cluster (see blueprints/catalog/kubernetes_versions.yaml)."
+        "1.35", description="Kubernetes minor version of the cluster (see catalog/kubernetes_versions.yaml)."
     )
     node_groups: dict[str, NodeGroupSpec] = Field(
         min_length=1, description="GPU node groups by name."

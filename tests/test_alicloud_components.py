@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from blueprints.catalog import load_catalog
+from catalog import load_catalog
 from blueprints.errors import BlueprintError
 from conftest import gpu_groups, resources, shipped_plan, system_groups
 

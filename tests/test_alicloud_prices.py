@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from blueprints.catalog import load_catalog
-from blueprints.catalog.prices import load_prices
+from catalog import load_catalog
+from catalog.prices import load_prices
 
 DATA = Path(__file__).parent / "data" / "alicloud" / "vms-catalog-shapes.csv"
 TOLERANCE = 0.0001  # USD per hour: the catalog keeps 4 decimals of the data's 8

@@ -7,7 +7,7 @@ import botocore.session
 import cfnlint.data.schemas.extensions.aws_ec2_instance as cfn_ec2
 import pytest
 
-from blueprints.catalog import load_catalog
+from catalog import load_catalog
 
 CATALOG = load_catalog()
 AWS_SHAPES = CATALOG.for_cloud("aws")
@@ -54,7 +54,7 @@ def test_no_aws_shape_has_four_a100_80gb_and_gn7e_has_no_erdma():
 def test_kubernetes_versions_cite_their_lifecycle_pages():
     import yaml
 
-    from blueprints.catalog.kubernetes_versions import VERSIONS_FILE
+    from catalog.kubernetes_versions import VERSIONS_FILE
     from blueprints.spec import ClusterSpec
 
     table = yaml.safe_load(VERSIONS_FILE.read_text())

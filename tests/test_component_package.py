@@ -130,7 +130,7 @@ def installed(tmp_path_factory):
     # Build from a copy of what the package is made of, so no build/ folder is left in (or reused from) the tree.
     source = tmp_path_factory.mktemp("source")
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for folder in ("blueprints", "components", "policies", "acceptance"):
+    for folder in ("catalog", "blueprints", "components", "policies", "acceptance"):
         shutil.copytree(ROOT / folder, source / folder, ignore=ignore)
     for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy(ROOT / name, source / name)
@@ -152,6 +152,17 @@ def test_the_wheel_ships_components_catalog_and_policies_under_one_name(installe
         assert (package / part).is_file(), part
     # the Pulumi project's orchestration (spec, resolver, offline plan, CLI) is not part of the library
     assert not (package / "resolver.py").exists() and not (package / "offline").exists()
+
+
+def test_the_wheels_policy_library_prices_from_the_wheels_catalog(installed, tmp_path):
+    """The repository imports the top-level `catalog`; the wheel has it only as blueprints.catalog."""
+    probe = ("import blueprints.policies.pricing as p, blueprints.catalog as c; "
+             "print(p.prices.__name__, c.__file__.startswith(%r), p.price('p5.48xlarge', {}) > 0)" % str(installed))
+    env = {**os.environ, "PYTHONPATH": str(installed)}
+    run = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split() == ["blueprints.catalog.prices", "True", "True"]
 
 
 def test_a_consumer_program_puts_every_aws_resource_on_its_own_provider(installed, tmp_path):

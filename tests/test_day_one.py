@@ -13,8 +13,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from blueprints.catalog import load_catalog
-from blueprints.catalog.addons import addon_versions
+from catalog import load_catalog
+from catalog.addons import addon_versions
 from blueprints.offline.mocks import ACCOUNT_ID
 from blueprints.stackconfig import ROOT
 from conftest import (SHIPPED, gpu_groups, gpu_templates, helm, resources, shipped_cluster, shipped_plan,

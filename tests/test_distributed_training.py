@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 import yaml
 
-from blueprints.catalog.fabric import published_busbw_gbps
+from catalog.fabric import published_busbw_gbps
 from blueprints.stackconfig import ROOT
 from components.kubernetes.acceptance import GATE_TAINT
 from components.kubernetes.charts import charts

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from blueprints.catalog.fabric import default_image
+from catalog.fabric import default_image
 from conftest import resources, shipped_plan, validate_crd
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from acceptance import gpu_check
-from blueprints.catalog import load_catalog
-from blueprints.catalog.gpu_models import acceptance_expectation, gpu_models
+from catalog import load_catalog
+from catalog.gpu_models import acceptance_expectation, gpu_models
 from blueprints.stackconfig import ROOT
 from conftest import shipped_plan
 

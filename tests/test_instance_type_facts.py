@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from blueprints.catalog import load_catalog
+from catalog import load_catalog
 from blueprints.resolver import resolve
 from blueprints.spec import ClusterSpec
 
@@ -169,7 +169,7 @@ def test_gn8v_says_it_is_sold_on_request_and_the_plan_repeats_it():
 
 
 def test_h20_and_l20_have_figures_the_acceptance_check_can_judge():
-    from blueprints.catalog.gpu_models import acceptance_expectation
+    from catalog.gpu_models import acceptance_expectation
 
     h20 = acceptance_expectation(load_catalog().get("ecs.gn8v-8x.48xlarge"))
     l20 = acceptance_expectation(load_catalog().get("ecs.gn8is.2xlarge"))
@@ -178,7 +178,7 @@ def test_h20_and_l20_have_figures_the_acceptance_check_can_judge():
 
 
 def test_cpfs_scale_out_step_is_per_region_and_the_plan_says_it():
-    from blueprints.catalog.file_systems import cpfs_scale_out_step_gib
+    from catalog.file_systems import cpfs_scale_out_step_gib
     from test_resolver import notes, resolved
 
     assert cpfs_scale_out_step_gib("cn-wulanchabu") == 2400 and cpfs_scale_out_step_gib("cn-hangzhou") == 1200

@@ -3,8 +3,8 @@ import datetime as dt
 
 import pytest
 
-from blueprints.catalog.addons import addon_versions
-from blueprints.catalog.kubernetes_versions import support
+from catalog.addons import addon_versions
+from catalog.kubernetes_versions import support
 from blueprints.cli import main
 from blueprints.errors import BlueprintError
 from blueprints.resolver import resolve

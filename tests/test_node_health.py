@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from blueprints.catalog.addons import addon_versions
+from catalog.addons import addon_versions
 from blueprints.offline.readiness import check
 from conftest import SHIPPED, resources, shipped_plan
 

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from blueprints.catalog.prices import load_prices
+from catalog.prices import load_prices
 from blueprints.offline.plan import make_plan
 from blueprints.offline.policy import evaluate
 from blueprints.offline.pack_config import stack_policy_config

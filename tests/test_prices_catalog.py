@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from blueprints.catalog import load_catalog
-from blueprints.catalog.prices import OPTIONS, load_prices, quote
+from catalog import load_catalog
+from catalog.prices import OPTIONS, load_prices, quote
 from blueprints.resolver import resolve
 from blueprints.stackconfig import cluster_config, read_stack_config
 

@@ -81,7 +81,7 @@ def test_names_made_of_the_stack_name_only_are_blocking(stack):
 
 
 def test_every_network_fact_names_a_source_it_defines():
-    from blueprints.catalog.cluster_network import network_facts
+    from catalog.cluster_network import network_facts
 
     facts = network_facts()
     cited = [f["source"] for cloud in facts["node_egress"].values() for f in cloud]

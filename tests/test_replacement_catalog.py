@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from blueprints.catalog.replacements import PATH, replacement_rules
+from catalog.replacements import PATH, replacement_rules
 from conftest import SHIPPED, shipped_plan
 
 RULES = replacement_rules()

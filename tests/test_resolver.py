@@ -2,7 +2,7 @@
 
 import pytest
 
-from blueprints.catalog.prices import load_prices
+from catalog.prices import load_prices
 from blueprints.errors import BlueprintError
 from blueprints.resolver import resolve
 from blueprints.stackconfig import parse_cluster

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from blueprints.catalog import load_catalog
-from blueprints.catalog.prices import load_prices
+from catalog import load_catalog
+from catalog.prices import load_prices
 from blueprints.errors import BlueprintError
 from blueprints.sizing import flops as fl
 from blueprints.sizing.candidates import advise

@@ -4,8 +4,8 @@ import itertools
 
 import pytest
 
-from blueprints.catalog import load_catalog
-from blueprints.catalog.model_shapes import model_shapes
+from catalog import load_catalog
+from catalog.model_shapes import model_shapes
 from blueprints.cli import main
 from blueprints.errors import BlueprintError
 from blueprints.sizing import flops as fl

@@ -2,8 +2,8 @@
 
 import pytest
 
-from blueprints.catalog import load_catalog
-from blueprints.catalog.gpu_models import gpu_models
+from catalog import load_catalog
+from catalog.gpu_models import gpu_models
 from blueprints.sizing import flops as fl
 from blueprints.sizing.candidates import advise
 from blueprints.sizing.render import advice_json, render_text

@@ -7,8 +7,8 @@ import jsonschema
 import pytest
 import yaml
 
-from blueprints.catalog import load_catalog
-from blueprints.catalog.model_shapes import model_shapes
+from catalog import load_catalog
+from catalog.model_shapes import model_shapes
 from blueprints.cli import main
 from blueprints.offline.plan import make_plan
 from blueprints.resolver import resolve

@@ -8,8 +8,8 @@ import pytest
 import yaml
 from google.protobuf import struct_pb2
 
-from blueprints.catalog import addons as addons_catalog
-from blueprints.catalog.lifecycle import end_of_support, release_line, table
+from catalog import addons as addons_catalog
+from catalog.lifecycle import end_of_support, release_line, table
 from blueprints.clock import today
 from blueprints.offline.readiness import HELM_RELEASE
 from blueprints.offline.readiness_support import check

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from blueprints.catalog.system_shapes import load_system_shapes
+from catalog.system_shapes import load_system_shapes
 from blueprints.resolver import _system_group
 from blueprints.stackconfig import load_stack_spec
 

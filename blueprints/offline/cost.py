@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import asdict, dataclass
-from functools import lru_cache
-from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
-import yaml
 
-from ..catalog import load_catalog
-from ..catalog.prices import hourly_price
+from catalog import load_catalog
+from catalog.prices import hourly_price
+from catalog.service_prices import service_prices
 from ..spec import ClusterSpec
 from .engine import Registration
 
-PRICES_FILE = Path(__file__).resolve().parent.parent / "catalog" / "service_prices.yaml"
 COMPONENTS = ("gpu-nodes", "system-nodes", "storage", "networking", "logging", "control-plane")
 
 
@@ -116,11 +113,6 @@ def _verdict(usd: float, budget: float, complete: bool) -> Optional[bool]:
 
 
 _ITEM_KEYS = {"usd_per_hour": "usdPerHour", "worst_usd_per_hour": "worstUsdPerHour"}
-
-
-@lru_cache(maxsize=1)
-def service_prices() -> dict[str, Any]:
-    return yaml.safe_load(PRICES_FILE.read_text())
 
 
 def _instance_price(instance_type: str, spec: ClusterSpec, resolved: Mapping[str, Optional[float]]) -> Optional[float]:

@@ -2,7 +2,7 @@
 
 Which input changes replace a resource comes from the providers' own source (their ForceNew /
 willReplaceOnChanges inputs and pulumi-kubernetes' forceNew list, extracted with sources in
-blueprints/catalog/replacements.yaml; a named Kubernetes object is deleted first) and from the
+catalog/replacements.yaml; a named Kubernetes object is deleted first) and from the
 resource's own `replaceOnChanges` option; inputs a resource lists in `ignoreChanges` are not
 changes at all, so they are shown as ignored and not priced. The real `pulumi preview` in the PR
 workflow remains the authority; this diff runs without credentials on every pull request.
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
-from ..catalog.replacements import ReplacementRules, replacement_rules
+from catalog.replacements import ReplacementRules, replacement_rules
 from ..errors import EXIT_FINDINGS, EXIT_OK, BlueprintError
 from .diff_verdicts import impossible_in_place, namespace_deletions
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from ..catalog.impossible_changes import one_way_inputs
+from catalog.impossible_changes import one_way_inputs
 
 NAMESPACE = "kubernetes:core/v1:Namespace"
 

@@ -13,8 +13,10 @@ from typing import Any, Optional, Sequence
 
 from ..resolver import ResolvedPlan
 from ..spec import ClusterSpec
-from ..catalog.prices import flat_overrides
-from .cost import CostEstimate, service_prices
+from catalog.prices import flat_overrides
+from catalog.service_prices import service_prices
+
+from .cost import CostEstimate
 
 
 def stack_policy_config(spec: ClusterSpec, resolved: Optional[ResolvedPlan] = None,

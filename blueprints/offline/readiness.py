@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from ..catalog import load_catalog
-from ..catalog.chart_workloads import (Workload, addon_workloads, cluster_workloads, release_workloads,
+from catalog import load_catalog
+from catalog.chart_workloads import (Workload, addon_workloads, cluster_workloads, release_workloads,
                                        runtime_gpu_labels)
 from .engine import Registration
 
@@ -191,7 +191,7 @@ def _chart_pods(regs: Sequence[Registration]) -> tuple[list[Pod], list[Finding]]
             if workloads is None:
                 findings.append(Finding("chart-facts", WARNING, r.name,
                                         f"no recorded facts for chart {chart} {version}: where its pods run is unchecked",
-                                        "add the chart's workloads to blueprints/catalog/chart_workloads.yaml"))
+                                        "add the chart's workloads to catalog/chart_workloads.yaml"))
                 continue
             values = r.inputs.get("values") or {}
             pods += [p for w in workloads if (p := _fact_pod(f"chart {chart}", w, values))]

@@ -1,6 +1,6 @@
 """Readiness: capacity-block node groups as EKS accepts them, and no scheduled action beside EKS's own.
 
-Facts: blueprints/catalog/capacity_blocks.py (EKS capacity-blocks-mng guide). A group whose launch template misses a
+Facts: catalog/capacity_blocks.py (EKS capacity-blocks-mng guide). A group whose launch template misses a
 field EKS requires is rejected at create; a scale-to-zero action of ours on a block's group doubles the one EKS
 schedules itself 40 minutes before the block ends, and Auto Scaling refuses two actions at one time.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..catalog.capacity_blocks import EKS_SCALEDOWN_MINUTES_BEFORE_END, LAUNCH_TEMPLATE_FIELDS, SOURCE
+from catalog.capacity_blocks import EKS_SCALEDOWN_MINUTES_BEFORE_END, LAUNCH_TEMPLATE_FIELDS, SOURCE
 from .engine import Registration
 from .readiness import BLOCKING, NODE_GROUP, Finding
 

@@ -2,7 +2,7 @@
 
 A launch template that encrypts node volumes with a key makes Auto Scaling use it (instances fail to start without
 the grant); a Lustre data repository association on a bucket encrypted with a key makes FSx use it through S3 (lazy
-load and export fail). The services and actions, with sources, are in blueprints/catalog/key_users.py.
+load and export fail). The services and actions, with sources, are in catalog/key_users.py.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 from fnmatch import fnmatchcase
 from typing import Any, Iterable
 
-from ..catalog.key_users import AUTOSCALING, FSX_LINKED_BUCKET, KeyUser
+from catalog.key_users import AUTOSCALING, FSX_LINKED_BUCKET, KeyUser
 from .engine import Registration
 from .readiness import BLOCKING, WARNING, Finding
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from ..catalog.cluster_network import network_facts
+from catalog.cluster_network import network_facts
 from .engine import Registration
 from .readiness import ACK_CLUSTER, BLOCKING, NODE_POOL, WARNING, Finding
 

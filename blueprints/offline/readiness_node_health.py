@@ -24,6 +24,6 @@ def check(regs: Iterable[Registration]) -> list[Finding]:
     return [Finding("node-repair-without-monitoring-agent", WARNING, r.name,
                     f"node auto repair is on but the {AGENT} add-on is not installed: repair acts only on NotReady "
                     f"nodes, never on the GPU faults the agent reports ({SOURCE})",
-                    f"install the {AGENT} managed add-on (blueprints/catalog/addons.yaml pins it per Kubernetes "
+                    f"install the {AGENT} managed add-on (catalog/addons.yaml pins it per Kubernetes "
                     "version)")
             for r in regs if r.type == NODE_GROUP and (r.inputs.get("nodeRepairConfig") or {}).get("enabled")]

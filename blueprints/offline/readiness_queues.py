@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional, Sequence
 
-from ..catalog import load_catalog
+from catalog import load_catalog
 from .engine import Registration
 from .readiness import BLOCKING, WARNING, Finding, Pool, _pools
 

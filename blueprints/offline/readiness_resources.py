@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from ..catalog.cluster_network import network_facts
+from catalog.cluster_network import network_facts
 from .engine import Registration
 from .readiness import BLOCKING, Finding
 

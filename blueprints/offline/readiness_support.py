@@ -2,14 +2,14 @@
 
 A pin past its end of support gets no fixes, CVEs included (the GPU Operator pin v25.10.x was). The pins read are those
 the plan registers (Helm release chart + version, EKS/ACK add-on name + version), matched by release line to
-blueprints/catalog/lifecycle.yaml; "today" is blueprints.clock.today() so a reviewed plan is reproducible.
+catalog/lifecycle.yaml; "today" is blueprints.clock.today() so a reviewed plan is reproducible.
 """
 
 from __future__ import annotations
 
 from typing import Iterable
 
-from ..catalog import lifecycle
+from catalog import lifecycle
 from ..clock import today
 from .engine import Registration
 from .readiness import HELM_RELEASE, WARNING, Finding
@@ -37,7 +37,7 @@ def check(regs: Iterable[Registration]) -> list[Finding]:
                 "pin-past-end-of-support", WARNING, r.name,
                 f"{name} {version} reached end of support on {ends.isoformat()} (today {now.isoformat()}): no more "
                 f"fixes or CVE patches ({lifecycle.source(src)})",
-                f"move the pin to a supported release (components/kubernetes/charts.yaml or blueprints/catalog/"
+                f"move the pin to a supported release (components/kubernetes/charts.yaml or catalog/"
                 f"addons.yaml), re-read its chart facts, and record its end of support in "
-                f"blueprints/catalog/lifecycle.yaml"))
+                f"catalog/lifecycle.yaml"))
     return findings

@@ -1,6 +1,6 @@
 """Every catalog shape that can run the workload, per region: nodes, fabric, time and cost per purchase option.
 
-Why per (shape, region): prices differ by region and option (blueprints/catalog/prices.yaml), and a price is
+Why per (shape, region): prices differ by region and option (catalog/prices.yaml), and a price is
 only shown with its source, region and as-of date. Ranking is by cost to finish under the cheapest priced
 option; time assumes throughput scales with GPUs at the given MFU (no scaling loss is modelled).
 """
@@ -11,8 +11,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..catalog import Catalog, Shape, load_catalog
-from ..catalog.prices import OPTION_LABELS, Quote, quote
+from catalog import Catalog, Shape, load_catalog
+from catalog.prices import OPTION_LABELS, Quote, quote
 from ..errors import BlueprintError
 from . import flops as fl
 from .commitments import TERM_HOURS, break_even_utilization

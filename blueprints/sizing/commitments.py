@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-HOURS_PER_MONTH = 730  # 8,760 hours a year / 12, as in blueprints/catalog/service_prices.yaml
+HOURS_PER_MONTH = 730  # 8,760 hours a year / 12, as in catalog/service_prices.yaml
 TERM_HOURS = {"commit-1y": 8760, "commit-3y": 3 * 8760}
 
 

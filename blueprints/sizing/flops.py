@@ -6,7 +6,7 @@ Why these rules:
   is the forward pass only: 2 x parameters x tokens.
 - MFU default 0.40: Llama 3 pre-training on 16K H100s ran at 38-43% BF16 MFU (Dubey et al. 2024, "The Llama 3
   Herd of Models", Table 4). Users set their own with --mfu.
-- Peak throughput per GPU is the datasheet's dense figure for the precision in blueprints/catalog/gpu_models.yaml
+- Peak throughput per GPU is the datasheet's dense figure for the precision in catalog/gpu_models.yaml
   (int8 uses INT8 TOPS; int4 is weight-only and computes in fp16). A GPU without a figure gets no time or cost,
   and the output says why (peak_and_reason).
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..catalog.gpu_models import gpu_models
+from catalog.gpu_models import gpu_models
 from .workload import Workload
 
 SECONDS_PER_HOUR = 3600.0

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-from ..catalog import load_catalog
-from ..catalog.prices import quote
+from catalog import load_catalog
+from catalog.prices import quote
 from ..errors import BlueprintError
 from .commitments import HOURS_PER_MONTH, CommitmentAdvice, best_commitment, break_even_utilization
 
@@ -73,7 +73,7 @@ def read_history(path: Path) -> dict[tuple[str, str], list[tuple[dt.date, float]
         shape = catalog.get((row["instance_type"] or "").strip())
         if shape is None:
             raise BlueprintError(f"{where} instance_type", f"{row['instance_type']!r} is not in the catalog; "
-                                                           f"shapes: see blueprints/catalog/shapes.yaml")
+                                                           f"shapes: see catalog/shapes.yaml")
         month = _month(row["month"] or "", f"{where} month")
         try:
             hours = float(row["gpu_hours"])

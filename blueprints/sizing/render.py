@@ -63,7 +63,7 @@ def advice_json(advice: Advice) -> dict[str, Any]:
         "compute": {"flops": advice.flops, "rule": fl.rule(w), "mfu": w.mfu, "mfuSource": _mfu_source(w),
                     "gpuHoursAtMfu": {m: None if peak is None else round(advice.flops / (peak * 1e12 * w.mfu) / 3600, 2)
                                       for m, _ in models for peak in [fl.peak_tflops(m, w.precision)]},
-                    "peakSource": "blueprints/catalog/gpu_models.yaml (datasheet dense TFLOPS)",
+                    "peakSource": "catalog/gpu_models.yaml (datasheet dense TFLOPS)",
                     "peakTflops": {m: fl.peak_tflops(m, w.precision) for m, _ in models},
                     "noPeakFigure": {m: why for m, _ in models
                                      for peak, why in [fl.peak_and_reason(m, w.precision)] if peak is None}},
@@ -76,7 +76,7 @@ def advice_json(advice: Advice) -> dict[str, Any]:
 def _mfu_source(w) -> str:
     """The named workload's measured utilization, else the Llama 3 paper's MFU (or the user's own --mfu)."""
     if w.workload:
-        from ..catalog.model_shapes import named_workloads
+        from catalog.model_shapes import named_workloads
 
         sources, known = named_workloads()
         facts = known[w.workload]

@@ -29,9 +29,9 @@ from typing import Any, Optional
 from rich.console import Console
 from rich.table import Table
 
-from ..catalog import Catalog, Shape, load_catalog
-from ..catalog.gpu_models import gpu_models
-from ..catalog.prices import OPTION_LABELS, quote
+from catalog import Catalog, Shape, load_catalog
+from catalog.gpu_models import gpu_models
+from catalog.prices import OPTION_LABELS, quote
 from ..errors import BlueprintError
 from . import flops as fl
 from .candidates import Advice, Candidate, OptionCost, _pairs

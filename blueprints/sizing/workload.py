@@ -144,7 +144,7 @@ def with_model(fields: dict[str, object]) -> dict[str, object]:
     name = fields.get("model")
     if name is None:
         return fields
-    from ..catalog.model_shapes import model_shapes
+    from catalog.model_shapes import model_shapes
 
     known = model_shapes()[1]
     if name not in known:
@@ -167,7 +167,7 @@ def with_named_workload(fields: dict[str, object]) -> dict[str, object]:
     name = fields.get("workload")
     if name is None:
         return fields
-    from ..catalog.model_shapes import named_workloads
+    from catalog.model_shapes import named_workloads
 
     known = named_workloads()[1]
     if name not in known:

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from ..catalog import Shape
+from catalog import Shape
 from ..errors import BlueprintError
 from ..stackconfig import DEFAULT_PARALLEL_FS, FULL_CONFIG_KEY, PRESETS_DIR
 from .candidates import Advice, Candidate

@@ -10,15 +10,20 @@ from pulumi_policy import PolicyResource
 
 from .props import items
 
+try:  # the wheel ships the catalog as blueprints.catalog, next to this library (setup.py)
+    from .. import catalog
+    from ..catalog import prices
+except ImportError:  # the repository: the top-level package at the bottom of the layers
+    import catalog
+    from catalog import prices
+
 NODE_GROUPS = ("aws:eks/nodeGroup:NodeGroup", "alicloud:cs/nodePool:NodePool")
 
 
 @lru_cache(maxsize=1)
 def gpu_instance_types() -> frozenset[str]:
     """The GPU shapes the catalog lists (facts with sources)."""
-    from blueprints.catalog import load_catalog
-
-    return frozenset(shape.instance_type for shape in load_catalog().shapes)
+    return frozenset(shape.instance_type for shape in catalog.load_catalog().shapes)
 
 
 def instance_type(group: PolicyResource) -> Optional[str]:
@@ -44,10 +49,8 @@ def min_nodes(group: PolicyResource) -> int:
 
 def price(instance: str, overrides: Mapping[str, Any]) -> Optional[float]:
     """The pack config's rate (a stack's regional price for how it buys), else the catalog's list price: the same
-    lookup the resolver and the plan's cost use (blueprints.catalog.prices.hourly_price)."""
-    from blueprints.catalog.prices import hourly_price
-
-    return hourly_price(instance, overrides=overrides)[0]
+    lookup the resolver and the plan's cost use (catalog.prices.hourly_price)."""
+    return prices.hourly_price(instance, overrides=overrides)[0]
 
 
 def is_gpu(instance: Optional[str]) -> bool:

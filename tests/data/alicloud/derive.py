@@ -1,4 +1,4 @@
-"""Rewrite the Alibaba rows of blueprints/catalog/shapes.yaml and prices.yaml from vms-catalog-shapes.csv.
+"""Rewrite the Alibaba rows of catalog/shapes.yaml and prices.yaml from vms-catalog-shapes.csv.
 
 Run from the repository root: python tests/data/alicloud/derive.py. It is how the catalog rows were made (so a
 reviewer can re-run it against a newer extract); tests/test_alicloud_prices.py checks the result independently.
@@ -10,8 +10,8 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[2]
-SHAPES = ROOT / "blueprints/catalog/shapes.yaml"
-PRICES = ROOT / "blueprints/catalog/prices.yaml"
+SHAPES = ROOT / "catalog/shapes.yaml"
+PRICES = ROOT / "catalog/prices.yaml"
 AS_OF = "2026-11-24"  # the extract is undated: the date is when it was read (see SOURCE.md)
 # Prefer the regions our stacks use for the shape's headline price, then any region the data has.
 HEADLINE = ("cn-hangzhou", "cn-wulanchabu", "cn-shanghai", "cn-beijing", "cn-shenzhen")
