@@ -84,12 +84,6 @@ def _key_policy(args: DataKeyArgs) -> pulumi.Output[str]:
     volumes) encrypt with it, each held to its own resources; FSx reads linked buckets' objects through S3."""
     account_id, region, partition = args.account_id, args.region, args.partition
     root = pulumi.Output.concat("arn:", partition, ":iam::", account_id, ":root")
-    # EKS node groups launch through Auto Scaling, whose service-linked role must be able to use the key
-    # for encrypted root volumes, or instances fail to start (Client.InternalError).
-    # https://docs.aws.amazon.com/autoscaling/ec2/userguide/key-policy-requirements-EBS-encryption.html
-    autoscaling = pulumi.Output.concat("arn:", partition, ":iam::", account_id,
-                                       ":role/aws-service-role/autoscaling.amazonaws.com/"
-                                       "AWSServiceRoleForAutoScaling")
     return policy_json([
         Statement(
             sid="AccountAdministersKey",
@@ -97,7 +91,22 @@ def _key_policy(args: DataKeyArgs) -> pulumi.Output[str]:
             resources=["*"],  # in a key policy "*" means this key
             principals={"AWS": root},
         ),
-        # Encryption-context conditions only on the actions that carry one; DescribeKey does not.
+        *_log_statements(account_id, region, partition),
+        *_autoscaling_statements(account_id, partition),
+        Statement(
+            sid="ServicesDescribeKey",
+            actions=["kms:DescribeKey"],
+            resources=["*"],
+            principals={"Service": [f"logs.{region}.amazonaws.com", "cloudtrail.amazonaws.com"]},
+        ),
+    ] + [_fsx_linked_bucket(i, arn, account_id, region, partition)
+         for i, arn in enumerate(args.fsx_linked_bucket_arns or ())])
+
+
+def _log_statements(account_id: pulumi.Input[str], region: str, partition: pulumi.Input[str]) -> list[Statement]:
+    """CloudWatch Logs and CloudTrail encrypt with the key, each only for this account's log groups and trails."""
+    # Encryption-context conditions only on the actions that carry one; DescribeKey does not.
+    return [
         Statement(
             sid="CloudWatchLogsEncrypt",
             actions=("kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*"),
@@ -114,6 +123,17 @@ def _key_policy(args: DataKeyArgs) -> pulumi.Output[str]:
             conditions={"StringLike": {"kms:EncryptionContext:aws:cloudtrail:arn": pulumi.Output.concat(
                 "arn:", partition, ":cloudtrail:*:", account_id, ":trail/*")}},
         ),
+    ]
+
+
+def _autoscaling_statements(account_id: pulumi.Input[str], partition: pulumi.Input[str]) -> list[Statement]:
+    """EKS node groups launch through Auto Scaling, whose service-linked role must be able to use the key for
+    encrypted root volumes, or instances fail to start (Client.InternalError).
+    https://docs.aws.amazon.com/autoscaling/ec2/userguide/key-policy-requirements-EBS-encryption.html"""
+    autoscaling = pulumi.Output.concat("arn:", partition, ":iam::", account_id,
+                                       ":role/aws-service-role/autoscaling.amazonaws.com/"
+                                       "AWSServiceRoleForAutoScaling")
+    return [
         Statement(
             sid="AutoScalingEncryptsNodeVolumes",
             actions=ENCRYPT_ACTIONS,
@@ -127,14 +147,7 @@ def _key_policy(args: DataKeyArgs) -> pulumi.Output[str]:
             principals={"AWS": autoscaling},
             conditions={"Bool": {"kms:GrantIsForAWSResource": "true"}},
         ),
-        Statement(
-            sid="ServicesDescribeKey",
-            actions=["kms:DescribeKey"],
-            resources=["*"],
-            principals={"Service": [f"logs.{region}.amazonaws.com", "cloudtrail.amazonaws.com"]},
-        ),
-    ] + [_fsx_linked_bucket(i, arn, account_id, region, partition)
-         for i, arn in enumerate(args.fsx_linked_bucket_arns or ())])
+    ]
 
 
 # FSx for Lustre guide, "Working with server-side encrypted Amazon S3 buckets" (read 2026-11-24):
