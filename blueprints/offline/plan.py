@@ -11,7 +11,7 @@ from components.zones import ZoneError
 
 from ..compose import resolve_config
 from ..errors import EXIT_FINDINGS, EXIT_OK, BlueprintError
-from ..resolver import ResolvedPlan
+from ..resolver import ResolvedNodeGroup, ResolvedPlan
 from ..stackconfig import PROJECT, STACKS_DIR, cluster_config, read_stack_config, stack_source
 from .pack_config import pack_configs, stack_policy_config
 from .cost import CostEstimate, estimate
@@ -53,6 +53,7 @@ class Plan:
         }
 
     def to_json(self) -> dict[str, Any]:
+        """The plan as `--format json` writes it and `blueprints diff` reads it (keys in this order)."""
         spec = self.resolved.spec
         return {
             "formatVersion": PLAN_FORMAT_VERSION,
@@ -61,59 +62,9 @@ class Plan:
             "cloud": spec.cloud,
             "region": spec.region,
             "preset": spec.preset,
-            "resolved": {
-                "nodeGroups": [
-                    {
-                        "name": g.name,
-                        "instanceType": g.shape.instance_type,
-                        "gpuModel": g.shape.gpu.model,
-                        "gpusPerNode": g.shape.gpu.count,
-                        "gpuMemoryGib": g.shape.gpu.memory_gib,
-                        "interconnect": g.shape.gpu.interconnect,
-                        "nodes": {"min": g.spec.min_nodes, "desired": g.spec.desired_nodes, "max": g.spec.max_nodes},
-                        "capacity": g.spec.capacity,
-                        "rdma": {"kind": g.shape.rdma.kind if g.rdma_interfaces else "none",
-                                 "interfaces": g.rdma_interfaces},
-                        "placementGroup": g.placement_group,
-                        "usdPerHour": g.usd_per_hour,
-                        "priceSource": g.price_source,
-                    }
-                    for g in self.resolved.node_groups
-                ],
-                "systemNodes": ({
-                    "instanceType": self.resolved.system.instance_type,
-                    "nodes": {"min": self.resolved.system.spec.min_nodes,
-                              "desired": self.resolved.system.spec.desired_nodes,
-                              "max": self.resolved.system.spec.max_nodes},
-                    "usdPerHour": self.resolved.system.usd_per_hour,
-                    "priceSource": self.resolved.system.price_source,
-                } if self.resolved.system else None),
-                "notes": list(self.resolved.notes),
-                "kubernetes": {
-                    "version": spec.kubernetes_version,
-                    "support": self.resolved.kubernetes.support if self.resolved.kubernetes else None,
-                    "supportEnds": (self.resolved.kubernetes.ends.isoformat()
-                                    if self.resolved.kubernetes and self.resolved.kubernetes.ends else None),
-                    "source": self.resolved.kubernetes.source if self.resolved.kubernetes else None,
-                },
-            },
+            "resolved": _resolved_json(self.resolved),
             "counts": self.counts(),
-            "resources": [
-                {
-                    "urn": r.urn,
-                    "type": r.type,
-                    "name": r.name,
-                    "parent": r.parent or None,
-                    "provider": r.provider or None,
-                    "custom": r.custom,
-                    "protect": r.protect,
-                    "inputs": r.inputs,
-                    "options": {"ignoreChanges": r.ignore_changes, "replaceOnChanges": r.replace_on_changes,
-                                "deleteBeforeReplace": r.delete_before_replace},
-                    **({"aliases": r.aliases} if r.aliases else {}),
-                }
-                for r in self.registrations
-            ],
+            "resources": [_resource_json(r) for r in self.registrations],
             "outputs": dict(sorted((self.outputs or {}).items())),
             "cost": self.cost.to_json(),
             "policyPacks": list(self.packs),
@@ -121,6 +72,62 @@ class Plan:
             "readiness": [f.to_json() for f in self.readiness],
             "exitCode": self.exit_code,
         }
+
+
+def _resolved_json(resolved: ResolvedPlan) -> dict[str, Any]:
+    """What the resolver decided from the spec and the catalog: node groups, system nodes, notes, Kubernetes."""
+    spec, kubernetes, system = resolved.spec, resolved.kubernetes, resolved.system
+    return {
+        "nodeGroups": [_node_group_json(g) for g in resolved.node_groups],
+        "systemNodes": ({
+            "instanceType": system.instance_type,
+            "nodes": {"min": system.spec.min_nodes, "desired": system.spec.desired_nodes, "max": system.spec.max_nodes},
+            "usdPerHour": system.usd_per_hour,
+            "priceSource": system.price_source,
+        } if system else None),
+        "notes": list(resolved.notes),
+        "kubernetes": {
+            "version": spec.kubernetes_version,
+            "support": kubernetes.support if kubernetes else None,
+            "supportEnds": kubernetes.ends.isoformat() if kubernetes and kubernetes.ends else None,
+            "source": kubernetes.source if kubernetes else None,
+        },
+    }
+
+
+def _node_group_json(g: ResolvedNodeGroup) -> dict[str, Any]:
+    """One GPU node group as resolved: its shape, sizes, capacity, fabric and the rate it is billed at."""
+    return {
+        "name": g.name,
+        "instanceType": g.shape.instance_type,
+        "gpuModel": g.shape.gpu.model,
+        "gpusPerNode": g.shape.gpu.count,
+        "gpuMemoryGib": g.shape.gpu.memory_gib,
+        "interconnect": g.shape.gpu.interconnect,
+        "nodes": {"min": g.spec.min_nodes, "desired": g.spec.desired_nodes, "max": g.spec.max_nodes},
+        "capacity": g.spec.capacity,
+        "rdma": {"kind": g.shape.rdma.kind if g.rdma_interfaces else "none", "interfaces": g.rdma_interfaces},
+        "placementGroup": g.placement_group,
+        "usdPerHour": g.usd_per_hour,
+        "priceSource": g.price_source,
+    }
+
+
+def _resource_json(r: Registration) -> dict[str, Any]:
+    """One registration as the engine would receive it: URN, inputs and the options `pulumi up` honours."""
+    return {
+        "urn": r.urn,
+        "type": r.type,
+        "name": r.name,
+        "parent": r.parent or None,
+        "provider": r.provider or None,
+        "custom": r.custom,
+        "protect": r.protect,
+        "inputs": r.inputs,
+        "options": {"ignoreChanges": r.ignore_changes, "replaceOnChanges": r.replace_on_changes,
+                    "deleteBeforeReplace": r.delete_before_replace},
+        **({"aliases": r.aliases} if r.aliases else {}),
+    }
 
 
 def node_group_rates(resolved: ResolvedPlan) -> list[dict[str, Any]]:

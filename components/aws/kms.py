@@ -53,63 +53,12 @@ class DataKey(Component):
     def __init__(self, name: str, args: DataKeyArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
         args = as_args(DataKeyArgs, args)
-        account_id, region, partition, tags = args.account_id, args.region, args.partition, dict(args.tags)
+        tags = dict(args.tags)
         child = pulumi.ResourceOptions(parent=self)
-        root = pulumi.Output.concat("arn:", partition, ":iam::", account_id, ":root")
         # KMS refuses a key policy naming a role that does not exist, and Auto Scaling's service-linked role exists
         # only once the account has had an Auto Scaling group: look it up at `pulumi up` and create it where missing.
         self.autoscaling_role = autoscaling_service_linked_role(name, self)
-        # EKS node groups launch through Auto Scaling, whose service-linked role must be able to use the key
-        # for encrypted root volumes, or instances fail to start (Client.InternalError).
-        # https://docs.aws.amazon.com/autoscaling/ec2/userguide/key-policy-requirements-EBS-encryption.html
-        autoscaling = pulumi.Output.concat("arn:", partition, ":iam::", account_id,
-                                           ":role/aws-service-role/autoscaling.amazonaws.com/"
-                                           "AWSServiceRoleForAutoScaling")
-        policy = policy_json([
-            Statement(
-                sid="AccountAdministersKey",
-                actions=ADMIN_ACTIONS + ENCRYPT_ACTIONS + ("kms:CreateGrant",),
-                resources=["*"],  # in a key policy "*" means this key
-                principals={"AWS": root},
-            ),
-            # Encryption-context conditions only on the actions that carry one; DescribeKey does not.
-            Statement(
-                sid="CloudWatchLogsEncrypt",
-                actions=("kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*"),
-                resources=["*"],
-                principals={"Service": f"logs.{region}.amazonaws.com"},
-                conditions={"StringLike": {"kms:EncryptionContext:aws:logs:arn": pulumi.Output.concat(
-                    "arn:", partition, ":logs:", region, ":", account_id, ":log-group:*")}},
-            ),
-            Statement(
-                sid="CloudTrailEncrypt",
-                actions=["kms:GenerateDataKey*"],
-                resources=["*"],
-                principals={"Service": "cloudtrail.amazonaws.com"},
-                conditions={"StringLike": {"kms:EncryptionContext:aws:cloudtrail:arn": pulumi.Output.concat(
-                    "arn:", partition, ":cloudtrail:*:", account_id, ":trail/*")}},
-            ),
-            Statement(
-                sid="AutoScalingEncryptsNodeVolumes",
-                actions=ENCRYPT_ACTIONS,
-                resources=["*"],
-                principals={"AWS": autoscaling},
-            ),
-            Statement(
-                sid="AutoScalingGrantsForNodeVolumes",
-                actions=["kms:CreateGrant"],
-                resources=["*"],
-                principals={"AWS": autoscaling},
-                conditions={"Bool": {"kms:GrantIsForAWSResource": "true"}},
-            ),
-            Statement(
-                sid="ServicesDescribeKey",
-                actions=["kms:DescribeKey"],
-                resources=["*"],
-                principals={"Service": [f"logs.{region}.amazonaws.com", "cloudtrail.amazonaws.com"]},
-            ),
-        ] + [_fsx_linked_bucket(i, arn, account_id, region, partition)
-             for i, arn in enumerate(args.fsx_linked_bucket_arns or ())])
+        policy = _key_policy(args)
         self.key = aws.kms.Key(
             name,
             description=f"{name}: data at rest for the GPU cluster",
@@ -128,6 +77,77 @@ class DataKey(Component):
     def grant_encrypt_decrypt(self, sid: str = "UseStackKey") -> Statement:
         """What a workload needs to read and write data encrypted with this key."""
         return Statement(sid=sid, actions=ENCRYPT_ACTIONS, resources=[self.arn])
+
+
+def _key_policy(args: DataKeyArgs) -> pulumi.Output[str]:
+    """Who may use the key: the account administers it; CloudWatch Logs, CloudTrail and Auto Scaling (for node
+    volumes) encrypt with it, each held to its own resources; FSx reads linked buckets' objects through S3."""
+    account_id, region, partition = args.account_id, args.region, args.partition
+    root = pulumi.Output.concat("arn:", partition, ":iam::", account_id, ":root")
+    return policy_json([
+        Statement(
+            sid="AccountAdministersKey",
+            actions=ADMIN_ACTIONS + ENCRYPT_ACTIONS + ("kms:CreateGrant",),
+            resources=["*"],  # in a key policy "*" means this key
+            principals={"AWS": root},
+        ),
+        *_log_statements(account_id, region, partition),
+        *_autoscaling_statements(account_id, partition),
+        Statement(
+            sid="ServicesDescribeKey",
+            actions=["kms:DescribeKey"],
+            resources=["*"],
+            principals={"Service": [f"logs.{region}.amazonaws.com", "cloudtrail.amazonaws.com"]},
+        ),
+    ] + [_fsx_linked_bucket(i, arn, account_id, region, partition)
+         for i, arn in enumerate(args.fsx_linked_bucket_arns or ())])
+
+
+def _log_statements(account_id: pulumi.Input[str], region: str, partition: pulumi.Input[str]) -> list[Statement]:
+    """CloudWatch Logs and CloudTrail encrypt with the key, each only for this account's log groups and trails."""
+    # Encryption-context conditions only on the actions that carry one; DescribeKey does not.
+    return [
+        Statement(
+            sid="CloudWatchLogsEncrypt",
+            actions=("kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*"),
+            resources=["*"],
+            principals={"Service": f"logs.{region}.amazonaws.com"},
+            conditions={"StringLike": {"kms:EncryptionContext:aws:logs:arn": pulumi.Output.concat(
+                "arn:", partition, ":logs:", region, ":", account_id, ":log-group:*")}},
+        ),
+        Statement(
+            sid="CloudTrailEncrypt",
+            actions=["kms:GenerateDataKey*"],
+            resources=["*"],
+            principals={"Service": "cloudtrail.amazonaws.com"},
+            conditions={"StringLike": {"kms:EncryptionContext:aws:cloudtrail:arn": pulumi.Output.concat(
+                "arn:", partition, ":cloudtrail:*:", account_id, ":trail/*")}},
+        ),
+    ]
+
+
+def _autoscaling_statements(account_id: pulumi.Input[str], partition: pulumi.Input[str]) -> list[Statement]:
+    """EKS node groups launch through Auto Scaling, whose service-linked role must be able to use the key for
+    encrypted root volumes, or instances fail to start (Client.InternalError).
+    https://docs.aws.amazon.com/autoscaling/ec2/userguide/key-policy-requirements-EBS-encryption.html"""
+    autoscaling = pulumi.Output.concat("arn:", partition, ":iam::", account_id,
+                                       ":role/aws-service-role/autoscaling.amazonaws.com/"
+                                       "AWSServiceRoleForAutoScaling")
+    return [
+        Statement(
+            sid="AutoScalingEncryptsNodeVolumes",
+            actions=ENCRYPT_ACTIONS,
+            resources=["*"],
+            principals={"AWS": autoscaling},
+        ),
+        Statement(
+            sid="AutoScalingGrantsForNodeVolumes",
+            actions=["kms:CreateGrant"],
+            resources=["*"],
+            principals={"AWS": autoscaling},
+            conditions={"Bool": {"kms:GrantIsForAWSResource": "true"}},
+        ),
+    ]
 
 
 # FSx for Lustre guide, "Working with server-side encrypted Amazon S3 buckets" (read 2026-11-24):

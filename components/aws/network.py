@@ -62,16 +62,26 @@ class GpuNetwork(Component):
         args = as_args(NetworkArgs, args)
         child = pulumi.ResourceOptions(parent=self)
         tags = dict(args.tags)
-        private_cidrs, public_cidrs = _subnets(args.cidr)
-        azs = pulumi.Output.from_input(args.availability_zones)
-
         self.vpc = aws.ec2.Vpc(name, cidr_block=args.cidr, enable_dns_hostnames=True, enable_dns_support=True,
                                tags={**tags, "Name": name}, opts=child)
         # The default security group of a new VPC allows all traffic between its members and
         # all egress; managing it with no rules closes it.
         aws.ec2.DefaultSecurityGroup(f"{name}-default", vpc_id=self.vpc.id, tags=tags, opts=child)
         igw = aws.ec2.InternetGateway(name, vpc_id=self.vpc.id, tags=tags, opts=child)
+        self._zonal_subnets(name, args, tags, child)
+        private_rt = self._routes(name, igw, tags, child)
+        self._endpoints(name, args, private_rt, tags, child)
+        self._flow_logs(name, args, tags, child)
+        self.vpc_id = self.vpc.id
+        self.private_subnet_ids = pulumi.Output.all(*[s.id for s in self.private_subnets])
+        self.register_outputs({"vpc_id": self.vpc_id, "private_subnet_ids": self.private_subnet_ids})
 
+    def _zonal_subnets(self, name: str, args: NetworkArgs, tags: dict[str, str],
+                       child: pulumi.ResourceOptions) -> None:
+        """One public (NAT, internet-facing load balancers) and one private subnet (nodes, pods) per zone; no
+        subnet gives its instances public addresses."""
+        private_cidrs, public_cidrs = _subnets(args.cidr)
+        azs = pulumi.Output.from_input(args.availability_zones)
         self.public_subnets = [
             aws.ec2.Subnet(f"{name}-public-{i}", vpc_id=self.vpc.id, cidr_block=cidr,
                            availability_zone=azs[i], map_public_ip_on_launch=False,
@@ -86,6 +96,9 @@ class GpuNetwork(Component):
             for i, cidr in enumerate(private_cidrs)
         ]
 
+    def _routes(self, name: str, igw: aws.ec2.InternetGateway, tags: dict[str, str],
+                child: pulumi.ResourceOptions) -> aws.ec2.RouteTable:
+        """Public subnets route out through the internet gateway, private ones only through one NAT gateway."""
         public_rt = aws.ec2.RouteTable(f"{name}-public", vpc_id=self.vpc.id,
                                        routes=[{"cidr_block": "0.0.0.0/0", "gateway_id": igw.id}],
                                        tags=tags, opts=child)
@@ -102,7 +115,11 @@ class GpuNetwork(Component):
         for i, subnet in enumerate(self.private_subnets):
             aws.ec2.RouteTableAssociation(f"{name}-private-{i}", subnet_id=subnet.id,
                                           route_table_id=private_rt.id, opts=child)
+        return private_rt
 
+    def _endpoints(self, name: str, args: NetworkArgs, private_rt: aws.ec2.RouteTable, tags: dict[str, str],
+                   child: pulumi.ResourceOptions) -> None:
+        """S3 (gateway) and the interface endpoints nodes need, so image pulls, IRSA and logs stay in the VPC."""
         aws.ec2.VpcEndpoint(f"{name}-s3", vpc_id=self.vpc.id, vpc_endpoint_type="Gateway",
                             service_name=f"com.amazonaws.{args.region}.s3",
                             route_table_ids=[private_rt.id], tags=tags, opts=child)
@@ -117,6 +134,8 @@ class GpuNetwork(Component):
                                 private_dns_enabled=True, subnet_ids=[s.id for s in self.private_subnets],
                                 security_group_ids=[endpoint_sg.id], tags=tags, opts=child)
 
+    def _flow_logs(self, name: str, args: NetworkArgs, tags: dict[str, str], child: pulumi.ResourceOptions) -> None:
+        """All VPC traffic logged to an encrypted log group, written by a role only this account's flow logs use."""
         flow_logs = aws.cloudwatch.LogGroup(f"{name}-flow-logs", retention_in_days=args.flow_log_retention_days,
                                             kms_key_id=args.kms_key_arn, tags=tags, opts=child)
         # The VPC user guide's flow-logs role: aws:SourceAccount is the flow log's owner, aws:SourceArn the flow
@@ -130,10 +149,6 @@ class GpuNetwork(Component):
                                             ":vpc-flow-log/*"))
         aws.ec2.FlowLog(name, vpc_id=self.vpc.id, traffic_type="ALL", log_destination_type="cloud-watch-logs",
                         log_destination=flow_logs.arn, iam_role_arn=flow_role.arn, tags=tags, opts=child)
-
-        self.vpc_id = self.vpc.id
-        self.private_subnet_ids = pulumi.Output.all(*[s.id for s in self.private_subnets])
-        self.register_outputs({"vpc_id": self.vpc_id, "private_subnet_ids": self.private_subnet_ids})
 
 
 @dataclass(frozen=True)

@@ -129,18 +129,21 @@ class NodeGroupArgs(Args):
     created and ignores later ones, so a new AMI (and GPU driver) never rolls nodes under a running job."""
 
 
-def _declare(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs, ami_type: str,
-             ami_parameter: str) -> tuple[aws.ec2.LaunchTemplate, aws.eks.NodeGroup]:
-    child = pulumi.ResourceOptions(parent=component)
-    # The EKS-optimized AL2023 AMI release: the pinned one, else the recommended one from its public SSM parameter,
-    # held after creation (ignoreChanges below) so a new release does not roll the nodes.
+def _release_version(component: pulumi.ComponentResource, args: NodeGroupArgs,
+                     ami_parameter: str) -> pulumi.Input[str]:
+    """The EKS-optimized AL2023 AMI release: the pinned one, else the recommended one from its public SSM parameter,
+    held after creation (ignoreChanges in `_declare`) so a new release does not roll the nodes."""
     if args.release_version:
-        release_version: pulumi.Input[str] = args.release_version
-    else:
-        release_version = aws.ssm.get_parameter_output(
-            name=f"/aws/service/eks/optimized-ami/{args.kubernetes_version}/amazon-linux-2023/x86_64/{ami_parameter}"
-                 "recommended/release_version",
-            opts=pulumi.InvokeOutputOptions(parent=component)).value
+        return args.release_version
+    return aws.ssm.get_parameter_output(
+        name=f"/aws/service/eks/optimized-ami/{args.kubernetes_version}/amazon-linux-2023/x86_64/{ami_parameter}"
+             "recommended/release_version",
+        opts=pulumi.InvokeOutputOptions(parent=component)).value
+
+
+def _launch_template_data(name: str, args: NodeGroupArgs) -> dict[str, Any]:
+    """What every node boots with: IMDSv2 only, an encrypted root volume, tags, its network interfaces (EFA or
+    plain), placement, the capacity it launches into and, where asked, NVMe scratch as RAID0."""
     template: dict[str, Any] = {
         "metadata_options": {"http_tokens": "required", "http_endpoint": "enabled",
                              "http_put_response_hop_limit": 1, "instance_metadata_tags": "disabled"},
@@ -157,6 +160,15 @@ def _declare(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs
         template["vpc_security_group_ids"] = list(args.security_group_ids)
     if args.placement_group_name is not None:
         template["placement"] = {"group_name": args.placement_group_name}
+    template.update(_reserved_capacity(name, args))
+    if args.local_nvme_raid0:
+        template["user_data"] = base64.b64encode(LOCAL_NVME_RAID0_USER_DATA.encode()).decode()
+    return template
+
+
+def _reserved_capacity(name: str, args: NodeGroupArgs) -> dict[str, Any]:
+    """Launch-template fields that point nodes at a reservation or capacity block; none for on-demand and spot."""
+    fields: dict[str, Any] = {}
     if args.capacity in ("reservation", "capacity-block"):
         if not args.capacity_reservation_id:
             raise ValueError(f"{name}: capacity {args.capacity!r} needs capacity_reservation_id")
@@ -165,22 +177,28 @@ def _declare(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs
         by_group = args.capacity == "reservation" and args.capacity_reservation_id.startswith("arn:")
         target = ({"capacity_reservation_resource_group_arn": args.capacity_reservation_id} if by_group
                   else {"capacity_reservation_id": args.capacity_reservation_id})
-        template["capacity_reservation_specification"] = {"capacity_reservation_target": target}
+        fields["capacity_reservation_specification"] = {"capacity_reservation_target": target}
     if args.capacity == "capacity-block":
         # EKS managed node groups on a capacity block: the launch template carries the block's market type, its
         # reservation and the block's instance type (LaunchTemplateData.InstanceType, not the node group's
         # instanceTypes), or EKS rejects the create request.
         # https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html (as of 2026-11-24)
-        template["instance_market_options"] = {"market_type": "capacity-block"}
-        template["instance_type"] = args.instance_type
-    if args.local_nvme_raid0:
-        template["user_data"] = base64.b64encode(LOCAL_NVME_RAID0_USER_DATA.encode()).decode()
+        fields["instance_market_options"] = {"market_type": "capacity-block"}
+        fields["instance_type"] = args.instance_type
+    return fields
+
+
+def _declare(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs, ami_type: str,
+             ami_parameter: str) -> tuple[aws.ec2.LaunchTemplate, aws.eks.NodeGroup]:
+    """The launch template and the EKS managed node group on it, shared by the GPU and the system group."""
+    release_version = _release_version(component, args, ami_parameter)
+    template = _launch_template_data(name, args)
     # A block that has not begun: the group waits at zero until the scheduled action at the start sizes it (its
     # minimum then belongs to the schedule, so a later `pulumi up` does not set it back).
     waits = args.capacity == "capacity-block" and bool(args.capacity_block_starts_at)
     launch_template = aws.ec2.LaunchTemplate(
         name, description=f"{name}: {args.instance_type} nodes", update_default_version=True,
-        tags=dict(args.tags), opts=child, **template)
+        tags=dict(args.tags), opts=pulumi.ResourceOptions(parent=component), **template)
     node_group = aws.eks.NodeGroup(
         name,
         cluster_name=args.cluster_name,
