@@ -1,4 +1,5 @@
-"""Kubernetes 1.36 on EKS (issue 29 item 4): offered with AWS's calendar dates and its own add-on versions."""
+"""Kubernetes 1.36 on EKS and ACK (issue 29 item 4): offered with each provider's calendar dates, and on EKS with its
+own add-on versions."""
 import datetime as dt
 
 import pytest
@@ -9,7 +10,7 @@ from blueprints.cli import main
 from blueprints.errors import BlueprintError
 from blueprints.resolver import resolve
 from blueprints.stackconfig import parse_cluster
-from conftest import resources, shipped_cluster, write_stack
+from conftest import resources, shipped_cluster, with_system_price, write_stack
 
 
 def test_eks_136_has_awss_calendar_dates():
@@ -41,8 +42,22 @@ def test_kubernetes_136_plan_exits_zero(capsys, tmp_path):
     capsys.readouterr()
 
 
-def test_ack_does_not_offer_136():
+def test_ack_136_has_acks_calendar_date():
+    state = support("alicloud", "1.36", dt.date(2026, 11, 24))
+    assert state.support == "standard" and state.ends == dt.date(2027, 5, 30)
+    assert support("alicloud", "1.36", dt.date(2027, 5, 31)).support == "ended"  # ACK has no extended support
+
+
+def test_kubernetes_136_plans_on_ack_at_the_newest_136_patch(plan_variant):
+    plan = plan_variant("enterprise-aliyun",
+                        lambda c: (c.__setitem__("kubernetesVersion", "1.36"), with_system_price(c)))
+    [cluster] = resources(plan, "alicloud:cs/managedKubernetes:ManagedKubernetes")
+    assert cluster["version"] == "1.36.1-aliyun.1"
+    assert plan.exit_code == 0, [f.message for f in plan.findings if f.mandatory]
+
+
+def test_ack_does_not_offer_132():
     cluster = shipped_cluster("enterprise-aliyun")
-    cluster["kubernetesVersion"] = "1.36"
-    with pytest.raises(BlueprintError, match="ACK does not offer Kubernetes 1.36"):
+    cluster["kubernetesVersion"] = "1.32"  # EKS does; ACK's calendar ended it
+    with pytest.raises(BlueprintError, match="ACK does not offer Kubernetes 1.32"):
         resolve(parse_cluster(cluster, "test"), today=dt.date(2026, 11, 24))

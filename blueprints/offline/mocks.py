@@ -150,7 +150,7 @@ _INVOKES: dict[str, Callable[[OfflineMocks, dict], dict]] = {
     # Offline placeholders in ACK's version format; the real data source lists what the region offers.
     "alicloud:cs/getKubernetesVersion:getKubernetesVersion": lambda m, a: {"metadatas": [
         {"version": v, "runtimes": [{"name": "containerd", "version": "1.6.38"}]}
-        for v in ("1.33.3-aliyun.1", "1.34.1-aliyun.1", "1.35.1-aliyun.1", "1.35.2-aliyun.1")]},
+        for v in ("1.33.3-aliyun.1", "1.34.1-aliyun.1", "1.35.1-aliyun.1", "1.35.2-aliyun.1", "1.36.1-aliyun.1")]},
     "alicloud:cs/getClusterCredential:getClusterCredential": lambda m, a: {
         "clusterId": a.get("clusterId"), "kubeConfig": "apiVersion: v1\nkind: Config\n# offline placeholder\n"},
     "aws:index/getCallerIdentity:getCallerIdentity": lambda m, a: {
