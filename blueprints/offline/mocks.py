@@ -10,6 +10,7 @@ import hashlib
 from typing import Any, Callable
 
 from pulumi.runtime import mocks as pulumi_mocks
+from catalog.clouds import cloud_of_package
 
 ACCOUNT_ID = "123456789012"
 
@@ -35,9 +36,12 @@ class OfflineMocks(pulumi_mocks.Mocks):
             return _fake_id("provider", args.name), state
         package, module, kind = (token.split(":") + ["", ""])[:3]
         resource_id = _fake_id(kind.lower()[:8] or "res", args.name)
-        if package == "aws":
-            service = module.split("/")[0]
-            state.setdefault("arn", f"arn:{self.partition}:{service}:{self.region}:{ACCOUNT_ID}:{kind.lower()}/{args.name}")
+        cloud = cloud_of_package(package)
+        if cloud is not None and cloud.resource_arn:
+            state.setdefault("arn", cloud.resource_arn.format(
+                partition=self.partition, service=module.split("/")[0], region=self.region, account=ACCOUNT_ID,
+                kind=kind.lower(), name=args.name))
+        if cloud is not None and cloud.provider_tags_all:
             state.setdefault("tagsAll", state.get("tags", {}))
         for fill in _AWS_OUTPUTS.get(token, ()):
             fill(self, args, state)
