@@ -107,6 +107,7 @@ class CloudProfile(_Frozen):
     region: NamePattern
     zone: Zone
     instance_type: NamePattern
+    accelerated: NamePattern  # instance families with accelerators (GPUs and the like), by name
     admin_principal: Principal
     resource_arn: Optional[str]
     resource_arn_source: str
@@ -139,8 +140,8 @@ class Clouds(_Frozen):
     @model_validator(mode="after")
     def _sources_known(self) -> "Clouds":
         for cloud, p in self.clouds.items():
-            keys = (p.region.source, p.zone.source, p.instance_type.source, p.admin_principal.source,
-                    p.resource_arn_source, p.kms.source, p.file_systems_source, p.rdma.source, p.placement.source,
+            keys = (p.region.source, p.zone.source, p.instance_type.source, p.accelerated.source,
+                    p.admin_principal.source, p.resource_arn_source, p.kms.source, p.file_systems_source, p.rdma.source, p.placement.source,
                     p.capacity_source, p.resource_types_source)
             unknown = [k for k in keys if k not in self.sources]
             if unknown:

@@ -144,3 +144,17 @@ def test_offline_type_table_is_one_per_role():
     assert role_of("kubernetes:helm.sh/v3:Release") is None
     tokens = [t for p in load_clouds().clouds.values() for t in p.resource_types.values()]
     assert len(tokens) == len(set(tokens))
+
+
+# A resource type token: package:module/name:Type (a function token's last part starts with "get": not a resource).
+TOKEN = re.compile(r"""["'](aws|alicloud):[A-Za-z0-9]+/[A-Za-z0-9.]+:(?!get)[A-Za-z0-9]+["']""")
+
+
+def test_offline_modules_read_resource_types_from_the_one_table():
+    spelled = {}
+    for path in sorted((ROOT / "blueprints" / "offline").glob("*.py")):
+        hits = [m.group(0) for m in TOKEN.finditer(path.read_text(encoding="utf-8"))]
+        if hits:
+            spelled[path.name] = hits
+    assert spelled == {}
+    assert TOKEN.search('"aws:eks/nodeGroup:NodeGroup"') and not TOKEN.search('"aws:index/getPartition:getPartition"')
