@@ -332,8 +332,8 @@ def _notes(spec: ClusterSpec, group: NodeGroupSpec, shape: Shape, placement: boo
         notes.append(f"{label} has {source}; its nodes are left out of the cost estimate")
     elif found is not None and not found.exact:
         notes.append(f"{found.note} (override with prices)")
-    elif found is None and not overridden and shape.price.region != spec.region:
-        notes.append(f"{label} priced from {shape.price.region}; {spec.region} may differ (override with prices)")
+    elif found is None and not overridden and shape.home_region != spec.region:
+        notes.append(f"{label} priced from {shape.home_region}; {spec.region} may differ (override with prices)")
     return notes
 
 
