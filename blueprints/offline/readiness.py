@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 from catalog import load_catalog
 from catalog.chart_workloads import (Workload, addon_workloads, cluster_workloads, release_workloads,
                                        runtime_gpu_labels)
-from catalog.clouds import type_of, types_of
+from catalog.clouds import profile, type_of, types_of
 from .engine import Registration
 
 BLOCKING, WARNING = "blocking", "warning"
@@ -199,8 +199,8 @@ def _chart_pods(regs: Sequence[Registration]) -> tuple[list[Pod], list[Finding]]
         elif r.type == type_of("aws", "addon"):
             addon = r.inputs.get("addonName", "")
             pods += [p for w in addon_workloads(addon) if (p := _fact_pod(f"add-on {addon}", w, {}))]
-        elif r.type in (EKS_CLUSTER, ACK_CLUSTER):
-            cloud = "eks" if r.type == EKS_CLUSTER else "ack"
+        elif r.type in types_of("cluster"):
+            cloud = profile(r.type.split(":", 1)[0]).kubernetes_service.lower()  # chart_workloads.yaml: eks, ack
             pods += [p for w in cluster_workloads(cloud) if (p := _fact_pod(f"{cloud} add-on", w, {}))]
     return pods, findings
 
