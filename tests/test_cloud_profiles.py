@@ -158,3 +158,29 @@ def test_offline_modules_read_resource_types_from_the_one_table():
             spelled[path.name] = hits
     assert spelled == {}
     assert TOKEN.search('"aws:eks/nodeGroup:NodeGroup"') and not TOKEN.search('"aws:index/getPartition:getPartition"')
+
+
+def test_cost_reads_service_price_keys_from_the_profile(monkeypatch):
+    from blueprints.offline.cost import estimate
+    from conftest import shipped_plan
+
+    plan = shipped_plan("research-a100")
+    spec, regs = plan.resolved.spec, plan.registrations
+
+    def object_storage() -> float:
+        return sum(i.usd_per_hour for i in estimate(spec, regs).items if "storage.objectStorage" in i.description)
+
+    before = object_storage()
+    assert before > 0
+    keys = profile("aws").service_prices.model_copy(update={"object_storage": "ebs_gp3"})  # 0.08 instead of 0.023
+    _with_profile(monkeypatch, "aws", service_prices=keys)
+    assert object_storage() == pytest.approx(before * 0.08 / 0.023, rel=0.01)
+
+
+def test_stackconfig_default_file_system_is_the_profiles_first(monkeypatch):
+    from blueprints.stackconfig import with_preset
+
+    raw = {"preset": "research", "cloud": "aws", "storage": {"parallelFs": {"type": "default"}}}
+    assert with_preset(raw, "test")["storage"]["parallelFs"]["type"] == "lustre"
+    _with_profile(monkeypatch, "aws", file_systems=("cpfs", "lustre"))
+    assert with_preset(raw, "test")["storage"]["parallelFs"]["type"] == "cpfs"
