@@ -184,3 +184,19 @@ def test_stackconfig_default_file_system_is_the_profiles_first(monkeypatch):
     assert with_preset(raw, "test")["storage"]["parallelFs"]["type"] == "lustre"
     _with_profile(monkeypatch, "aws", file_systems=("cpfs", "lustre"))
     assert with_preset(raw, "test")["storage"]["parallelFs"]["type"] == "cpfs"
+
+
+def test_a_profile_with_an_unknown_source_or_a_foreign_type_token_is_refused():
+    from pydantic import ValidationError
+
+    from catalog.clouds import CLOUDS_FILE, Clouds
+    from catalog.yamlfile import load_yaml
+
+    raw = load_yaml(CLOUDS_FILE)
+    raw["clouds"]["aws"]["rdma"]["source"] = "nowhere"
+    with pytest.raises(ValidationError, match="unknown source"):
+        Clouds.model_validate(raw)
+    raw = load_yaml(CLOUDS_FILE)
+    raw["clouds"]["aws"]["resource_types"]["bucket"] = "alicloud:oss/bucket:Bucket"
+    with pytest.raises(ValidationError, match="are not aws type tokens"):
+        Clouds.model_validate(raw)
