@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from catalog.clouds import profile
 from .spec import ClusterSpec
 
 # EKS's default quota is 30 managed node groups per cluster, adjustable through Service Quotas:
@@ -32,7 +33,7 @@ def spec_conflicts(spec: ClusterSpec) -> list[str]:
             problems.append(f"{where}.capacityReservationId: {group.capacity} capacity never uses a reservation, so "
                             f"{group.capacity_reservation_id!r} would be ignored; set capacity: reservation (an ODCR) "
                             f"or capacity-block, or remove capacityReservationId")
-        if spec.cloud == "alicloud" and group.capacity == "capacity-block":
-            problems.append(f"{where}.capacity: capacity blocks are an Amazon EC2 offering, not sold on alicloud; "
+        if group.capacity == "capacity-block" and not profile(spec.cloud).capacity_blocks:
+            problems.append(f"{where}.capacity: capacity blocks are an Amazon EC2 offering, not sold on {spec.cloud}; "
                             f"use on-demand, spot or reservation (subscription)")
     return problems

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
 from dataclasses import dataclass, field
 from typing import Optional
 
 from . import clock
 from catalog import Catalog, Shape, load_catalog
 from catalog.addons import AddonVersions, addon_versions
+from catalog.clouds import profile
 from catalog.fabric import default_image, published_busbw_gbps
 from catalog.file_systems import cpfs_scale_out_step_gib, cpfs_source
 from catalog.gpu_models import acceptance_expectation
@@ -132,7 +132,7 @@ def _why_none(catalog: Catalog, spec: ClusterSpec, name: str, group: NodeGroupSp
             f"shapes have {', '.join(map(str, counts))}"
         )
     if group_rdma(spec, group):
-        kind = "EFA" if spec.cloud == "aws" else "eRDMA"
+        kind = profile(spec.cloud).rdma.name
         with_rdma = [s for s in same if s.rdma.kind != "none"]
         if not any(s.offered_in(spec.region) for s in with_rdma):
             listed = "; ".join(f"{s.instance_type} ({', '.join(s.regions)})" for s in shapes if s.rdma.kind != "none")
@@ -186,19 +186,14 @@ def group_placement(spec: ClusterSpec, group: NodeGroupSpec, rdma_interfaces: in
     return (group.placement or default) == "cluster"
 
 
-# An ECS deployment set holds no spot instances, and a low-latency one at most 20 instances, all in one zone.
-# https://www.alibabacloud.com/help/en/ecs/user-guide/deployment-set-overview
-LOW_LATENCY_MAX_INSTANCES = 20
-
-
 def _deployment_set_limit(spec: ClusterSpec, group: NodeGroupSpec) -> Optional[str]:
-    """Why an Alibaba Cloud pool cannot have a low-latency deployment set, or None."""
-    if spec.cloud != "alicloud":
-        return None
-    if group.capacity == "spot":
-        return "an ECS deployment set holds no spot instances"
-    if group.max_nodes > LOW_LATENCY_MAX_INSTANCES:
-        return (f"a low-latency deployment set holds at most {LOW_LATENCY_MAX_INSTANCES} instances; maxNodes is "
+    """Why the cloud's placement kind cannot hold the group (an ECS deployment set: no spot instances, at most 20
+    in a low-latency one; catalog/clouds.yaml), or None."""
+    placement = profile(spec.cloud).placement
+    if group.capacity == "spot" and not placement.holds_spot:
+        return f"an {placement.family} holds no spot instances"
+    if placement.max_instances is not None and group.max_nodes > placement.max_instances:
+        return (f"a {placement.name} holds at most {placement.max_instances} instances; maxNodes is "
                 f"{group.max_nodes}")
     return None
 
@@ -206,24 +201,18 @@ def _deployment_set_limit(spec: ClusterSpec, group: NodeGroupSpec) -> Optional[s
 RESERVED = ("reservation", "capacity-block")
 
 
-def _zone_pattern(spec: ClusterSpec) -> re.Pattern:
-    # AWS zone names are the region plus a letter (us-east-1a); Alibaba Cloud's the region, '-' and a letter
-    # (cn-hangzhou-h). https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/using-regions-availability-zones.html
-    # https://www.alibabacloud.com/help/en/ecs/product-overview/regions-and-zones
-    sep = "" if spec.cloud == "aws" else "-"
-    return re.compile(rf"^{re.escape(spec.region)}{sep}[a-z]$")
-
-
 def _check_zone(spec: ClusterSpec, where: str, zone: str) -> None:
-    if not _zone_pattern(spec).match(zone):
-        example = f"{spec.region}a" if spec.cloud == "aws" else f"{spec.region}-h"
-        raise BlueprintError(where, f"{zone!r} is not a zone of {spec.region} (zones there are named like {example})")
+    """Zone names as the cloud spells them (us-east-1a, cn-hangzhou-h): catalog/clouds.yaml."""
+    names = profile(spec.cloud).zone
+    if not names.pattern(spec.region).match(zone):
+        raise BlueprintError(where, f"{zone!r} is not a zone of {spec.region} (zones there are named like "
+                                    f"{names.example(spec.region)})")
 
 
 def _check_reserved(spec: ClusterSpec, name: str, group: NodeGroupSpec, today: Optional[dt.date] = None) -> None:
     """Reservations and capacity blocks as EKS documents them: the reservation's zone, and for a block, a fixed size."""
     where = f"cluster.nodeGroups.{name}"
-    if group.capacity in RESERVED and spec.cloud == "aws" and not group.zone:
+    if group.capacity in RESERVED and profile(spec.cloud).reservation_needs_zone and not group.zone:
         raise BlueprintError(f"{where}.zone", f"capacity {group.capacity!r} needs the reservation's zone "
                                               f"(a subnet there carries the group), for example {spec.region}a")
     if group.capacity == "capacity-block" and not group.min_nodes == group.desired_nodes == group.max_nodes:
@@ -275,12 +264,12 @@ def plan_zone(spec: ClusterSpec) -> tuple[Optional[str], list[str]]:
     users = [f"node group {n}" for n, g in spec.node_groups.items() if group_rdma(spec, g) and not g.zone]
     if spec.storage.parallel_fs.type != "none":
         users.append("the file system")
-    if spec.cloud != "aws":
+    zone = profile(spec.cloud).zone.default(spec.region)
+    if zone is None:
         # Alibaba Cloud zone letters differ by region: the program takes the first zone, by name, that sells the
         # shape (the same whatever order the data source lists them in); the spec can pin it.
         return None, [f"zone: {' and '.join(users)} go in the first zone, by name, that sells the GPU shape; set "
                       "networking.zone to pin it before the first `pulumi up`"] if users else []
-    zone = f"{spec.region}a"
     if not users:
         return zone, []
     verb = "goes" if len(users) == 1 else "go"
@@ -330,7 +319,7 @@ def _notes(spec: ClusterSpec, group: NodeGroupSpec, shape: Shape, placement: boo
                _deployment_set_limit(spec, group) if _deployment_set_limit(spec, group) else
                "an ODCR is not in a placement group unless placement: cluster asks" if group.capacity == "reservation"
                and group.placement is None else "placement: none")
-        kind = "cluster placement group" if spec.cloud == "aws" else "low-latency deployment set"
+        kind = profile(spec.cloud).placement.name
         notes.append(f"no {kind} for {label} ({why})")
     option = CAPACITY_OPTION[group.capacity]
     overridden = overridden_price(spec.prices, shape.instance_type, option) is not None
@@ -343,8 +332,8 @@ def _notes(spec: ClusterSpec, group: NodeGroupSpec, shape: Shape, placement: boo
         notes.append(f"{label} has {source}; its nodes are left out of the cost estimate")
     elif found is not None and not found.exact:
         notes.append(f"{found.note} (override with prices)")
-    elif found is None and not overridden and shape.price.region != spec.region:
-        notes.append(f"{label} priced from {shape.price.region}; {spec.region} may differ (override with prices)")
+    elif found is None and not overridden and shape.home_region != spec.region:
+        notes.append(f"{label} priced from {shape.home_region}; {spec.region} may differ (override with prices)")
     return notes
 
 
@@ -385,7 +374,7 @@ def _kubernetes_support(spec: ClusterSpec, today: Optional[dt.date]) -> tuple[Ve
     """The version's support on the cloud today: an error once the cloud no longer creates it, a note in
     EKS extended support (it costs more)."""
     state = support(spec.cloud, spec.kubernetes_version, today)
-    service = "EKS" if spec.cloud == "aws" else "ACK"
+    service = profile(spec.cloud).kubernetes_service
     now = [v for v in supported_versions(spec.cloud) if support(spec.cloud, v, today).support == "standard"]
     where = "cluster.kubernetesVersion"
     if state.support == "unknown":
@@ -403,7 +392,7 @@ def _kubernetes_support(spec: ClusterSpec, today: Optional[dt.date]) -> tuple[Ve
 def _cpfs_step_notes(spec: ClusterSpec) -> list[str]:
     """CPFS grows only in the region's scale-out step (2400 GiB in Ulanqab, 1200 elsewhere): say which."""
     fs = spec.storage.parallel_fs
-    if spec.cloud != "alicloud" or fs.type != "cpfs":
+    if fs.type != "cpfs":  # offered on Alibaba Cloud only (the spec checks)
         return []
     step = cpfs_scale_out_step_gib(spec.region)
     return [f"storage: CPFS in {spec.region} scales out in steps of {step} GiB and never shrinks "

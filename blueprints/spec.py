@@ -14,24 +14,19 @@ from typing import Any, Literal, Optional, Union
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+from catalog.clouds import profile
+
 Cloud = Literal["aws", "alicloud"]
 Capacity = Literal["on-demand", "spot", "reservation", "capacity-block"]
 # How a group is billed, for per-option `prices:` (a reservation, an ODCR, bills at the on-demand rate).
 PriceOption = Literal["on-demand", "spot", "capacity-block"]
 Framework = Literal["baseline", "hipaa", "gdpr", "mlps", "cost"]
 
-# Region names each cloud uses; a typo fails here with the list rather than at `pulumi up`.
-AWS_REGION = re.compile(r"^(us|eu|ap|sa|ca|me|af|il|mx)-(north|south|east|west|central|northeast|southeast|northwest|southwest)-\d$")
-ALICLOUD_REGION = re.compile(r"^(cn|ap|eu|us|me)-[a-z]+(-\d)?$")
 LABEL_KEY = re.compile(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
 NAME = re.compile(r"^[a-z][a-z0-9-]{0,30}$")
 MIG_PROFILE = re.compile(r"^all-(disabled|enabled|balanced|[1-7]g\.\d{1,3}gb)$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-INSTANCE_TYPE = {"aws": re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9]+$"),
-                 "alicloud": re.compile(r"^ecs\.[a-z0-9-]+\.[a-z0-9]+$")}
-# Who may administer the cluster: IAM roles or users (EKS access entries), RAM user or role ids (ACK).
-AWS_PRINCIPAL = re.compile(r"^arn:aws(-cn|-us-gov)?:iam::\d{12}:(role|user)/[\w+=,.@/-]{1,512}$")
-RAM_PRINCIPAL = re.compile(r"^(role:)?\d{10,24}$")
+# Region, instance-type and principal names, file systems and KMS limits per cloud: catalog/clouds.yaml.
 
 # FSx for Lustre PERSISTENT_2 / SCRATCH_2: 1200 GiB or a multiple of 2400 GiB.
 # https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystem.html (StorageCapacity)
@@ -629,12 +624,12 @@ class ClusterSpec(SpecModel):
 
     @model_validator(mode="after")
     def _cloud_consistency(self) -> "ClusterSpec":
-        pattern = AWS_REGION if self.cloud == "aws" else ALICLOUD_REGION
-        if not pattern.match(self.region):
-            example = "us-east-1" if self.cloud == "aws" else "cn-hangzhou"
-            raise ValueError(f"region {self.region!r} is not an {self.cloud} region name (for example {example})")
+        cloud = profile(self.cloud)
+        if not cloud.region.matches(self.region):
+            raise ValueError(f"region {self.region!r} is not an {self.cloud} region name "
+                             f"(for example {cloud.region.example})")
         fs = self.storage.parallel_fs.type
-        allowed_fs = {"aws": {"none", "lustre"}, "alicloud": {"none", "cpfs", "nas"}}[self.cloud]
+        allowed_fs = {"none", *cloud.file_systems}
         if fs not in allowed_fs:
             raise ValueError(f"parallel file system {fs!r} is not offered on {self.cloud}; use one of {sorted(allowed_fs)}")
         if self.storage.object_storage.cache and fs == "none":
@@ -642,23 +637,19 @@ class ClusterSpec(SpecModel):
         if self.storage.object_storage.cache and fs == "nas":
             raise ValueError("objectStorage.cache needs parallelFs type cpfs on alicloud (NAS has no OSS data flow)")
         system_type = self.system_nodes.instance_type
-        if system_type and not INSTANCE_TYPE[self.cloud].match(system_type):
-            example = "m6i.xlarge" if self.cloud == "aws" else "ecs.g7.xlarge"
+        if system_type and not cloud.instance_type.matches(system_type):
             raise ValueError(f"systemNodes.instanceType {system_type!r} is not an {self.cloud} instance type "
-                             f"(for example {example})")
-        principal = AWS_PRINCIPAL if self.cloud == "aws" else RAM_PRINCIPAL
+                             f"(for example {cloud.instance_type.example})")
         for admin in self.access.cluster_admins:
-            if not principal.match(admin):
-                allowed = ("an IAM role or user ARN (arn:aws:iam::123456789012:role/name)" if self.cloud == "aws"
-                           else "a RAM user id, or role:<RAM role id> (digits)")
-                raise ValueError(f"access.clusterAdmins: {admin!r} is not {allowed}")
+            if not cloud.admin_principal.matches(admin):
+                raise ValueError(f"access.clusterAdmins: {admin!r} is not {cloud.admin_principal.describe}")
         release = self.node_image.release_version
         if release and ".".join(release.split(".")[:2]) != self.kubernetes_version:
             raise ValueError(f"nodeImage.releaseVersion {release} is for Kubernetes "
                              f"{'.'.join(release.split('.')[:2])}, not the cluster's {self.kubernetes_version}")
-        if self.encryption.kms_instance_id and self.cloud != "alicloud":
-            raise ValueError("encryption.kmsInstanceId is an Alibaba Cloud KMS instance; AWS keys need none")
-        low, high = (90, 2560) if self.cloud == "aws" else (7, 365)
+        if self.encryption.kms_instance_id and not cloud.kms.instances:
+            raise ValueError(f"encryption.kmsInstanceId is an Alibaba Cloud KMS instance; {cloud.name} keys need none")
+        low, high = cloud.kms.rotation_days
         if not low <= self.encryption.key_rotation_days <= high:
             raise ValueError(f"encryption.keyRotationDays {self.encryption.key_rotation_days}: {self.cloud} KMS "
                              f"rotates every {low} to {high} days")

@@ -13,6 +13,7 @@ from typing import Any, Mapping
 import yaml
 from pydantic import ValidationError
 
+from catalog.clouds import cloud_of_package, profile
 from . import safeyaml
 from .cloudtext import tag_problems, text_problems
 from .errors import MAX_REPORTED, BlueprintError, did_you_mean
@@ -24,7 +25,6 @@ FULL_CONFIG_KEY = f"{PROJECT}:{CONFIG_KEY}"
 ROOT = Path(__file__).resolve().parent.parent
 STACKS_DIR = ROOT / "stacks"
 PRESETS_DIR = Path(__file__).with_name("presets")
-DEFAULT_PARALLEL_FS = {"aws": "lustre", "alicloud": "cpfs"}
 # The stack name starts every cloud resource name: `<stack>-<group>` names an EKS node group (at most 63
 # characters, https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html) and node
 # group names take up to 31; bucket names are lowercase (https://docs.aws.amazon.com/AmazonS3/latest/
@@ -137,7 +137,8 @@ def with_preset(raw: Mapping[str, Any], source: str) -> dict[str, Any]:
     fs = storage.get("parallelFs") if isinstance(storage, dict) else None
     if isinstance(fs, dict) and fs.get("type") == "default":
         cloud = merged.get("cloud")
-        fs["type"] = DEFAULT_PARALLEL_FS.get(cloud, "none") if isinstance(cloud, str) else "none"
+        known = isinstance(cloud, str) and cloud_of_package(cloud) is not None
+        fs["type"] = profile(cloud).default_file_system if known else "none"
     return merged
 
 

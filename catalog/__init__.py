@@ -35,9 +35,12 @@ class RdmaFacts(_Frozen):
 
 
 class PriceFacts(_Frozen):
+    """A shape's headline price, read from prices.yaml (its on-demand row in the home region), never stored here."""
+
     usd_per_hour: Optional[float]
     region: str
-    as_of: str
+    as_of: Optional[str]
+    source: Optional[str]  # a key of prices.yaml's sources
     note: Optional[str] = None
 
 
@@ -45,7 +48,6 @@ class ShapeSources(_Frozen):
     specs: str
     rdma: str
     regions: str
-    price: str
 
 
 class Shape(_Frozen):
@@ -62,7 +64,10 @@ class Shape(_Frozen):
     rdma: RdmaFacts
     # Set where the provider sells the shape only on request (e.g. gn8v): the plan repeats it as a note.
     sales_note: Optional[str] = None
-    price: PriceFacts
+    # The region of the headline price: the on-demand row there in prices.yaml (the price's one home).
+    home_region: str
+    # Why there is no such row (sold only through capacity blocks, no sourced price): what the plan repeats.
+    unpriced_note: Optional[str] = None
     # Regions with a pay-as-you-go (on-demand) offer. Alibaba: DescribeZones(InstanceChargeType=PostPaid) data.
     regions: tuple[str, ...]
     # Alibaba: regions the instance-type-by-region page lists but with no pay-as-you-go zone in the API data, so the
@@ -74,6 +79,18 @@ class Shape(_Frozen):
     def offered_in(self, region: str) -> bool:
         """Sold in the region pay-as-you-go or on request; anywhere else the resolver must not pick it."""
         return region in self.regions or region in self.on_request_regions
+
+    @property
+    def price(self) -> PriceFacts:
+        """The headline (home-region, on-demand) price, looked up in prices.yaml like every other price."""
+        from .prices import home_price  # prices.py reads this module; the lookup is the one in prices.py
+
+        row = home_price(self.instance_type, self.home_region)
+        if row is None:
+            return PriceFacts(usd_per_hour=None, region=self.home_region, as_of=None, source=None,
+                              note=self.unpriced_note)
+        return PriceFacts(usd_per_hour=row.usd_per_hour, region=row.region, as_of=row.as_of, source=row.source,
+                          note=row.note)
 
     @property
     def total_gpu_memory_gib(self) -> float:

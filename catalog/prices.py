@@ -120,6 +120,11 @@ def quote(instance_type: str, region: str, option: str = "on-demand",
 Overrides = Mapping[str, Union[float, Mapping[str, float]]]
 
 
+def home_price(instance_type: str, home_region: str) -> Optional[Price]:
+    """A shape's headline price: its on-demand row in its home region (shapes.yaml `home_region`), or None."""
+    return load_prices().exact(instance_type, home_region, "on-demand")
+
+
 def overridden_price(overrides: Optional[Overrides], instance_type: str, option: str = "on-demand") -> Optional[float]:
     """A stack's own rate for ``instance_type`` bought as ``option``, or None.
 
@@ -144,7 +149,8 @@ def hourly_price(instance_type: str, region: Optional[str] = None, option: str =
 
     A caller's override (a stack's `prices:`, a pack's `prices` config) wins; then the catalog's price in
     ``region`` under ``option`` (the nearest documented region, with a note, when the region has none); an option
-    without a price falls back to on-demand; with no region, or no regional price at all, the shape's list price.
+    without a price falls back to on-demand; with no region, or no regional price at all, the shape's headline
+    price (its home region's on-demand row: the same table, never a second copy).
     """
     override = overridden_price(overrides, instance_type, option)
     if override is not None:
@@ -160,7 +166,7 @@ def hourly_price(instance_type: str, region: Optional[str] = None, option: str =
     shape = load_catalog().get(instance_type)
     if shape is None:
         return None, "not in the catalog"
-    p = shape.price
-    if p.usd_per_hour is None:
-        return None, f"no list price ({p.note})" if p.note else "no list price"
-    return p.usd_per_hour, f"{shape.sources.price} as of {p.as_of} ({p.region})"
+    row = home_price(instance_type, shape.home_region)
+    if row is None:
+        return None, f"no list price ({shape.unpriced_note})" if shape.unpriced_note else "no list price"
+    return row.usd_per_hour, f"{load_prices().source_url(row)} as of {row.as_of} ({row.region})"

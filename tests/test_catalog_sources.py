@@ -30,8 +30,8 @@ def test_aws_regions_are_where_cfn_lint_says_the_type_is_sold(shape):
 def test_every_fact_names_a_source_and_every_price_a_date(shape):
     for key in shape.sources.model_dump().values():
         assert key in CATALOG.sources
-    assert shape.price.as_of
     assert shape.price.usd_per_hour is not None or shape.price.note
+    assert shape.price.usd_per_hour is None or (shape.price.as_of and shape.price.source)
 
 
 def test_the_efa_counts_design_md_fixes():

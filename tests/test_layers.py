@@ -27,7 +27,7 @@ ALLOWED = {
     "blueprints.schema": ("blueprints.spec", "blueprints.stackconfig", "catalog", "blueprints.errors"),
     "blueprints.stackconfig": ("blueprints.spec", "catalog", "blueprints.errors", "blueprints.safeyaml",
                                "blueprints.cloudtext"),
-    "blueprints.conflicts": ("blueprints.spec",),  # settings that contradict each other, read by the resolver
+    "blueprints.conflicts": ("blueprints.spec", "catalog"),  # settings that contradict each other, read by the resolver
     "blueprints.resolver": ("blueprints.spec", "catalog", "blueprints.errors", "blueprints.conflicts",
                             "blueprints.clock"),
     "blueprints.compose": ("blueprints.resolver", "blueprints.spec", "blueprints.stackconfig", "catalog",

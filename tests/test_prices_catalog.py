@@ -45,13 +45,17 @@ def test_every_aws_shape_with_a_list_price_has_one_per_region_it_is_sold_in():
         assert missing == [], shape.instance_type
 
 
-def test_us_east_1_rows_agree_with_the_shape_catalog():
-    # Two sources read at different times (shapes.yaml 2025-11-01, Karpenter's price list 2026-07-20).
+def test_every_shape_headline_price_is_its_home_region_row():
+    # The headline price is read from prices.yaml, not stored beside the shape (tests/test_price_homes.py).
     table = load_prices()
-    for shape in load_catalog().for_cloud("aws"):
-        row = table.exact(shape.instance_type, "us-east-1", "on-demand")
-        if row and shape.price.usd_per_hour:
-            assert row.usd_per_hour == pytest.approx(shape.price.usd_per_hour, rel=0.001), shape.instance_type
+    for shape in load_catalog().shapes:
+        row = table.exact(shape.instance_type, shape.home_region, "on-demand")
+        assert shape.offered_in(shape.home_region) or row is None, shape.instance_type
+        if row is None:
+            assert shape.price.usd_per_hour is None and shape.unpriced_note, shape.instance_type
+        else:
+            assert (shape.price.usd_per_hour, shape.price.as_of) == (row.usd_per_hour, row.as_of)
+            assert shape.unpriced_note is None, shape.instance_type
 
 
 def test_commitments_cost_less_than_on_demand_in_the_same_region():

@@ -8,11 +8,12 @@ rate of how they are bought (on-demand, spot, capacity block) in the stack's reg
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import asdict, dataclass
-from typing import Any, Iterable, Mapping, Optional
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Optional
 
 
 from catalog import load_catalog
+from catalog.clouds import ServicePriceKeys, profile, role_of, types_of
 from catalog.prices import hourly_price
 from catalog.service_prices import service_prices
 from ..spec import ClusterSpec
@@ -134,6 +135,29 @@ def _block(spec: ClusterSpec, props: Mapping[str, Any]) -> Optional[tuple[int, f
         f"{group.capacity_block_starts_at}..{group.capacity_block_ends_at}"
 
 
+@dataclass
+class _Pricing:
+    """What pricing one registration needs: the stack, the cloud's service rates and where line items go."""
+
+    spec: ClusterSpec
+    rates: Mapping[str, Any]  # service_prices.yaml under the stack's cloud
+    keys: ServicePriceKeys  # which of those rates is which (catalog/clouds.yaml)
+    per_month: float
+    templates: Mapping[str, Mapping[str, Any]]
+    instance_prices: Mapping[str, Optional[float]]
+    kubernetes_support: str
+    items: list[LineItem] = field(default_factory=list)
+    unpriced: list[str] = field(default_factory=list)
+
+    def add(self, component: str, reg: Registration, description: str, usd: Optional[float],
+            worst: Optional[float] = None, priced: bool = True) -> None:
+        self.items.append(LineItem(component, reg.name, description, None if usd is None else round(usd, 4),
+                                   None if worst is None else round(worst, 4), priced))
+
+    def usd(self, key: str) -> float:
+        return self.rates[key]["usd"]
+
+
 def estimate(spec: ClusterSpec, registrations: Iterable[Registration], kubernetes_support: str = "standard",
              instance_prices: Optional[Mapping[str, Optional[float]]] = None,
              rates: Iterable[Mapping[str, Any]] = ()) -> CostEstimate:
@@ -142,89 +166,118 @@ def estimate(spec: ClusterSpec, registrations: Iterable[Registration], kubernete
     the overrides); ``rates`` how each node group is billed, shown as is."""
     table = service_prices()
     hours = table["hours_per_month"]
-    cloud = table[spec.cloud]
-    per_month = 1.0 / hours
-    items: list[LineItem] = []
-    unpriced: list[str] = []
     regs = list(registrations)
-    templates = {r.id: r.inputs for r in regs if r.type == "aws:ec2/launchTemplate:LaunchTemplate"}
-
-    def add(component: str, reg: Registration, description: str, usd: Optional[float],
-            worst: Optional[float] = None, priced: bool = True) -> None:
-        items.append(LineItem(component, reg.name, description, None if usd is None else round(usd, 4),
-                              None if worst is None else round(worst, 4), priced))
-
+    templates = {r.id: r.inputs for r in regs if r.type in types_of("launch_template")}
+    pricing = _Pricing(spec, table[spec.cloud], profile(spec.cloud).service_prices, 1.0 / hours, templates,
+                       instance_prices or {}, kubernetes_support)
     for reg in regs:
-        props = reg.inputs
-        if reg.type in ("aws:eks/nodeGroup:NodeGroup", "alicloud:cs/nodePool:NodePool"):
-            template = templates.get((props.get("launchTemplate") or {}).get("id"), {})
-            instance_type = (props.get("instanceTypes") or [template.get("instanceType") or "?"])[0]
-            scaling = props.get("scalingConfig") or {}
-            nodes = scaling.get("desiredSize", props.get("desiredSize", 0)) or 0
-            most = max(scaling.get("maxSize", nodes) or nodes, nodes)
-            price = _instance_price(instance_type, spec, instance_prices or {})
-            if price is None:
-                unpriced.append(f"{reg.name}: {instance_type} has no list price; set prices.{instance_type}")
-            component = "gpu-nodes" if load_catalog().get(instance_type) else "system-nodes"
-            block = _block(spec, props) if props.get("capacityType") == "CAPACITY_BLOCK" else None
-            if block is not None:
-                # A capacity block is paid up front for its length (EC2 "Capacity Blocks pricing and billing"): its
-                # whole price falls in the month it is bought, and no more, however short or long the block.
-                size, block_hours, window = block
-                nodes = most = size
-                total = None if price is None else price * size * block_hours
-                add(component, reg, f"{size} x {instance_type} capacity block {window}, {block_hours:g} h paid up front"
-                    + ("" if total is None else f" (${total:,.2f})"),
-                    None if total is None else total * per_month, None if total is None else total * per_month,
-                    priced=price is not None)
-            else:  # no price is unknown, not $0; zero nodes cost nothing whatever the price
-                add(component, reg, f"{nodes} x {instance_type} (max {most})",
-                    (0.0 if nodes == 0 else None) if price is None else price * nodes,
-                    None if price is None else price * most, priced=price is not None)
-            if reg.type == "aws:eks/nodeGroup:NodeGroup":
-                gib = sum(b.get("ebs", {}).get("volumeSize", 0) for b in template.get("blockDeviceMappings", []))
-                rate = gib * cloud["ebs_gp3"]["usd"] * per_month
-                add("storage", reg, f"{nodes} x {gib} GiB gp3 root", nodes * rate, most * rate)
-            else:
-                gib = props.get("systemDiskSize", 0) + sum(d.get("size", 0) for d in props.get("dataDisks", []))
-                rate = gib * cloud["essd_pl1"]["usd"] * per_month
-                add("storage", reg, f"{nodes} x {gib} GiB ESSD", nodes * rate, most * rate)
-        elif reg.type == "aws:fsx/lustreFileSystem:LustreFileSystem":
-            table_fsx = cloud["fsx_lustre"]
-            deployment = props.get("deploymentType", "PERSISTENT_2")
-            rate = table_fsx["SCRATCH_2"] if deployment.startswith("SCRATCH") else \
-                table_fsx["PERSISTENT_2"][int(props.get("perUnitStorageThroughput", 125))]
-            gb = props.get("storageCapacity", 0) * 1.073741824
-            add("storage", reg, f"FSx for Lustre {props.get('storageCapacity')} GiB {deployment}", gb * rate * per_month)
-        elif reg.type == "alicloud:nas/fileSystem:FileSystem":
-            kind = "cpfs" if props.get("fileSystemType") == "cpfs" else "nas_extreme"
-            gb = props.get("capacity", 0) * 1.073741824
-            add("storage", reg, f"{kind.upper()} {props.get('capacity')} GiB", gb * cloud[kind]["usd"] * per_month)
-        elif reg.type in ("aws:s3/bucket:Bucket", "alicloud:oss/bucket:Bucket") and "-audit" not in reg.name:
-            rate = cloud["s3_standard" if spec.cloud == "aws" else "oss_standard"]["usd"]
-            tb = spec.storage.object_storage.expected_size_tb
-            add("storage", reg, f"{tb:g} TB expected data (spec storage.objectStorage.expectedSizeTb)",
-                tb * 1000 * rate * per_month)
-        elif reg.type == "aws:eks/cluster:Cluster":
-            if kubernetes_support == "extended":
-                add("control-plane", reg, "EKS control plane, extended support", cloud["eks_cluster_extended"]["usd"])
-            else:
-                add("control-plane", reg, "EKS control plane", cloud["eks_cluster"]["usd"])
-        elif reg.type == "alicloud:cs/managedKubernetes:ManagedKubernetes":
-            add("control-plane", reg, "ACK Pro control plane", cloud["ack_pro_cluster"]["usd"])
-        elif reg.type in ("aws:ec2/natGateway:NatGateway", "alicloud:vpc/natGateway:NatGateway"):
-            add("networking", reg, "NAT gateway", cloud["nat_gateway"]["usd"])
-        elif reg.type == "aws:ec2/vpcEndpoint:VpcEndpoint" and props.get("vpcEndpointType") == "Interface":
-            azs = len(props.get("subnetIds", []))
-            add("networking", reg, f"interface endpoint in {azs} AZs", azs * cloud["interface_endpoint"]["usd"])
-        elif reg.type in ("aws:kms/key:Key", "alicloud:kms/key:Key"):
-            add("storage", reg, "customer-managed key", cloud["kms_key"]["usd"] * per_month)
-
+        price = _PRICERS.get(role_of(reg.type) or "")
+        if price is not None:
+            price(pricing, reg)
     log_gb = table["assumptions"]["log_gb_per_month"]
-    ingest = cloud["cloudwatch_ingest" if spec.cloud == "aws" else "sls_ingest"]["usd"]
-    log_sinks = [r for r in regs if r.type in ("aws:cloudwatch/logGroup:LogGroup", "alicloud:log/project:Project")]
-    if log_sinks:
-        items.append(LineItem("logging", "audit-and-flow-logs", f"{log_gb} GB/month ingested (assumed)",
-                              round(log_gb * ingest * per_month, 4)))
-    return CostEstimate(tuple(items), hours, spec.budget.monthly_limit_usd, tuple(unpriced),
+    if any(r.type in types_of("log_sink") for r in regs):
+        pricing.items.append(LineItem("logging", "audit-and-flow-logs", f"{log_gb} GB/month ingested (assumed)",
+                                      round(log_gb * pricing.usd(pricing.keys.log_ingest) * pricing.per_month, 4)))
+    return CostEstimate(tuple(pricing.items), hours, spec.budget.monthly_limit_usd, tuple(pricing.unpriced),
                         tuple(dict(r) for r in rates))
+
+
+def _node_group(p: _Pricing, reg: Registration) -> None:
+    props = reg.inputs
+    template = p.templates.get((props.get("launchTemplate") or {}).get("id"), {})
+    instance_type = (props.get("instanceTypes") or [template.get("instanceType") or "?"])[0]
+    scaling = props.get("scalingConfig") or {}
+    nodes = scaling.get("desiredSize", props.get("desiredSize", 0)) or 0
+    most = max(scaling.get("maxSize", nodes) or nodes, nodes)
+    price = _instance_price(instance_type, p.spec, p.instance_prices)
+    if price is None:
+        p.unpriced.append(f"{reg.name}: {instance_type} has no list price; set prices.{instance_type}")
+    component = "gpu-nodes" if load_catalog().get(instance_type) else "system-nodes"
+    block = _block(p.spec, props) if props.get("capacityType") == "CAPACITY_BLOCK" else None
+    if block is not None:
+        # A capacity block is paid up front for its length (EC2 "Capacity Blocks pricing and billing"): its
+        # whole price falls in the month it is bought, and no more, however short or long the block.
+        size, block_hours, window = block
+        nodes = most = size
+        total = None if price is None else price * size * block_hours
+        p.add(component, reg, f"{size} x {instance_type} capacity block {window}, {block_hours:g} h paid up front"
+              + ("" if total is None else f" (${total:,.2f})"),
+              None if total is None else total * p.per_month, None if total is None else total * p.per_month,
+              priced=price is not None)
+    else:  # no price is unknown, not $0; zero nodes cost nothing whatever the price
+        p.add(component, reg, f"{nodes} x {instance_type} (max {most})",
+              (0.0 if nodes == 0 else None) if price is None else price * nodes,
+              None if price is None else price * most, priced=price is not None)
+    gib, label = _NODE_DISKS[p.spec.cloud](reg.inputs, template)
+    rate = gib * p.usd(p.keys.node_disk) * p.per_month
+    p.add("storage", reg, f"{nodes} x {gib} GiB {label}", nodes * rate, most * rate)
+
+
+def _eks_disks(props: Mapping[str, Any], template: Mapping[str, Any]) -> tuple[int, str]:
+    return sum(b.get("ebs", {}).get("volumeSize", 0) for b in template.get("blockDeviceMappings", [])), "gp3 root"
+
+
+def _ack_disks(props: Mapping[str, Any], template: Mapping[str, Any]) -> tuple[int, str]:
+    return props.get("systemDiskSize", 0) + sum(d.get("size", 0) for d in props.get("dataDisks", [])), "ESSD"
+
+
+# A node's disks as each cloud's node group declares them: EKS in the launch template's block devices, ACK on the
+# node pool (system and data disks). How, not which fact: a function per cloud.
+_NODE_DISKS = {"aws": _eks_disks, "alicloud": _ack_disks}
+GIB_IN_GB = 1.073741824  # the services bill per GB-month
+
+
+def _lustre(p: _Pricing, reg: Registration) -> None:
+    props = reg.inputs
+    table_fsx = p.rates["fsx_lustre"]
+    deployment = props.get("deploymentType", "PERSISTENT_2")
+    rate = table_fsx["SCRATCH_2"] if deployment.startswith("SCRATCH") else \
+        table_fsx["PERSISTENT_2"][int(props.get("perUnitStorageThroughput", 125))]
+    gb = props.get("storageCapacity", 0) * GIB_IN_GB
+    p.add("storage", reg, f"FSx for Lustre {props.get('storageCapacity')} GiB {deployment}", gb * rate * p.per_month)
+
+
+def _nas(p: _Pricing, reg: Registration) -> None:
+    props = reg.inputs
+    kind = "cpfs" if props.get("fileSystemType") == "cpfs" else "nas_extreme"
+    gb = props.get("capacity", 0) * GIB_IN_GB
+    p.add("storage", reg, f"{kind.upper()} {props.get('capacity')} GiB", gb * p.usd(kind) * p.per_month)
+
+
+# Each cloud's file system bills by its own dimensions (FSx: deployment and throughput; NAS/CPFS: kind).
+_FILE_SYSTEMS = {"aws": _lustre, "alicloud": _nas}
+
+
+def _bucket(p: _Pricing, reg: Registration) -> None:
+    if "-audit" in reg.name:
+        return
+    tb = p.spec.storage.object_storage.expected_size_tb
+    p.add("storage", reg, f"{tb:g} TB expected data (spec storage.objectStorage.expectedSizeTb)",
+          tb * 1000 * p.usd(p.keys.object_storage) * p.per_month)
+
+
+def _cluster(p: _Pricing, reg: Registration) -> None:
+    edition = profile(p.spec.cloud).control_plane_edition
+    if p.kubernetes_support == "extended" and p.keys.control_plane_extended:
+        p.add("control-plane", reg, f"{edition} control plane, extended support", p.usd(p.keys.control_plane_extended))
+    else:
+        p.add("control-plane", reg, f"{edition} control plane", p.usd(p.keys.control_plane))
+
+
+def _interface_endpoint(p: _Pricing, reg: Registration) -> None:
+    if reg.inputs.get("vpcEndpointType") != "Interface" or not p.keys.interface_endpoint:
+        return
+    azs = len(reg.inputs.get("subnetIds", []))
+    p.add("networking", reg, f"interface endpoint in {azs} AZs", azs * p.usd(p.keys.interface_endpoint))
+
+
+# How each resource role (catalog/clouds.yaml resource_types) is priced; roles not here cost nothing of their own.
+_PRICERS: dict[str, Callable[[_Pricing, Registration], None]] = {
+    "node_group": _node_group,
+    "file_system": lambda p, reg: _FILE_SYSTEMS[p.spec.cloud](p, reg),
+    "bucket": _bucket,
+    "cluster": _cluster,
+    "nat_gateway": lambda p, reg: p.add("networking", reg, "NAT gateway", p.usd(p.keys.nat_gateway)),
+    "interface_endpoint": _interface_endpoint,
+    "key": lambda p, reg: p.add("storage", reg, "customer-managed key", p.usd(p.keys.kms_key) * p.per_month),
+}

@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
 from catalog.replacements import ReplacementRules, replacement_rules
+from catalog.clouds import types_of
 from ..errors import EXIT_FINDINGS, EXIT_OK, BlueprintError
 from .diff_verdicts import impossible_in_place, namespace_deletions
 
 COMMENT_MARKER = "<!-- gpu-cluster-blueprints:plan-diff -->"
 # The pull-request label the workflow turns into --data-loss-acknowledged.
 ACK_LABEL = "data-loss-acknowledged"
-NODE_GROUP_TYPES = ("aws:eks/nodeGroup:NodeGroup", "alicloud:cs/nodePool:NodePool")
+NODE_GROUP_TYPES = types_of("node_group")
 
 
 @dataclass

@@ -10,6 +10,7 @@ import hashlib
 from typing import Any, Callable
 
 from pulumi.runtime import mocks as pulumi_mocks
+from catalog.clouds import cloud_of_package, type_of
 
 ACCOUNT_ID = "123456789012"
 
@@ -35,9 +36,12 @@ class OfflineMocks(pulumi_mocks.Mocks):
             return _fake_id("provider", args.name), state
         package, module, kind = (token.split(":") + ["", ""])[:3]
         resource_id = _fake_id(kind.lower()[:8] or "res", args.name)
-        if package == "aws":
-            service = module.split("/")[0]
-            state.setdefault("arn", f"arn:{self.partition}:{service}:{self.region}:{ACCOUNT_ID}:{kind.lower()}/{args.name}")
+        cloud = cloud_of_package(package)
+        if cloud is not None and cloud.resource_arn:
+            state.setdefault("arn", cloud.resource_arn.format(
+                partition=self.partition, service=module.split("/")[0], region=self.region, account=ACCOUNT_ID,
+                kind=kind.lower(), name=args.name))
+        if cloud is not None and cloud.provider_tags_all:
             state.setdefault("tagsAll", state.get("tags", {}))
         for fill in _AWS_OUTPUTS.get(token, ()):
             fill(self, args, state)
@@ -99,25 +103,25 @@ def _node_group(mocks: OfflineMocks, args, state: dict) -> None:
 
 
 _AWS_OUTPUTS: dict[str, tuple[Callable[[OfflineMocks, Any, dict], None], ...]] = {
-    "aws:s3/bucket:Bucket": (_named_bucket,),
-    "aws:eks/cluster:Cluster": (_eks_cluster,),
-    "aws:kms/key:Key": (_kms_key,),
-    "aws:cloudwatch/logGroup:LogGroup": (_log_group,),
-    "aws:iam/role:Role": (_iam_role,),
-    "aws:ec2/launchTemplate:LaunchTemplate": (lambda m, a, s: s.setdefault("latestVersion", 1),),
-    "aws:ec2/placementGroup:PlacementGroup": (lambda m, a, s: s.setdefault("name", a.name),),
-    "aws:fsx/lustreFileSystem:LustreFileSystem": (
+    type_of("aws", "bucket"): (_named_bucket,),
+    type_of("aws", "cluster"): (_eks_cluster,),
+    type_of("aws", "key"): (_kms_key,),
+    type_of("aws", "log_sink"): (_log_group,),
+    type_of("aws", "role"): (_iam_role,),
+    type_of("aws", "launch_template"): (lambda m, a, s: s.setdefault("latestVersion", 1),),
+    type_of("aws", "placement_group"): (lambda m, a, s: s.setdefault("name", a.name),),
+    type_of("aws", "file_system"): (
         lambda m, a, s: s.setdefault("dnsName", f"fs-{hashlib.sha1(a.name.encode()).hexdigest()[:17]}.fsx.{m.region}.amazonaws.com"),
         lambda m, a, s: s.setdefault("mountName", hashlib.sha1(a.name.encode()).hexdigest()[:8])),
-    "aws:eks/nodeGroup:NodeGroup": (_node_group,),
-    "aws:budgets/budget:Budget": (lambda m, a, s: s.setdefault("name", a.name),),
-    "alicloud:vpc/natGateway:NatGateway": (lambda m, a, s: s.setdefault("snatTableIds", _fake_id("stb", a.name)),),
-    "alicloud:nas/fileset:Fileset": (lambda m, a, s: s.setdefault("filesetId", _fake_id("fset", a.name)),),
+    type_of("aws", "node_group"): (_node_group,),
+    type_of("aws", "budget"): (lambda m, a, s: s.setdefault("name", a.name),),
+    type_of("alicloud", "nat_gateway"): (lambda m, a, s: s.setdefault("snatTableIds", _fake_id("stb", a.name)),),
+    type_of("alicloud", "file_system_fileset"): (lambda m, a, s: s.setdefault("filesetId", _fake_id("fset", a.name)),),
     # A stand-in of the asked length, never a real credential (the provider generates it at `pulumi up`).
     "random:index/randomPassword:RandomPassword": (
         lambda m, a, s: s.setdefault("result", "x" * int(s.get("length", 16))),),
-    "alicloud:ecs/eipAddress:EipAddress": (lambda m, a, s: s.setdefault("ipAddress", "47.96.0.10"),),
-    "alicloud:ram/role:Role": (lambda m, a, s: s.setdefault("arn", f"acs:ram::1234567890123456:role/{s.get('roleName', a.name)}"),),
+    type_of("alicloud", "eip_address"): (lambda m, a, s: s.setdefault("ipAddress", "47.96.0.10"),),
+    type_of("alicloud", "role"): (lambda m, a, s: s.setdefault("arn", f"acs:ram::1234567890123456:role/{s.get('roleName', a.name)}"),),
 }
 
 

@@ -15,18 +15,19 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 from catalog import load_catalog
 from catalog.chart_workloads import (Workload, addon_workloads, cluster_workloads, release_workloads,
                                        runtime_gpu_labels)
+from catalog.clouds import profile, type_of, types_of
 from .engine import Registration
 
 BLOCKING, WARNING = "blocking", "warning"
-NODE_GROUP, NODE_POOL = "aws:eks/nodeGroup:NodeGroup", "alicloud:cs/nodePool:NodePool"
-EKS_CLUSTER, ACK_CLUSTER = "aws:eks/cluster:Cluster", "alicloud:cs/managedKubernetes:ManagedKubernetes"
+NODE_GROUP, NODE_POOL = type_of("aws", "node_group"), type_of("alicloud", "node_group")
+EKS_CLUSTER, ACK_CLUSTER = type_of("aws", "cluster"), type_of("alicloud", "cluster")
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 POD_TEMPLATES = {"kubernetes:apps/v1:Deployment": "Deployment", "kubernetes:apps/v1:StatefulSet": "StatefulSet",
                  "kubernetes:apps/v1:DaemonSet": "DaemonSet", "kubernetes:batch/v1:Job": "Job",
                  "kubernetes:batch/v1:CronJob": "CronJob"}
-FILE_SYSTEMS = ("aws:fsx/lustreFileSystem:LustreFileSystem", "alicloud:nas/fileSystem:FileSystem")
-ASG_TAG = "aws:autoscaling/tag:Tag"
-LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+FILE_SYSTEMS = types_of("file_system")
+ASG_TAG = type_of("aws", "autoscaling_tag")
+LAUNCH_TEMPLATE = type_of("aws", "launch_template")
 NODE_TEMPLATE = "k8s.io/cluster-autoscaler/node-template/"
 EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
 # Labels the kubelet puts on every Linux node (https://kubernetes.io/docs/reference/labels-annotations-taints/).
@@ -195,11 +196,11 @@ def _chart_pods(regs: Sequence[Registration]) -> tuple[list[Pod], list[Finding]]
                 continue
             values = r.inputs.get("values") or {}
             pods += [p for w in workloads if (p := _fact_pod(f"chart {chart}", w, values))]
-        elif r.type == "aws:eks/addon:Addon":
+        elif r.type == type_of("aws", "addon"):
             addon = r.inputs.get("addonName", "")
             pods += [p for w in addon_workloads(addon) if (p := _fact_pod(f"add-on {addon}", w, {}))]
-        elif r.type in (EKS_CLUSTER, ACK_CLUSTER):
-            cloud = "eks" if r.type == EKS_CLUSTER else "ack"
+        elif r.type in types_of("cluster"):
+            cloud = profile(r.type.split(":", 1)[0]).kubernetes_service.lower()  # chart_workloads.yaml: eks, ack
             pods += [p for w in cluster_workloads(cloud) if (p := _fact_pod(f"{cloud} add-on", w, {}))]
     return pods, findings
 
@@ -316,7 +317,7 @@ def _claims(regs: Sequence[Registration]) -> list[Finding]:
     findings = []
     for fs in (r for r in regs if r.type in FILE_SYSTEMS):
         pvs = [v for v in volumes if fs.urn in _closure(by_urn, v)]
-        export = any(r.type == "alicloud:nas/protocolMountTarget:ProtocolMountTarget" and fs.urn in r.dependencies
+        export = any(r.type == type_of("alicloud", "file_system_export") and fs.urn in r.dependencies
                      for r in regs)
         if not pvs and export:
             findings.append(Finding("file-system-claim", WARNING, fs.name,
@@ -352,12 +353,12 @@ def _identities(regs: Sequence[Registration]) -> list[Finding]:
     accounts = {((r.inputs.get("metadata") or {}).get("namespace"), (r.inputs.get("metadata") or {}).get("name")): r
                 for r in regs if r.type == "kubernetes:core/v1:ServiceAccount"}
     findings = []
-    for role in (r for r in regs if r.type in ("aws:iam/role:Role", "alicloud:ram/role:Role")):
+    for role in (r for r in regs if r.type in types_of("role")):
         trusted = _trusted_service_account(role)
         if trusted is None:
             continue
         # An EKS add-on or a Helm chart that names the role creates and annotates its own service account.
-        if any(role.urn in r.dependencies for r in regs if r.type in ("aws:eks/addon:Addon", HELM_RELEASE)):
+        if any(role.urn in r.dependencies for r in regs if r.type in (type_of("aws", "addon"), HELM_RELEASE)):
             continue
         account = accounts.get(trusted)
         if account is None:
@@ -390,11 +391,11 @@ def _api_reach(regs: Sequence[Registration]) -> list[Finding]:
 
 def _budget_tag(regs: Sequence[Registration]) -> list[Finding]:
     """An AWS budget filtered on a user tag counts nothing until that tag is an active cost allocation tag."""
-    active = {r.inputs.get("tagKey") for r in regs if r.type == "aws:costexplorer/costAllocationTag:CostAllocationTag"
+    active = {r.inputs.get("tagKey") for r in regs if r.type == type_of("aws", "cost_allocation_tag")
               and r.inputs.get("status") == "Active"}
     findings = []
     for r in regs:
-        if r.type != "aws:budgets/budget:Budget":
+        if r.type != type_of("aws", "budget"):
             continue
         for f in r.inputs.get("costFilters") or []:
             for value in f.get("values") or [] if f.get("name") == "TagKeyValue" else []:
@@ -417,7 +418,7 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
     chart_pods, findings = _chart_pods(regs)
     pods = _template_pods(regs) + chart_pods
     autoscaler = any(r.type == HELM_RELEASE and r.inputs.get("name") == "cluster-autoscaler" for r in regs)
-    ack_config = next((r.inputs for r in regs if r.type == "alicloud:cs/autoscalingConfig:AutoscalingConfig"), None)
+    ack_config = next((r.inputs for r in regs if r.type == type_of("alicloud", "autoscaling_config")), None)
     efa_groups = {r.urn for r in regs if r.type == NODE_GROUP and _has_efa(regs, r)}
     findings += _system_capacity(pools)
     findings += _controllers(pools, pods, autoscaler)
@@ -447,6 +448,6 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
 
 
 def _has_efa(regs: Sequence[Registration], group: Registration) -> bool:
-    templates = {r.urn: r for r in regs if r.type == "aws:ec2/launchTemplate:LaunchTemplate"}
+    templates = {r.urn: r for r in regs if r.type == type_of("aws", "launch_template")}
     return any(any(i.get("interfaceType") in ("efa", "efa-only") for i in templates[d].inputs.get("networkInterfaces") or [])
                for d in group.dependencies if d in templates)

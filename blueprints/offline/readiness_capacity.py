@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from catalog.capacity_blocks import EKS_SCALEDOWN_MINUTES_BEFORE_END, LAUNCH_TEMPLATE_FIELDS, SOURCE
+from catalog.clouds import type_of
 from .engine import Registration
 from .readiness import BLOCKING, NODE_GROUP, Finding
 
-LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
-SCHEDULE = "aws:autoscaling/schedule:Schedule"
+LAUNCH_TEMPLATE = type_of("aws", "launch_template")
+SCHEDULE = type_of("aws", "autoscaling_schedule")
 
 
 def _at(inputs: Any, path: tuple[str, ...]) -> Any:

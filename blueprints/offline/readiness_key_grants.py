@@ -12,14 +12,15 @@ from fnmatch import fnmatchcase
 from typing import Any, Iterable
 
 from catalog.key_users import AUTOSCALING, FSX_LINKED_BUCKET, KeyUser
+from catalog.clouds import type_of
 from .engine import Registration
 from .readiness import BLOCKING, WARNING, Finding
 
-KEY = "aws:kms/key:Key"
-LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
-SSE = "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
-ASSOCIATION = "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation"
-SERVICE_LINKED_ROLE = "aws:iam/serviceLinkedRole:ServiceLinkedRole"
+KEY = type_of("aws", "key")
+LAUNCH_TEMPLATE = type_of("aws", "launch_template")
+SSE = type_of("aws", "bucket_encryption")
+ASSOCIATION = type_of("aws", "file_system_association")
+SERVICE_LINKED_ROLE = type_of("aws", "service_linked_role")
 
 
 def _strings(value: Any) -> list[str]:

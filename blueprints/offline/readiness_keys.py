@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from catalog.clouds import type_of
 from .engine import Registration
 from .readiness import WARNING, Finding
 
-ALICLOUD_KEY = "alicloud:kms/key:Key"
+ALICLOUD_KEY = type_of("alicloud", "key")
 DEFAULT_KEY_DAYS = 365
 
 

@@ -12,14 +12,15 @@ import ipaddress
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from catalog.cluster_network import network_facts
+from catalog.clouds import type_of
 from .engine import Registration
 from .readiness import ACK_CLUSTER, BLOCKING, NODE_POOL, WARNING, Finding
 
-ALI_SG, ALI_RULE = "alicloud:ecs/securityGroup:SecurityGroup", "alicloud:ecs/securityGroupRule:SecurityGroupRule"
-ALI_VPC = "alicloud:vpc/network:Network"
-AWS_SG, AWS_RULE = "aws:ec2/securityGroup:SecurityGroup", "aws:ec2/securityGroupRule:SecurityGroupRule"
-AWS_EGRESS = "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"
-LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+ALI_SG, ALI_RULE = type_of("alicloud", "security_group"), type_of("alicloud", "security_group_rule")
+ALI_VPC = type_of("alicloud", "network")
+AWS_SG, AWS_RULE = type_of("aws", "security_group"), type_of("aws", "security_group_rule")
+AWS_EGRESS = type_of("aws", "security_group_egress")
+LAUNCH_TEMPLATE = type_of("aws", "launch_template")
 
 
 def _net(cidr: Optional[str]) -> Optional[ipaddress.IPv4Network]:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from catalog.clouds import type_of
 from .engine import Registration
 from .readiness import NODE_GROUP, WARNING, Finding
 
-ADDON = "aws:eks/addon:Addon"
+ADDON = type_of("aws", "addon")
 AGENT = "eks-node-monitoring-agent"
 SOURCE = "https://docs.aws.amazon.com/eks/latest/userguide/node-health.html"
 

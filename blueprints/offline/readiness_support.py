@@ -10,12 +10,13 @@ from __future__ import annotations
 from typing import Iterable
 
 from catalog import lifecycle
+from catalog.clouds import type_of
 from ..clock import today
 from .engine import Registration
 from .readiness import HELM_RELEASE, WARNING, Finding
 
-ADDONS = {"aws:eks/addon:Addon": ("aws", "addonName", "addonVersion"),
-          "alicloud:cs/kubernetesAddon:KubernetesAddon": ("alibaba", "name", "version")}
+ADDONS = {type_of("aws", "addon"): ("aws", "addonName", "addonVersion"),
+          type_of("alicloud", "addon"): ("alibaba", "name", "version")}
 
 
 def _pins(regs: Iterable[Registration]) -> Iterable[tuple[Registration, str, str, str]]:

@@ -5,27 +5,28 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Optional, Sequence
 
+from catalog.clouds import type_of
 from .fixes import controls
 from .plan import PLAN_FORMAT_VERSION, Plan
 
 # The inputs worth a glance in the tree, by resource type.
 KEY_INPUTS = {
-    "aws:eks/nodeGroup:NodeGroup": ("instanceTypes", "capacityType", "scalingConfig"),
-    "aws:eks/cluster:Cluster": ("version", "enabledClusterLogTypes"),
-    "aws:ec2/launchTemplate:LaunchTemplate": ("metadataOptions",),
-    "aws:ec2/vpc:Vpc": ("cidrBlock",),
-    "aws:ec2/subnet:Subnet": ("cidrBlock", "availabilityZone"),
-    "aws:fsx/lustreFileSystem:LustreFileSystem": ("storageCapacity", "deploymentType", "kmsKeyId"),
-    "aws:kms/key:Key": ("enableKeyRotation", "deletionWindowInDays"),
-    "aws:cloudtrail/trail:Trail": ("isMultiRegionTrail", "enableLogFileValidation"),
-    "aws:cloudwatch/logGroup:LogGroup": ("retentionInDays",),
-    "aws:ec2/placementGroup:PlacementGroup": ("strategy",),
-    "aws:budgets/budget:Budget": ("limitAmount", "timeUnit"),
-    "alicloud:cs/nodePool:NodePool": ("instanceTypes", "desiredSize", "instanceChargeType"),
-    "alicloud:cs/managedKubernetes:ManagedKubernetes": ("version", "clusterSpec"),
-    "alicloud:nas/fileSystem:FileSystem": ("fileSystemType", "capacity", "encryptType"),
-    "alicloud:log/store:Store": ("retentionPeriod",),
-    "alicloud:vpc/network:Network": ("cidrBlock",),
+    type_of("aws", "node_group"): ("instanceTypes", "capacityType", "scalingConfig"),
+    type_of("aws", "cluster"): ("version", "enabledClusterLogTypes"),
+    type_of("aws", "launch_template"): ("metadataOptions",),
+    type_of("aws", "network"): ("cidrBlock",),
+    type_of("aws", "subnet"): ("cidrBlock", "availabilityZone"),
+    type_of("aws", "file_system"): ("storageCapacity", "deploymentType", "kmsKeyId"),
+    type_of("aws", "key"): ("enableKeyRotation", "deletionWindowInDays"),
+    type_of("aws", "audit_trail"): ("isMultiRegionTrail", "enableLogFileValidation"),
+    type_of("aws", "log_sink"): ("retentionInDays",),
+    type_of("aws", "placement_group"): ("strategy",),
+    type_of("aws", "budget"): ("limitAmount", "timeUnit"),
+    type_of("alicloud", "node_group"): ("instanceTypes", "desiredSize", "instanceChargeType"),
+    type_of("alicloud", "cluster"): ("version", "clusterSpec"),
+    type_of("alicloud", "file_system"): ("fileSystemType", "capacity", "encryptType"),
+    type_of("alicloud", "log_store"): ("retentionPeriod",),
+    type_of("alicloud", "network"): ("cidrBlock",),
 }
 
 

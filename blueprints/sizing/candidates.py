@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from catalog import Catalog, Shape, load_catalog
+from catalog.clouds import profile
 from catalog.prices import OPTION_LABELS, Quote, quote
 from ..errors import BlueprintError
 from . import flops as fl
@@ -103,7 +104,8 @@ def _options(shape: Shape, region: str, nodes: int, hours: Optional[float], w: W
         if q is not None and option != "on-demand" and not q.exact:
             q = None  # spot, commitments and capacity blocks are sold per region: never borrow another's
         if q is None:
-            why = ("not sold on Alibaba Cloud" if option == "capacity-block" and shape.cloud == "alicloud"
+            cloud = profile(shape.cloud)
+            why = (f"not sold on {cloud.name}" if option == "capacity-block" and not cloud.capacity_blocks
                    else f"no sourced {option} price for {shape.instance_type} in {region}")
             out.append(OptionCost(option, labels[option], None, None, None, note=why))
             continue

@@ -81,7 +81,7 @@ def read_history(path: Path) -> dict[tuple[str, str], list[tuple[dt.date, float]
             raise BlueprintError(f"{where} gpu_hours", f"{row['gpu_hours']!r} is not a number") from None
         if hours < 0 or hours != hours:
             raise BlueprintError(f"{where} gpu_hours", f"{row['gpu_hours']} is negative; allowed: hours >= 0")
-        region = (row.get("region") or "").strip() or shape.price.region
+        region = (row.get("region") or "").strip() or shape.home_region
         key = (shape.instance_type, region)
         if month in series.setdefault(key, {}):
             raise BlueprintError(f"{where} month", f"{shape.instance_type} {region} has {row['month']} twice")

@@ -13,6 +13,7 @@ from typing import Any, Optional
 from rich.console import Console
 from rich.table import Table
 
+from catalog.clouds import cloud_names
 from . import flops as fl
 from .candidates import DEFAULT_TARGET_DAYS, LONG_RUN_DAYS, Advice, Candidate
 from .memory import HEADROOM, gpus_per_replica
@@ -114,7 +115,7 @@ def _gpu_hours(value: Optional[float]) -> str:
 def _rows(data: dict[str, Any]) -> list[dict[str, Any]]:
     """The top rows, plus the best of each cloud when the top rows hold none of it."""
     rows = data["candidates"][:TEXT_ROWS]
-    for cloud in ("aws", "alicloud"):
+    for cloud in cloud_names():
         if not any(r["cloud"] == cloud for r in rows):
             rows += [r for r in data["candidates"] if r["cloud"] == cloud][:2]
     rows += [r for r in data["candidates"] if "fastest" in r["marks"] and r not in rows]  # a new GPU may be both

@@ -18,8 +18,9 @@ from typing import Any
 import yaml
 
 from catalog import Shape
+from catalog.clouds import profile
 from ..errors import BlueprintError
-from ..stackconfig import DEFAULT_PARALLEL_FS, FULL_CONFIG_KEY, PRESETS_DIR
+from ..stackconfig import FULL_CONFIG_KEY, PRESETS_DIR
 from .candidates import Advice, Candidate
 from .memory import OPTIMIZER_BYTES, TRAIN_BYTES
 
@@ -35,10 +36,10 @@ CAPACITY_BY_OPTION = {"on-demand": "on-demand", "spot": "spot", "commit-1y": "on
 GIB = 2**30
 
 
-def _fs_size(cloud: str, gib: float) -> int:
+def _fs_size(fs_type: str, gib: float) -> int:
     """The smallest size the service allows at or above ``gib`` (FSx for Lustre: 1200 or n x 2400; CPFS:
     3600 and up in steps of 1200; see blueprints/spec.py)."""
-    if cloud == "aws":
+    if fs_type == "lustre":
         return 1200 if gib <= 1200 else math.ceil(gib / 2400) * 2400
     return max(3600, math.ceil(gib / 1200) * 1200)
 
@@ -74,8 +75,8 @@ def _cluster(advice: Advice, pick: Candidate, budget: int, contact: str) -> dict
     if data_gb > 0:
         # The schema allows none/lustre/cpfs/nas ("default" failed `python -m blueprints schema`): each cloud's
         # parallel file system, sized to the service's steps.
-        cluster["storage"]["parallelFs"] = {"type": DEFAULT_PARALLEL_FS[shape.cloud],
-                                            "sizeGib": _fs_size(shape.cloud, data_gb * 1e9 / GIB)}
+        fs_type = profile(shape.cloud).default_file_system
+        cluster["storage"]["parallelFs"] = {"type": fs_type, "sizeGib": _fs_size(fs_type, data_gb * 1e9 / GIB)}
     team = next(iter((base.get("kubernetes") or {}).get("teams") or {"training": {}}))
     cluster["kubernetes"] = {"teams": {team: {"gpus": pick.gpus, "maxGpusPerPod": shape.gpu.count}}}
     return cluster

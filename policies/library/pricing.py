@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any, Mapping, Optional
 
@@ -12,12 +11,12 @@ from .props import items
 
 try:  # the wheel ships the catalog as blueprints.catalog, next to this library (setup.py)
     from .. import catalog
-    from ..catalog import prices
+    from ..catalog import clouds, prices
 except ImportError:  # the repository: the top-level package at the bottom of the layers
     import catalog
-    from catalog import prices
+    from catalog import clouds, prices
 
-NODE_GROUPS = ("aws:eks/nodeGroup:NodeGroup", "alicloud:cs/nodePool:NodePool")
+NODE_GROUPS = clouds.types_of("node_group")
 
 
 @lru_cache(maxsize=1)
@@ -57,20 +56,10 @@ def is_gpu(instance: Optional[str]) -> bool:
     return bool(instance) and instance in gpu_instance_types()
 
 
-# Instance families with accelerators, by name. AWS "Accelerated computing" families (EC2 instance types
-# guide): P, G and Gr (NVIDIA GPUs), Trn and Inf (Trainium, Inferentia), DL (Gaudi). Alibaba Cloud GPU
-# families (ECS instance family guide): gn*, ebmgn*, sgn*, vgn*.
-AWS_ACCELERATED = re.compile(r"^(p|g|gr|trn|inf|dl)[0-9]")
-ALIBABA_ACCELERATED = ("ecs.gn", "ecs.ebmgn", "ecs.sgn", "ecs.vgn")
-
-
 def accelerated(instance: Optional[str]) -> bool:
-    """Whether an instance type, priced in the catalog or not, carries accelerators (so costs like one)."""
-    if not instance:
-        return False
-    if instance.startswith("ecs."):
-        return instance.startswith(ALIBABA_ACCELERATED)
-    return bool(AWS_ACCELERATED.match(instance))
+    """Whether an instance type, priced in the catalog or not, carries accelerators (so costs like one): a name in
+    one of the clouds' accelerated families (catalog/clouds.yaml `accelerated`)."""
+    return bool(instance) and any(p.accelerated.matches(instance) for p in clouds.load_clouds().clouds.values())
 
 
 def priced(group: PolicyResource, overrides: Mapping[str, Any]) -> tuple[Optional[str], Optional[float]]:
