@@ -172,6 +172,8 @@ SERVED = [
         {"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": "llama"}]}]}}),
     _object("pool", "kubernetes:inference.networking.k8s.io/v1:InferencePool", {"metadata": {"name": "llama"}}),
     _release("keda"),
+    _object("vllm", "kubernetes:apps/v1:Deployment", {"metadata": {"name": "llama"}, "spec": {"template": {"spec": {
+        "containers": [{"name": "vllm", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}}}),
     _object("so", "kubernetes:keda.sh/v1alpha1:ScaledObject", {"metadata": {"name": "llama"}, "spec": {
         "scaleTargetRef": {"name": "llama"}, "minReplicaCount": 0,
         "triggers": [{"type": "prometheus", "metadata": {"query": "sum(vllm:num_requests_waiting)"}}]}}),
@@ -215,3 +217,22 @@ def test_the_checklist_follows_the_cluster_minor(plan_variant):
     ids = {i["id"] for i in data["items"]}
     assert "dra_support" not in ids and "advanced_inference_ingress" in ids
     assert assess(plan.registrations, "1.32").checklist is None  # CNCF publishes none for 1.32
+
+
+def test_a_scaler_of_a_workload_without_gpus_is_not_pod_autoscaling_for_accelerators():
+    cpu = _object("vllm", "kubernetes:apps/v1:Deployment", {"metadata": {"name": "llama"}, "spec": {"template": {
+        "spec": {"containers": [{"name": "vllm", "resources": {"limits": {"cpu": "4"}}}]}}}})
+    regs = list(shipped_plan("research-a100").registrations) + [cpu if r.name == "vllm" else r for r in SERVED]
+    found = {v.id: v for v in assess(regs, "1.35").verdicts}["pod_autoscaling"]
+    assert found.status == NOT_MET and "request no nvidia.com/gpu" in found.detail
+
+
+def test_high_performance_networking_follows_the_efa_groups():
+    efa = {v.id: v for v in assess(shipped_plan("research-a100").registrations, "1.36").verdicts}
+    assert efa["high_performance_networking"].status == MET
+    assert "aws-efa-k8s-device-plugin" in efa["high_performance_networking"].detail
+    plain = {v.id: v for v in assess(shipped_plan("startup-t4").registrations, "1.36").verdicts}
+    assert plain["high_performance_networking"].status == "not applicable"
+    without = [r for r in shipped_plan("research-a100").registrations if not (
+        r.type == "kubernetes:helm.sh/v3:Release" and r.inputs.get("name") == "aws-efa-k8s-device-plugin")]
+    assert {v.id: v for v in assess(without, "1.36").verdicts}["high_performance_networking"].status == NOT_MET

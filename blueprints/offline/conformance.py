@@ -140,7 +140,10 @@ def _secure_accelerator_access(d: Declared, minor: str) -> Judgement:
     if plugin is None:
         return NOT_MET, "no GPU device plugin or DRA driver: GPUs are not allocated per container " \
                         "(keep the GPU Operator's devicePlugin on, or kubernetes.gpuStack: device-plugin)"
-    return MET, f"{plugin}: a container sees only the {GPU} devices it was allocated"
+    # Whether the node runtime also ignores NVIDIA_VISIBLE_DEVICES set by an unprivileged container is a setting of
+    # the node image's NVIDIA Container Toolkit, which the plan does not register: the detail says so.
+    return MET, f"{plugin} allocates {GPU} per container (the node image's container runtime settings are " \
+                "not judged here)"
 
 
 def _driver_runtime_management(d: Declared, minor: str) -> Judgement:
@@ -271,15 +274,31 @@ def _cluster_autoscaling(d: Declared, minor: str) -> Judgement:
     return MET, f"{scaler} scales GPU groups {', '.join(groups)} on pending {GPU} pods"
 
 
+def _scale_target_gpus(d: Declared, target: Mapping[str, Any]) -> Optional[bool]:
+    """Whether the workload a scaler targets asks for GPUs; None where the plan does not declare it (a chart's)."""
+    for r in d.regs:
+        kind = r.type.rpartition(":")[2]
+        if r.type.startswith("kubernetes:") and kind == target.get("kind", "Deployment") and \
+                _name(r) == target.get("name"):
+            return GPU in str((r.inputs.get("spec") or {}).get("template") or r.inputs.get("spec"))
+    return None
+
+
 def _pod_autoscaling(d: Declared, minor: str) -> Judgement:
     adapters = d.installed("metric_autoscalers")
-    scaled = [f"ScaledObject {_name(r)}" for r in d.objects("keda.sh", "ScaledObject")
-              if (r.inputs.get("spec") or {}).get("triggers") and "keda" in d.releases]
-    scaled += [f"HorizontalPodAutoscaler {_name(r)}" for r in d.objects("autoscaling", "HorizontalPodAutoscaler")
-               if adapters and any(m.get("type") in CUSTOM_METRICS for m in (r.inputs.get("spec") or {}).get("metrics")
-                                   or [])]
+    scalers = [("ScaledObject", r) for r in d.objects("keda.sh", "ScaledObject")
+               if (r.inputs.get("spec") or {}).get("triggers") and "keda" in d.releases]
+    scalers += [("HorizontalPodAutoscaler", r) for r in d.objects("autoscaling", "HorizontalPodAutoscaler")
+                if adapters and any(m.get("type") in CUSTOM_METRICS for m in (r.inputs.get("spec") or {}).get("metrics")
+                                    or [])]
+    scaled, cpu_only = [], []
+    for kind, r in scalers:
+        gpus = _scale_target_gpus(d, (r.inputs.get("spec") or {}).get("scaleTargetRef") or {})
+        (cpu_only if gpus is False else scaled).append(f"{kind} {_name(r)}")
     if scaled:
         return MET, f"{', '.join(scaled)} on custom metrics through {', '.join(adapters)}"
+    if cpu_only:
+        return NOT_MET, f"{', '.join(cpu_only)} scale workloads that request no {GPU}: no GPU pod scales on load"
     have = f" ({', '.join(adapters)} installed)" if adapters else ""
     return NOT_MET, f"no KEDA ScaledObject or HPA on a custom metric{have}: GPU pods do not scale on load " \
                     "(no model is served with a load signal)"
