@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+from catalog import load_catalog
 from catalog.ai_conformance import Checklist, checklist, table
 from .engine import Registration
 from .readiness import ACK_CLUSTER, EKS_CLUSTER, HELM_RELEASE, POD_TEMPLATES, Pool, _has_efa, _pools
@@ -172,9 +173,13 @@ def _gpu_sharing(d: Declared, minor: str) -> Judgement:
 
 
 def _virtualized_accelerator(d: Declared, minor: str) -> Judgement:
-    types = sorted({p.instance_type for p in d.gpu_pools})
-    return NOT_APPLICABLE, f"the GPU groups' instance types ({', '.join(types) or 'none'}) pass whole GPUs " \
-                           "through to the node; no vGPU is managed in the cluster"
+    """The catalog's GPU shapes pass whole GPUs through (an integer count per node); a fractional one would be vGPU."""
+    shapes = {p.instance_type: load_catalog().get(p.instance_type) for p in d.gpu_pools}
+    virtual = sorted(t for t, s in shapes.items() if s is not None and s.gpu.count != int(s.gpu.count))
+    if virtual:
+        return NOT_MET, f"{', '.join(virtual)} carry virtual GPUs, which the cluster does not manage"
+    whole = ", ".join(f"{t} ({s.gpu.count} x {s.gpu.model})" for t, s in sorted(shapes.items()) if s is not None)
+    return NOT_APPLICABLE, f"the GPU groups pass whole GPUs through to the node: {whole or 'none'}; no vGPU"
 
 
 def _gateway_implementation(d: Declared) -> Optional[str]:
