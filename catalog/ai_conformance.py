@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Optional
 
 from .yamlfile import load_yaml
 
@@ -39,7 +38,7 @@ def table() -> dict:
     return load_yaml(AI_CONFORMANCE_FILE)
 
 
-def checklist(minor: str) -> Optional[Checklist]:
+def checklist(minor: str) -> Checklist | None:
     """The checklist published for Kubernetes ``minor`` ("1.35"); None where CNCF publishes none."""
     entry = table()["versions"].get(minor)
     if entry is None:

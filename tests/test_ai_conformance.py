@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 import yaml
+from conftest import SHIPPED, shipped_plan
 from google.protobuf import struct_pb2
 
 from blueprints.offline.conformance import JUDGES, MET, NOT_MET, assess
 from blueprints.offline.engine import Registration
 from blueprints.offline.render import render_markdown, render_text
 from catalog.ai_conformance import checklist, minors, table
-from conftest import SHIPPED, shipped_plan
 
 UPSTREAM = Path(__file__).parent / "data" / "ai_conformance"
 SERVING_ITEMS = {"ai_inference", "pod_autoscaling"}  # met once a model is served behind a route and scales on load

@@ -8,13 +8,23 @@ creates has the mechanism the item asks for; the demonstration the CNCF submissi
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any
 
 from catalog import load_catalog
 from catalog.ai_conformance import Checklist, checklist, table
+
 from .engine import Registration
-from .readiness import ACK_CLUSTER, EKS_CLUSTER, HELM_RELEASE, POD_TEMPLATES, Pool, _has_efa, _pools
+from .readiness import (
+    ACK_CLUSTER,
+    EKS_CLUSTER,
+    HELM_RELEASE,
+    POD_TEMPLATES,
+    Pool,
+    _has_efa,
+    _pools,
+)
 
 MET, NOT_MET, NOT_APPLICABLE = "met", "not met", "not applicable"
 GPU = "nvidia.com/gpu"
@@ -39,7 +49,7 @@ class Verdict:
 @dataclass(frozen=True)
 class Assessment:
     minor: str
-    checklist: Optional[Checklist]  # None: CNCF publishes no checklist for this minor
+    checklist: Checklist | None  # None: CNCF publishes no checklist for this minor
     verdicts: tuple[Verdict, ...] = ()
 
     def count(self, level: str, status: str = MET) -> int:
@@ -115,16 +125,16 @@ def _dra_support(d: Declared, minor: str) -> Judgement:
         return NOT_MET, "no cluster is declared"
     drivers = d.installed("dra_drivers")
     if not _minor_at_least(minor, since):
-        return NOT_MET, f"{d.cloud.upper()} serves the DRA API (resource.k8s.io) from Kubernetes {since}; " \
-                        f"this cluster is {minor}: set kubernetesVersion >= {since}"
+        return NOT_MET, (f"{d.cloud.upper()} serves the DRA API (resource.k8s.io) from Kubernetes {since}; "
+                        f"this cluster is {minor}: set kubernetesVersion >= {since}")
     plane = f"{d.cloud.upper()} {minor} control plane serves resource.k8s.io (on by default from {since})"
     if drivers:
         return MET, f"{plane}; {', '.join(drivers)} publishes the GPUs as ResourceSlices"
-    return MET, f"{plane}; no DRA driver is installed, so GPUs are still requested by count through the " \
-                "device plugin (add NVIDIA's k8s-dra-driver-gpu to claim them by attribute)"
+    return MET, (f"{plane}; no DRA driver is installed, so GPUs are still requested by count through the "
+                "device plugin (add NVIDIA's k8s-dra-driver-gpu to claim them by attribute)")
 
 
-def _device_plugin(d: Declared) -> Optional[str]:
+def _device_plugin(d: Declared) -> str | None:
     if "gpu-operator" in d.releases and _enabled(d.values("gpu-operator"), "devicePlugin"):
         return f"NVIDIA device plugin from {d.chart('gpu-operator')}"
     if "nvidia-device-plugin" in d.releases:
@@ -139,12 +149,12 @@ def _secure_accelerator_access(d: Declared, minor: str) -> Judgement:
         return NOT_APPLICABLE, "no GPU node group"
     plugin = _device_plugin(d)
     if plugin is None:
-        return NOT_MET, "no GPU device plugin or DRA driver: GPUs are not allocated per container " \
-                        "(keep the GPU Operator's devicePlugin on, or kubernetes.gpuStack: device-plugin)"
+        return NOT_MET, ("no GPU device plugin or DRA driver: GPUs are not allocated per container "
+                        "(keep the GPU Operator's devicePlugin on, or kubernetes.gpuStack: device-plugin)")
     # Whether the node runtime also ignores NVIDIA_VISIBLE_DEVICES set by an unprivileged container is a setting of
     # the node image's NVIDIA Container Toolkit, which the plan does not register: the detail says so.
-    return MET, f"{plugin} allocates {GPU} per container (the node image's container runtime settings are " \
-                "not judged here)"
+    return MET, (f"{plugin} allocates {GPU} per container (the node image's container runtime settings are "
+                "not judged here)")
 
 
 def _driver_runtime_management(d: Declared, minor: str) -> Judgement:
@@ -155,21 +165,21 @@ def _driver_runtime_management(d: Declared, minor: str) -> Judgement:
     if acceptance:
         checks.append(f"GPU acceptance check on each new GPU node ({', '.join(sorted(acceptance))})")
     if not checks:
-        return NOT_MET, "nothing verifies the driver and container runtime on GPU nodes " \
-                        "(set kubernetes.acceptance.enabled: true)"
+        return NOT_MET, ("nothing verifies the driver and container runtime on GPU nodes "
+                        "(set kubernetes.acceptance.enabled: true)")
     return MET, "; ".join(checks)
 
 
 def _gpu_sharing(d: Declared, minor: str) -> Judgement:
     operator = d.values("gpu-operator")
     if "gpu-operator" in d.releases and (operator.get("migManager") or {}).get("enabled"):
-        return MET, f"MIG partitions from {d.chart('gpu-operator')} (migManager, strategy " \
-                    f"{(operator.get('mig') or {}).get('strategy', 'single')})"
+        return MET, (f"MIG partitions from {d.chart('gpu-operator')} (migManager, strategy "
+                    f"{(operator.get('mig') or {}).get('strategy', 'single')})")
     plugin = d.values("nvidia-device-plugin")
     if ((plugin.get("config") or {}).get("map") or {}) and "timeSlicing" in str(plugin.get("config")):
         return MET, f"time-slicing in {d.chart('nvidia-device-plugin')}"
-    return NOT_MET, "no GPU sharing: every GPU is allocated whole (MIG: set nodeGroups.<group>.migProfile on an " \
-                    "A100/H100-class group)"
+    return NOT_MET, ("no GPU sharing: every GPU is allocated whole (MIG: set nodeGroups.<group>.migProfile on an "
+                    "A100/H100-class group)")
 
 
 def _virtualized_accelerator(d: Declared, minor: str) -> Judgement:
@@ -182,7 +192,7 @@ def _virtualized_accelerator(d: Declared, minor: str) -> Judgement:
     return NOT_APPLICABLE, f"the GPU groups pass whole GPUs through to the node: {whole or 'none'}; no vGPU"
 
 
-def _gateway_implementation(d: Declared) -> Optional[str]:
+def _gateway_implementation(d: Declared) -> str | None:
     installed = d.installed("gateway_implementations")
     classes = [_name(r) for r in d.objects("gateway.networking.k8s.io", "GatewayClass")]
     if installed:
@@ -197,8 +207,8 @@ def _ai_inference(d: Declared, minor: str) -> Judgement:
     missing = [what for what, present in (("a Gateway API implementation", implementation),
                                            ("a Gateway", gateways), ("an HTTPRoute", routes)) if not present]
     if missing:
-        return NOT_MET, f"no {', no '.join(m.removeprefix('a ').removeprefix('an ') for m in missing)} declared: " \
-                        "inference traffic has no Gateway API route to a model"
+        return NOT_MET, (f"no {', no '.join(m.removeprefix('a ').removeprefix('an ') for m in missing)} declared: "
+                        "inference traffic has no Gateway API route to a model")
     return MET, f"{implementation}; Gateway {', '.join(gateways)}; HTTPRoute {', '.join(routes)}"
 
 
@@ -227,8 +237,8 @@ def _high_performance_networking(d: Declared, minor: str) -> Judgement:
     if not efa and not erdma:
         return NOT_APPLICABLE, "no GPU group has an RDMA fabric (EFA or eRDMA)"
     if efa and "aws-efa-k8s-device-plugin" in d.releases:
-        return MET, f"{d.chart('aws-efa-k8s-device-plugin')} exposes vpc.amazonaws.com/efa on {', '.join(efa)} " \
-                    "(a device plugin, not DRANET)"
+        return MET, (f"{d.chart('aws-efa-k8s-device-plugin')} exposes vpc.amazonaws.com/efa on {', '.join(efa)} "
+                    "(a device plugin, not DRANET)")
     addons = [a.get("name") for a in (d.cluster.inputs.get("addons") or [])] if d.cluster is not None else []
     if erdma and "ack-erdma-controller" in addons:
         return MET, "ack-erdma-controller exposes aliyun/erdma (a device plugin, not DRANET)"
@@ -246,8 +256,8 @@ def _disaggregated_inference(d: Declared, minor: str) -> Judgement:
 def _gang_scheduling(d: Declared, minor: str) -> Judgement:
     installed = d.installed("gang_schedulers")
     if not installed:
-        return NOT_MET, "no gang scheduler (Kueue, Volcano): a distributed job may start part of its pods " \
-                        "(set kubernetes.queueing.enabled: true)"
+        return NOT_MET, ("no gang scheduler (Kueue, Volcano): a distributed job may start part of its pods "
+                        "(set kubernetes.queueing.enabled: true)")
     config = str((d.values("kueue").get("managerConfig") or {}).get("controllerManagerConfigYaml", ""))
     extra = "; waitForPodsReady holds admission until all pods run" if "waitForPodsReady" in config else ""
     return MET, f"{', '.join(installed)} admits a job's pods all or nothing{extra}"
@@ -270,16 +280,16 @@ def _cluster_autoscaling(d: Declared, minor: str) -> Judgement:
     else:
         scaler = d.chart("cluster-autoscaler") if "cluster-autoscaler" in d.releases else None
     if scaler is None:
-        return NOT_MET, "no cluster autoscaler: GPU groups keep their declared size whatever pods are pending " \
-                        "(set autoscaling.enabled: true)"
+        return NOT_MET, ("no cluster autoscaler: GPU groups keep their declared size whatever pods are pending "
+                        "(set autoscaling.enabled: true)")
     groups = [f"{p.name} ({p.min_nodes}-{p.max_nodes})" for p in d.gpu_pools if _scalable(p, d)]
     if not groups:
-        return NOT_MET, f"{scaler} is installed but no GPU group can scale on pending {GPU} pods " \
-                        "(raise maxNodes above minNodes)"
+        return NOT_MET, (f"{scaler} is installed but no GPU group can scale on pending {GPU} pods "
+                        "(raise maxNodes above minNodes)")
     return MET, f"{scaler} scales GPU groups {', '.join(groups)} on pending {GPU} pods"
 
 
-def _scale_target_gpus(d: Declared, target: Mapping[str, Any]) -> Optional[bool]:
+def _scale_target_gpus(d: Declared, target: Mapping[str, Any]) -> bool | None:
     """Whether the workload a scaler targets asks for GPUs; None where the plan does not declare it (a chart's)."""
     for r in d.regs:
         kind = r.type.rpartition(":")[2]
@@ -305,8 +315,8 @@ def _pod_autoscaling(d: Declared, minor: str) -> Judgement:
     if cpu_only:
         return NOT_MET, f"{', '.join(cpu_only)} scale workloads that request no {GPU}: no GPU pod scales on load"
     have = f" ({', '.join(adapters)} installed)" if adapters else ""
-    return NOT_MET, f"no KEDA ScaledObject or HPA on a custom metric{have}: GPU pods do not scale on load " \
-                    "(no model is served with a load signal)"
+    return NOT_MET, (f"no KEDA ScaledObject or HPA on a custom metric{have}: GPU pods do not scale on load "
+                    "(no model is served with a load signal)")
 
 
 def _accelerator_metrics(d: Declared, minor: str) -> Judgement:
@@ -319,8 +329,8 @@ def _accelerator_metrics(d: Declared, minor: str) -> Judgement:
     elif "dcgm-exporter" in d.releases:
         exporter, config = d.chart("dcgm-exporter"), None
     if exporter is None:
-        return NOT_MET, "no accelerator metrics exporter: nothing exposes per-GPU utilization and memory " \
-                        "(keep the GPU Operator's dcgmExporter on)"
+        return NOT_MET, ("no accelerator metrics exporter: nothing exposes per-GPU utilization and memory "
+                        "(keep the GPU Operator's dcgmExporter on)")
     if config:
         maps = [r for r in d.objects("core", "ConfigMap") if _name(r) == config]
         counters = " ".join(str(v) for r in maps for v in (r.inputs.get("data") or {}).values())
@@ -338,8 +348,8 @@ def _ai_service_metrics(d: Declared, minor: str) -> Judgement:
                                       ("PodMonitors", "podMonitorSelectorNilUsesHelmValues"))
                if spec.get(key) is False]
     if not open_to:
-        return NOT_MET, f"{d.chart('kube-prometheus-stack')}'s Prometheus selects only its own release's monitors: " \
-                        "a workload's ServiceMonitor is never scraped"
+        return NOT_MET, (f"{d.chart('kube-prometheus-stack')}'s Prometheus selects only its own release's monitors: "
+                        "a workload's ServiceMonitor is never scraped")
     return MET, f"{d.chart('kube-prometheus-stack')}: Prometheus discovers {' and '.join(open_to)} of any workload"
 
 
