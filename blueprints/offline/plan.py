@@ -18,6 +18,7 @@ from .cost import CostEstimate, estimate
 from .engine import Registration, run_program
 from .fixes import fix_for
 from .policy import evaluate
+from .conformance import assess as assess_conformance
 from .readiness import BLOCKING, Finding as ReadinessFinding, check as readiness_check
 from .readiness_quotas import team_quotas
 
@@ -70,6 +71,7 @@ class Plan:
             "policyPacks": list(self.packs),
             "findings": list(self.findings),
             "readiness": [f.to_json() for f in self.readiness],
+            "aiConformance": assess_conformance(self.registrations, spec.kubernetes_version).to_json(),
             "exitCode": self.exit_code,
         }
 

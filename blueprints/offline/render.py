@@ -89,6 +89,7 @@ def render_text(plan: Plan) -> str:
     out += _cost_lines(data["cost"], bullet="  ")
     out += _secret_output_lines(data.get("outputs") or {})
     out += _readiness_lines(data["readiness"])
+    out += _conformance_lines(data["aiConformance"])
     out += _finding_lines(data["findings"], data["policyPacks"])
     return "\n".join(out) + "\n"
 
@@ -109,6 +110,24 @@ def _readiness_lines(findings: list) -> list[str]:
     lines = ["", f"Readiness (day one): {blocking} blocking, {len(findings) - blocking} warnings"]
     for f in findings:
         lines += [f"  [{f['level']}] {f['check']} on {f['resource']}", f"      {f['message']}", f"      fix: {f['fix']}"]
+    return lines
+
+
+def _conformance_title(c: dict) -> str:
+    if c["checklist"] is None:
+        return f"AI conformance (Kubernetes {c['kubernetesVersion']}): CNCF publishes no checklist for this version"
+    return (f"AI conformance (Kubernetes {c['kubernetesVersion']}): {c['must']['met']}/{c['must']['judged']} MUST met, "
+            f"{c['should']['met']}/{c['should']['judged']} SHOULD met (a report; it does not change the exit code)")
+
+
+def _conformance_lines(c: dict) -> list[str]:
+    """The summary, then each unmet item with what is missing (the JSON and Markdown list every item)."""
+    lines = ["", _conformance_title(c)]
+    for v in c["items"]:
+        if v["status"] == "not met":
+            lines += [f"  [{v['level']}] {v['id']}: not met", f"      {v['detail']}"]
+    if c["checklist"] is not None:
+        lines.append(f"  checklist: {c['checklist']['source']}")
     return lines
 
 
@@ -198,6 +217,7 @@ def render_markdown(plan: Plan) -> str:
     out += [f"| `{t}` | {n} |" for t, n in data["counts"]["byType"].items()]
     out += ["", "</details>"]
     out += _readiness_markdown(data["readiness"])
+    out += _conformance_markdown(data["aiConformance"])
     out += _finding_markdown(data["findings"], data["policyPacks"])
     return "\n".join(out) + "\n"
 
@@ -209,6 +229,16 @@ def _readiness_markdown(findings: list) -> list[str]:
            "| level | check | resource | finding | fix |", "|---|---|---|---|---|"]
     out += [f"| {f['level']} | `{f['check']}` | `{f['resource']}` | {_cell(f['message'])} | {_cell(f['fix'])} |"
             for f in findings]
+    return out
+
+
+def _conformance_markdown(c: dict) -> list[str]:
+    out = ["", f"**{_conformance_title(c)}**"]
+    if c["checklist"] is None:
+        return out
+    out += ["", "| level | item | status | met by / missing |", "|---|---|---|---|"]
+    out += [f"| {v['level']} | `{v['id']}` | {v['status']} | {_cell(v['detail'])} |" for v in c["items"]]
+    out += ["", f"Checklist: {c['checklist']['source']}"]
     return out
 
 
