@@ -11,8 +11,9 @@ from blueprints.stackconfig import ROOT
 
 # An absolute path starting at a word boundary (not `tools/.deb/root/usr`): a workspace or home folder, macOS's
 # per-user temp folder, a Windows drive, or a scratch folder in /tmp.
+ROOTS = ("work", "home", "root", "Users", "private/var", "var/folders")
 MACHINE_PATH = re.compile(
-    r"(?<![\w.~\\/-])(?:/(?:work|home|root|Users)/|/private/var/|/var/folders/|[A-Z]:\\{1,2}[A-Za-z])[^\s\"'`)\],;]*"
+    rf"(?<![\w.~\\/-])(?:/(?:{'|'.join(ROOTS)})/|[A-Z]:\\{{1,2}}[A-Za-z])[^\s\"'`)\],;]*"
     r"|(?<![\w.~\\-])/tmp/[A-Za-z][^\s\"'`)\],;]*"
 )
 # file -> {path as written: why it is not a machine path}
