@@ -37,7 +37,7 @@ def force_new(text: str, function: str | None = None) -> list[tuple[int, str]]:
     lines = text.splitlines()
     start, end = 0, len(lines)
     if function:
-        start = next(i for i, l in enumerate(lines) if re.match(rf"^func {re.escape(function)}\(", l))
+        start = next(i for i, text in enumerate(lines) if re.match(rf"^func {re.escape(function)}\(", text))
         end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("func ")), len(lines))
     found, stack, depth = [], [], 0  # stack: (depth at which the key's block opened, key)
     for number in range(start, end):
