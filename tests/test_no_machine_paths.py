@@ -28,7 +28,7 @@ ALLOWED = {
     "examples/first-training-job/train.py": {"/tmp/checkpoints": "default checkpoint URI (file://) of a local dry run"},
     "examples/first-training-job/README.md": {"/tmp/ckpt": "documented local dry-run command (file:// URI)"},
     "benchmarks/plan_time.py": {"/tmp/base": "documented example: where to put a worktree of the older commit"},
-    "benchmarks/versus_checkov.py": {"/tmp/checkov-venv": "the script's documented default venv (tempfile.gettempdir())"},
+    "benchmarks/versus_checkov.py": {"/tmp/checkov-venv": "the script's documented default (tempfile.gettempdir())"},
     "docs/benchmarks.md": {"/tmp/base": "documented example command (a worktree of the older commit)"},
 }
 
