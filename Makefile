@@ -7,7 +7,7 @@ FORMAT ?= text
 ARGS ?=
 EXIT_MEANING := 1 = mandatory findings or blocking readiness gaps, 2 = bad input, 3 = the program failed
 
-.PHONY: plan test install schema bench clean
+.PHONY: plan test fmt install schema bench clean
 
 # `make plan` needs only what the program and the packs run on (requirements.txt); the tests add their toolchain
 # and the independent data they check facts against (requirements-dev.txt, which includes the sizing advisor's
@@ -60,8 +60,17 @@ plan: $(VENV)/.runtime
 	@$(PY) -m blueprints plan --stack $(STACK) --format $(FORMAT) $(ARGS) || { code=$$?; \
 	  echo "make plan: blueprints plan exited $$code ($(EXIT_MEANING)); make itself exits 2" >&2; exit $$code; }
 
+# Lint and format check first (ruff, pinned in requirements-dev.txt, configured in pyproject.toml): a dev
+# dependency only, so `make plan` does not install it.
 test: install
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 	$(PY) -m pytest -q
+
+# Applies what `make test` checks: the linter's fixes (import order, ...), then the formatter over them.
+fmt: $(VENV)/.installed
+	$(PY) -m ruff check --fix .
+	$(PY) -m ruff format .
 
 schema: install
 	$(PY) -m blueprints schema --output stack-config.schema.json

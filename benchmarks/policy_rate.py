@@ -52,7 +52,8 @@ def main() -> None:
     median = statistics.median(times)
     print(f"stack {stack}: {len(registrations)} resources, packs {', '.join(packs)}")
     print(f"rule evaluations per pass: {evaluations}")
-    print(f"pass time: median {median * 1000:.0f} ms, min {min(times) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms (n={runs})")
+    print(f"pass time: median {median * 1000:.0f} ms, min {min(times) * 1000:.0f} ms, "
+          f"max {max(times) * 1000:.0f} ms (n={runs})")
     print(f"rules evaluated per second: {evaluations / median:,.0f} (median pass)")
     print(f"pack start-up (all packs, in parallel): {startup:.2f} s")
 

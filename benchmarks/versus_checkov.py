@@ -128,7 +128,8 @@ def main() -> None:
             samples[name].append(timed(command, env))
     cpu = {name: statistics.median(c for c, _ in runs) for name, runs in samples.items()}
     wall = {name: statistics.median(w for _, w in runs) for name, runs in samples.items()}
-    print(f"stack {args.stack}: {count} resources given to Checkov; medians of {args.runs} runs; checkov {CHECKOV_VERSION}")
+    print(f"stack {args.stack}: {count} resources given to Checkov; medians of {args.runs} runs; "
+          f"checkov {CHECKOV_VERSION}")
     print(f"{'what':<30} {'CPU s':>7} {'wall s':>7} {'CPU / checkov':>14}")
     for name in variants:
         print(f"{name:<30} {cpu[name]:>7.2f} {wall[name]:>7.2f} {cpu[name] / cpu['checkov']:>14.2f}")

@@ -317,7 +317,7 @@ def test_recheck_runs_on_the_system_nodes_on_schedule(plan_variant, hours, sched
     assert not resources(shipped_plan("startup-t4"), "kubernetes:batch/v1:CronJob")  # off unless asked
 
 
-# --------------------------------------------------------------------------- every remaining spec field changes the plan
+# ------------------------------------------------------------------------- every remaining spec field changes the plan
 def test_system_root_volume_and_an_explicit_trainer_namespace(plan_variant):
     def change(c):
         c["systemNodes"] = {"rootVolumeGib": 150}

@@ -37,3 +37,13 @@ def test_make_plan_names_the_plans_exit_status(tmp_path, status, meaning):
     assert result.returncode == 2  # GNU make's only failure status
     assert f"make plan: blueprints plan exited {status} (" in result.stderr and meaning in result.stderr
     assert result.stdout == '{"partial": true}\n'
+
+
+def test_make_test_lints_and_checks_the_format_before_the_tests_and_make_fmt_applies_both():
+    """CI runs `make test` (.ci/run): ruff's lint and format check come first, with the pinned ruff."""
+    test = [line for line in make("-n", "test").stdout.splitlines() if line.startswith(".venv/bin/python -m ")]
+    assert [line.split(" -m ", 1)[1] for line in test[-3:]] == ["ruff check .", "ruff format --check .", "pytest -q"]
+    fmt = make("-n", "fmt").stdout.splitlines()
+    assert fmt[-2:] == [".venv/bin/python -m ruff check --fix .", ".venv/bin/python -m ruff format ."]
+    assert "ruff==" in (ROOT / "requirements-dev.txt").read_text()
+    assert "ruff" not in (ROOT / "requirements.txt").read_text()  # `make plan` stays light

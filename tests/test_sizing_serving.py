@@ -80,7 +80,10 @@ def test_replicas_follow_rate_users_latency_and_availability():
     one = advise_serving(build_workload(request_rate=1, **base))
     many = advise_serving(build_workload(request_rate=200, **base))
     spare = advise_serving(build_workload(request_rate=200, spare_replicas=2, **base))
-    key = lambda a: {(r["instanceType"]): r["replicas"] for r in serving_json(a)["candidates"]}
+
+    def key(a):
+        return {(r["instanceType"]): r["replicas"] for r in serving_json(a)["candidates"]}
+
     for t in key(many):
         assert key(many)[t] >= key(one).get(t, 1) and key(spare)[t] == key(many)[t] + 2
     tight = advise_serving(build_workload(request_rate=200, tpot_ms=15, **base))

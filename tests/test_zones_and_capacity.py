@@ -56,8 +56,9 @@ def test_capacity_block_scales_up_at_its_start_and_leaves_the_scale_down_to_eks(
 def test_odcr_group_targets_its_resource_group_without_a_placement_group():
     plan = make_plan("odcr", DATA)
     template = by_name(plan, LT)["odcr-gpu"]
-    assert template["capacityReservationSpecification"] == {"capacityReservationTarget": {
-        "capacityReservationResourceGroupArn": "arn:aws:resource-groups:us-east-1:123456789012:group/gpu-reservations"}}
+    group = "arn:aws:resource-groups:us-east-1:123456789012:group/gpu-reservations"
+    assert template["capacityReservationSpecification"] == {
+        "capacityReservationTarget": {"capacityReservationResourceGroupArn": group}}
     assert "instanceMarketOptions" not in template and "placement" not in template
     assert not resources(plan, PG)
     (group,) = gpu_groups(plan)

@@ -20,8 +20,9 @@ Allow-lists with reasons live in rule config (each entry's reason is in the conf
 `kubernetes-workload-no-privileged` and `kubernetes-workload-no-host-path` allow node agents in `kube-system`
 and `gpu-operator`; `kubernetes-networking-namespace-default-deny` exempts system, agent and platform
 namespaces; `aws-iam-role-service-trust-conditioned` exempts service principals that send no
-aws:SourceAccount/aws:SourceArn (EC2 instance roles, CloudTrail's CloudWatch Logs role). The shipped stacks' only findings are advisory `kubernetes-workload-image-digest`: the catalog pins
-images by tag, and a digest has to be resolved from the registry when a release is cut.
+aws:SourceAccount/aws:SourceArn (EC2 instance roles, CloudTrail's CloudWatch Logs role). The shipped stacks'
+only findings are advisory `kubernetes-workload-image-digest`: the catalog pins images by tag, and a digest has
+to be resolved from the registry when a release is cut.
 """
 
 

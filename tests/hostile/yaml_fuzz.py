@@ -15,7 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 LIMIT = int(sys.argv[1])
 resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 from blueprints import safeyaml  # noqa: E402
 

@@ -24,7 +24,8 @@ def check(resources, config):
 
 
 RULE = StackRule(
-    description="Accelerated node groups the cost rules cannot price are reported, so the hourly total is read with care.",
+    description="Accelerated node groups the cost rules cannot price are reported, "
+    "so the hourly total is read with care.",
     severity="low",
     level="advisory",
     references={"cost": "AWS Well-Architected Cost Optimization COST02-BP05: implement cost controls"},

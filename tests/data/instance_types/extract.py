@@ -61,7 +61,10 @@ def describe(path: str) -> dict:
         t = b.split('"')[1]
         if t not in TYPES or "VCpuInfo" not in b.split("\n\t\t}")[0]:
             continue  # the file's offerings list names types again without their facts
-        num = lambda pat: (lambda m: int(m.group(1)) if m else None)(re.search(pat, b, re.S))
+        def num(pat: str, b: str = b) -> int | None:
+            m = re.search(pat, b, re.S)
+            return int(m.group(1)) if m else None
+
         out[t] = {
             "DefaultVCpus": num(r"DefaultVCpus:\s+aws.Int32\((\d+)\)"),
             "MemoryInfo.SizeInMiB": num(r"MemoryInfo: &ec2types.MemoryInfo\{\s+SizeInMiB:\s+aws.Int64\((\d+)\)"),

@@ -15,7 +15,8 @@ def check(props, config, args):
         for container in containers(pod):
             image = str(container.get("image") or "")
             if "@sha256:" not in image:
-                yield f"{workload} {where}: container {container.get('name', '?')} image {image or '(none)'} is not pinned by digest"
+                name = container.get("name", "?")
+                yield f"{workload} {where}: container {name} image {image or '(none)'} is not pinned by digest"
 
 
 RULE = ResourceRule(

@@ -13,7 +13,8 @@ def check(props, config, args):
     for where, pod in pod_specs(args.resource_type, props):
         for volume in items(pod.get("volumes")):
             if volume.get("hostPath"):
-                yield f"{workload} {where}: volume {volume.get('name')} mounts host path {volume['hostPath'].get('path')}"
+                path = volume["hostPath"].get("path")
+                yield f"{workload} {where}: volume {volume.get('name')} mounts host path {path}"
 
 
 RULE = ResourceRule(
@@ -21,7 +22,8 @@ RULE = ResourceRule(
     severity="high",
     references={"baseline": "Kubernetes Pod Security Standards (baseline): HostPath Volumes",
                 "hipaa": HIPAA.format("164.312(a)(1)"), "mlps": MLPS.format("8.1.4.2 访问控制")},
-    remediation="Use emptyDir, a ConfigMap or a PersistentVolumeClaim; list a node agent that needs the host in nodeAgents.",
+    remediation="Use emptyDir, a ConfigMap or a PersistentVolumeClaim; "
+    "list a node agent that needs the host in nodeAgents.",
     url="https://kubernetes.io/docs/concepts/security/pod-security-standards/",
     config={"nodeAgents": AGENT_CONFIG},
     types=WORKLOAD_TYPES,

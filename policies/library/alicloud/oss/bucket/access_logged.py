@@ -20,12 +20,12 @@ def urns(resource, prop) -> set[str]:
 def check(resources, config):
     loggings = of_type(resources, LOGGING)
     buckets = of_type(resources, BUCKET)
-    targets = set().union(*(urns(l, "targetBucket") - urns(l, "bucket") for l in loggings),
+    targets = set().union(*(urns(log, "targetBucket") - urns(log, "bucket") for log in loggings),
                           *(urns(b, "logging") for b in buckets if (b.props.get("logging") or {}).get("targetBucket")))
     for bucket in buckets:
         if bucket.urn in targets or (bucket.props.get("logging") or {}).get("targetBucket"):
             continue
-        if any(bucket.urn in urns(l, "bucket") for l in loggings):
+        if any(bucket.urn in urns(log, "bucket") for log in loggings):
             continue
         yield f"bucket {bucket.name} has no access logging", bucket.urn
 

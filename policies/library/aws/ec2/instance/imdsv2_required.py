@@ -18,7 +18,8 @@ RULE = ResourceRule(
     severity="high",
     references={"baseline": "AWS Security Hub EC2.8", "hipaa": HIPAA.format("164.312(a)(1)"),
                 "mlps": MLPS.format("8.1.4.2 访问控制")},
-    remediation="Set metadataOptions.httpTokens: required (and httpPutResponseHopLimit: 1 unless containers need more).",
+    remediation="Set metadataOptions.httpTokens: required "
+    "(and httpPutResponseHopLimit: 1 unless containers need more).",
     url=SECURITY_HUB.format("ec2"),
     types=("aws:ec2/instance:Instance",),
     check=check,

@@ -8,7 +8,8 @@ from ....rule import ResourceRule
 def check(props, config, args):
     for nic in items(props.get("networkInterfaces")):
         if truthy(nic.get("associatePublicIpAddress")):
-            yield f"network interface {nic.get('deviceIndex', 0)} on card {nic.get('networkCardIndex', 0)} gets a public IP"
+            card = nic.get("networkCardIndex", 0)
+            yield f"network interface {nic.get('deviceIndex', 0)} on card {card} gets a public IP"
 
 
 RULE = ResourceRule(

@@ -18,15 +18,17 @@ SOURCE_KEYS = ("aws:sourceaccount", "aws:sourcearn")
 
 # Service principal -> why it is exempt, with the AWS page that says so.
 EXEMPT_SERVICES = {
-    "cloudtrail.amazonaws.com":
+    "cloudtrail.amazonaws.com": (
         "CloudTrail's CloudWatch Logs role: the CloudTrail user guide says confused deputy prevention is not "
         "applicable to it and it does not support aws:SourceArn or aws:SourceAccount "
-        "(https://docs.aws.amazon.com/awscloudtrail/latest/userguide/cloudtrail-required-policy-for-cloudwatch-logs.html)",
-    "ec2.amazonaws.com":
+        "(https://docs.aws.amazon.com/awscloudtrail/latest/userguide/cloudtrail-required-policy-for-cloudwatch-logs.html)"
+    ),
+    "ec2.amazonaws.com": (
         "EC2 instance roles (instance profiles, EKS node roles): neither the EC2 user guide "
         "(https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/iam-roles-for-amazon-ec2.html) nor the EKS node role "
         "page (https://docs.aws.amazon.com/eks/latest/userguide/create-node-role.html) documents aws:SourceArn or "
-        "aws:SourceAccount for them; their trust policies carry no condition",
+        "aws:SourceAccount for them; their trust policies carry no condition"
+    ),
 }
 
 EXEMPT_CONFIG = {"type": "array", "items": {"type": "string"}, "default": sorted(EXEMPT_SERVICES),

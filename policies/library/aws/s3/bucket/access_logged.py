@@ -60,11 +60,11 @@ def check(resources, config):
     trails = [t for t in of_type(resources, TRAIL) if t.props.get("enableLogging", True) is not False]
     covered = set().union(*(basic_coverage(t, all_urns) | advanced_coverage(t, all_urns) for t in trails))
     log_targets = set().union(*(depends(t, "s3BucketName") for t in trails),
-                              *(depends(l, "targetBucket") - depends(l, "bucket") for l in of_type(resources, LOGGING)))
+                              *(depends(log, "targetBucket") - depends(log, "bucket") for log in of_type(resources, LOGGING)))
     for bucket, loggings in buckets_with(resources, LOGGING):
         if bucket.urn in covered or bucket.urn in log_targets:
             continue
-        if any(bucket.urn not in depends(l, "targetBucket") for l in loggings):
+        if any(bucket.urn not in depends(log, "targetBucket") for log in loggings):
             continue
         if (bucket.props.get("logging") or {}).get("targetBucket"):
             continue
