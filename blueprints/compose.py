@@ -22,6 +22,7 @@ from components.kubernetes.platform import (NODE_GROUP_LABEL, FabricSettings, Gp
 from . import clock
 from .errors import BlueprintError
 from .resolver import ResolvedNodeGroup, ResolvedPlan, resolve
+from .serving_spec import check_fit as check_serving_fit
 from .spec import AcceptanceSpec, ClusterSpec
 from .stackconfig import parse_cluster
 
@@ -36,7 +37,7 @@ def resolve_config(raw: Mapping[str, Any], source: str) -> ResolvedPlan:
     if key not in _RESOLVED:
         if len(_RESOLVED) >= 16:  # --all-stacks: keep memory bounded
             _RESOLVED.clear()
-        _RESOLVED[key] = resolve(parse_cluster(raw, source))
+        _RESOLVED[key] = check_serving_fit(resolve(parse_cluster(raw, source)))
     return _RESOLVED[key]
 
 

@@ -14,6 +14,8 @@ from typing import Any, Literal, Optional, Union
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+from .serving_spec import ServingSpec, spec_problems as serving_problems
+
 Cloud = Literal["aws", "alicloud"]
 Capacity = Literal["on-demand", "spot", "reservation", "capacity-block"]
 # How a group is billed, for per-option `prices:` (a reservation, an ODCR, bills at the on-demand rate).
@@ -586,6 +588,7 @@ class ClusterSpec(SpecModel):
     account_services: AccountServicesSpec = Field(
         default_factory=AccountServicesSpec, description="Account-level services: create them or use existing ones.")
     kubernetes: KubernetesSpec = Field(default_factory=KubernetesSpec, description="The GPU platform layer.")
+    serving: ServingSpec = Field(default_factory=ServingSpec, description="Models served with vLLM (serving_spec.py).")
     tags: dict[str, str] = Field(default_factory=dict, description="Tags put on every resource.")
     prices: dict[str, Union[float, dict[PriceOption, float]]] = Field(
         default_factory=dict, description="Hourly USD price overrides by instance type (negotiated rates): a number "
@@ -664,6 +667,8 @@ class ClusterSpec(SpecModel):
                              f"rotates every {low} to {high} days")
         if "mlps" in self.compliance.frameworks and self.logging.retention_days < 180:
             raise ValueError("MLPS 2.0 level 3 keeps audit logs at least 180 days; set logging.retentionDays >= 180")
+        for problem in serving_problems(self)[:1]:
+            raise ValueError(problem)
         return self
 
     @property
