@@ -21,7 +21,8 @@ from .sizing.memory import breakdown, usable_bytes
 from .sizing.workload import Workload
 
 # The vLLM OpenAI-compatible server image, pinned. Source: Docker Hub vllm/vllm-openai tag v0.12.0
-# (https://hub.docker.com/layers/vllm/vllm-openai/v0.12.0/images/sha256-f2309d913a07da49ea20b2a694703f4cfcb5ad8e7437ec0f26145479ac01e002,
+# (https://hub.docker.com/layers/vllm/vllm-openai/v0.12.0/images/
+#  sha256-f2309d913a07da49ea20b2a694703f4cfcb5ad8e7437ec0f26145479ac01e002,
 # built from https://github.com/vllm-project/vllm/releases/tag/v0.12.0), read 2026-11-24.
 VLLM_IMAGE = "vllm/vllm-openai:v0.12.0"
 # Key prefixes in the stack's own bucket: no scheme (s3://, oss://), no leading '/', no '..' segment.
@@ -29,6 +30,13 @@ PREFIX = re.compile(r"^(?!.*(^|/)\.\.?(/|$))[A-Za-z0-9][A-Za-z0-9._/-]{0,511}/$"
 Precision = Literal["bf16", "fp16", "fp8", "int8", "int4"]
 # The model server's load signals, as the autoscaler's query reads them (components/kubernetes/serving.py).
 Signal = Literal["requests-waiting", "kv-cache", "gpu-utilization"]
+# vLLM --dtype per precision; fp8 quantizes at load (--quantization fp8); int8/int4 need a quantized checkpoint
+# (AWQ/GPTQ), whose config.json tells vLLM its method. https://docs.vllm.ai/en/stable/features/quantization/
+ENGINE_DTYPE = {"bf16": "bfloat16", "fp16": "float16", "fp8": "fp8", "int8": "int8", "int4": "int4"}
+# A Service of type LoadBalancer kept inside the VPC, per cloud:
+# https://kubernetes.io/docs/concepts/services-networking/service/#internal-load-balancer (read 2026-11-24).
+INTERNAL_LB = {"aws": {"service.beta.kubernetes.io/aws-load-balancer-internal": "true"},
+               "alicloud": {"service.beta.kubernetes.io/alibaba-cloud-loadbalancer-address-type": "intranet"}}
 NAME = re.compile(r"^[a-z][a-z0-9-]{0,30}$")
 
 
@@ -74,7 +82,9 @@ class ModelSpec(SpecModel):
                     "models/mistral-7b/ (no s3:// or oss://: the stack's bucket only).")
     node_group: str = Field(description="GPU node group the replicas run on.")
     tensor_parallel: int = Field(1, ge=1, le=16, description="GPUs per replica (vLLM --tensor-parallel-size).")
-    precision: Precision = Field("fp16", description="Weights precision (vLLM --dtype / quantization).")
+    precision: Precision = Field(
+        "fp16", description="Weights precision: bf16/fp16 (vLLM --dtype), fp8 (quantized at load), int8/int4 (the "
+                            "weights must be a quantized AWQ/GPTQ checkpoint).")
     max_context: int = Field(4096, ge=128, le=1_048_576, description="vLLM --max-model-len, tokens.")
     max_batch: int = Field(16, ge=1, le=4096, description="vLLM --max-num-seqs: sequences decoded together.")
     min_replicas: int = Field(0, ge=0, le=1000, description="Fewest replicas; 0 scales the model to zero.")
@@ -143,6 +153,12 @@ def spec_problems(spec) -> list[str]:
             problems.append(f"{where}.tensorParallel: {m.tensor_parallel} GPUs per replica but nodes of "
                             f"{m.node_group} have {spec.node_groups[m.node_group].gpus_per_node}; a replica spans "
                             f"one node: allowed up to {spec.node_groups[m.node_group].gpus_per_node}")
+    if serving.models and spec.cloud != "aws":
+        problems.append("cluster.serving.models: serving streams weights from S3 with the model's IRSA role, built "
+                        "on aws so far; allowed on alicloud: no models (OSS loading is not built yet)")
+    if serving.namespace in spec.kubernetes.teams:
+        problems.append(f"cluster.serving.namespace: {serving.namespace!r} is a team's namespace; allowed: a "
+                        "namespace of its own (default serving)")
     if serving.models and not spec.storage.object_storage.enabled:
         problems.append("cluster.serving.models: weights load from the stack's bucket; set "
                         "storage.objectStorage.enabled: true")

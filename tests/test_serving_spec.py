@@ -24,7 +24,7 @@ def test_the_shipped_serving_stack_plans():
 
 
 @pytest.mark.parametrize("mutate, fragments", [
-    (lambda c: _model(c).update(nodeGroup="gpu"),  # the preset's T4 group: 16 GB cannot hold 7B at fp16 + KV
+    (lambda c: c["nodeGroups"]["gpu"].update(gpuModel="T4", minVcpus=8),  # 16 GB cannot hold 7B at fp16 + KV
      ("serving.models.mistral-7b", "needs 13.5 GiB of weights", "T4", "allowed: a smaller maxContext")),
     (lambda c: _model(c).update(tensorParallel=3),
      ("tensorParallel 3 does not divide mistral-7b's 32 attention heads", "allowed: 1, 2, 4, 8, 16")),
@@ -36,7 +36,8 @@ def test_the_shipped_serving_stack_plans():
      ("serving.models.mistral-7b.weightsPrefix", "not a prefix of the stack's bucket", "models/mistral-7b/")),
     (lambda c: _model(c).update(weightsPrefix="models/../secrets/"),
      ("weightsPrefix", "not a prefix of the stack's bucket")),
-    (lambda c: _model(c).update(nodeGroup="nope"), ("serving.models.mistral-7b.nodeGroup", "'nope' is not a node group")),
+    (lambda c: _model(c).update(nodeGroup="nope"),
+     ("serving.models.mistral-7b.nodeGroup", "'nope' is not a node group")),
     (lambda c: _model(c).update(signal="kv-cache", target=80), ("target 80 for kv-cache is a fraction from 0 to 1",)),
 ])
 def test_bad_serving_input_is_one_line(tmp_path, mutate, fragments):
