@@ -45,7 +45,8 @@ def test_the_model_server_asks_for_its_gpus_on_its_group_and_is_probed_on_health
     assert args[args.index("--served-model-name") + 1] == "mistral-7b"
     assert args[args.index("--load-format") + 1] == "runai_streamer"
     assert args[args.index("--max-num-seqs") + 1] == "8" and args[args.index("--dtype") + 1] == "float16"
-    [env] = vllm["env"]
+    env = {e["name"]: e for e in vllm["env"]}["WEIGHTS_URI"]
+    assert vllm["securityContext"]["runAsNonRoot"] and vllm["securityContext"]["readOnlyRootFilesystem"]
     assert env["value"].startswith("s3://startup-serving-data-")
     assert env["value"].endswith("/models/mistral-7b-instruct/")
     assert pod["serviceAccountName"] == "mistral-7b"

@@ -18,7 +18,6 @@ Sources (read 2026-11-24):
   NetworkPolicy sees it).
 """
 
-from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Mapping, Optional, Sequence
@@ -127,7 +126,13 @@ class ModelServing(Component):
         container = {
             "name": "vllm", "image": args.image, "args": args.engine_args,
             "env": [{"name": "WEIGHTS_URI",
-                     "value": pulumi.Output.concat("s3://", args.bucket, "/", args.weights_prefix)}],
+                     "value": pulumi.Output.concat("s3://", args.bucket, "/", args.weights_prefix)},
+                    # Not root, read-only root file system: caches (Hugging Face, torch.compile, Triton) go to
+                    # $HOME/.cache, an emptyDir.
+                    {"name": "HOME", "value": "/cache"}],
+            "securityContext": {"runAsNonRoot": True, "runAsUser": 1000, "runAsGroup": 1000,
+                                "readOnlyRootFilesystem": True, "allowPrivilegeEscalation": False,
+                                "capabilities": {"drop": ["ALL"]}},
             "ports": [{"name": "http", "containerPort": PORT}],
             "resources": {"limits": {GPU_RESOURCE: str(args.gpus), "cpu": args.cpu, "memory": args.memory},
                           "requests": {GPU_RESOURCE: str(args.gpus), "cpu": args.cpu, "memory": args.memory}},
@@ -135,7 +140,8 @@ class ModelServing(Component):
             "startupProbe": {**probe, "failureThreshold": 90},
             "readinessProbe": {**probe, "failureThreshold": 3},
             "livenessProbe": {**probe, "failureThreshold": 6},
-            "volumeMounts": [{"name": "shm", "mountPath": "/dev/shm"}],
+            "volumeMounts": [{"name": "shm", "mountPath": "/dev/shm"}, {"name": "cache", "mountPath": "/cache"},
+                             {"name": "tmp", "mountPath": "/tmp"}],
         }
         self.deployment = k8s.apps.v1.Deployment(f"{name}-deployment", metadata={
             **meta, "annotations": dict(args.annotations)}, spec={
@@ -144,7 +150,9 @@ class ModelServing(Component):
                 "serviceAccountName": args.model, "nodeSelector": dict(args.node_selector),
                 "tolerations": [dict(t) for t in args.tolerations], "containers": [container],
                 # PyTorch shares tensors between tensor-parallel workers through /dev/shm (vLLM docker docs).
-                "volumes": [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}}]}}},
+                "volumes": [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "2Gi"}},
+                            {"name": "cache", "emptyDir": {"sizeLimit": "20Gi"}},
+                            {"name": "tmp", "emptyDir": {"sizeLimit": "4Gi"}}]}}},
             # KEDA owns the replica count once it runs; a later `pulumi up` must not reset it.
             opts=pulumi.ResourceOptions(parent=self, depends_on=[sa], ignore_changes=["spec.replicas"]))
         internal = bool(args.allowed_cidrs)
