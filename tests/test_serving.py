@@ -50,6 +50,7 @@ def test_the_model_server_asks_for_its_gpus_on_its_group_and_is_probed_on_health
     assert env["value"].startswith("s3://startup-serving-data-")
     assert env["value"].endswith("/models/mistral-7b-instruct/")
     assert pod["serviceAccountName"] == "mistral-7b"
+    assert deployment["metadata"]["annotations"]["pulumi.com/skipAwait"] == "true"  # weights come after `up`
 
 
 def test_every_serving_object_is_valid_against_its_schema():

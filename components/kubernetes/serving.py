@@ -143,8 +143,10 @@ class ModelServing(Component):
             "volumeMounts": [{"name": "shm", "mountPath": "/dev/shm"}, {"name": "cache", "mountPath": "/cache"},
                              {"name": "tmp", "mountPath": "/tmp"}],
         }
+        # `pulumi up` does not wait for the replicas: they need a node from the autoscaler and the weights in the
+        # bucket, which are uploaded after the first `pulumi up` (pulumi-kubernetes: pulumi.com/skipAwait).
         self.deployment = k8s.apps.v1.Deployment(f"{name}-deployment", metadata={
-            **meta, "annotations": dict(args.annotations)}, spec={
+            **meta, "annotations": {**args.annotations, "pulumi.com/skipAwait": "true"}}, spec={
             "replicas": args.min_replicas, "selector": {"matchLabels": app},
             "template": {"metadata": {"labels": {**args.labels, **app}}, "spec": {
                 "serviceAccountName": args.model, "nodeSelector": dict(args.node_selector),
