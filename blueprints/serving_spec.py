@@ -153,9 +153,6 @@ def spec_problems(spec) -> list[str]:
             problems.append(f"{where}.tensorParallel: {m.tensor_parallel} GPUs per replica but nodes of "
                             f"{m.node_group} have {spec.node_groups[m.node_group].gpus_per_node}; a replica spans "
                             f"one node: allowed up to {spec.node_groups[m.node_group].gpus_per_node}")
-    if serving.models and spec.cloud != "aws":
-        problems.append("cluster.serving.models: serving streams weights from S3 with the model's IRSA role, built "
-                        "on aws so far; allowed on alicloud: no models (OSS loading is not built yet)")
     if serving.namespace in spec.kubernetes.teams:
         problems.append(f"cluster.serving.namespace: {serving.namespace!r} is a team's namespace; allowed: a "
                         "namespace of its own (default serving)")

@@ -208,3 +208,37 @@ def test_a_gap_makes_the_plan_exit_1(tmp_path):
     write_stack(tmp_path, "gap", cluster)
     result = run_cli("plan", "--stack", "gap", "--stacks-dir", str(tmp_path))
     assert result.returncode == 1 and "serving-metrics" in result.stdout
+
+
+# ----------------------------------------------------------------------------------------------- ACK
+
+
+def test_on_ack_the_weights_are_a_read_only_oss_volume_whose_role_reads_only_the_prefix():
+    stack = "startup-serving-aliyun"
+    plan = shipped_plan(stack)
+    version = f"{plan.resolved.spec.kubernetes_version}.0"
+    [pv] = resources(plan, "kubernetes:core/v1:PersistentVolume")
+    claim = _one(plan, "kubernetes:core/v1:PersistentVolumeClaim")
+    for manifest in (pv, claim):
+        kubernetes_validate.validate(manifest, version, strict=True)
+    csi = pv["spec"]["csi"]
+    assert csi["driver"] == "ossplugin.csi.alibabacloud.com" and csi["readOnly"] is True
+    assert pv["spec"]["accessModes"] == ["ReadOnlyMany"] and claim["spec"]["volumeName"] == pv["metadata"]["name"]
+    attributes = csi["volumeAttributes"]
+    assert attributes["path"] == "/models/mistral-7b-instruct" and attributes["authType"] == "rrsa"
+    assert attributes["url"] == "http://oss-cn-hangzhou-internal.aliyuncs.com"
+    assert attributes["roleName"] == f"{stack}-serve-mistral-7b"
+    [vllm] = _one(plan, "kubernetes:apps/v1:Deployment")["spec"]["template"]["spec"]["containers"]
+    assert "--load-format" not in vllm["args"]
+    assert {e["name"]: e["value"] for e in vllm["env"]}["WEIGHTS_URI"] == "/models"
+    assert {"name": "weights", "mountPath": "/models", "readOnly": True} in vllm["volumeMounts"]
+    [policy] = [json.loads(r.inputs["policyDocument"]) for r in plan.registrations
+                if r.type == "alicloud:ram/policy:Policy" and r.name == f"{stack}-serve-mistral-7b"]
+    objects, listing, kms = policy["Statement"]
+    assert objects["Action"] == ["oss:GetObject"] and objects["Resource"][0].endswith("/models/mistral-7b-instruct/*")
+    assert listing["Condition"] == {"StringLike": {"oss:Prefix": ["models/mistral-7b-instruct/*"]}}
+    assert kms["Action"] == ["kms:Decrypt"]
+    [trust] = [r.inputs["assumeRolePolicyDocument"] for r in plan.registrations
+               if r.type == "alicloud:ram/role:Role" and r.name == f"{stack}-serve-mistral-7b"]
+    assert "system:serviceaccount:ack-csi-fuse:csi-fuse-ossfs" in trust
+    assert readiness_serving.check(plan.registrations) == []

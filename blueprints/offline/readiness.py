@@ -360,8 +360,10 @@ def _identities(regs: Sequence[Registration]) -> list[Finding]:
         trusted = _trusted_service_account(role)
         if trusted is None:
             continue
-        # An EKS add-on or a Helm chart that names the role creates and annotates its own service account.
-        if any(role.urn in r.dependencies for r in regs if r.type in ("aws:eks/addon:Addon", HELM_RELEASE)):
+        # An EKS add-on or a Helm chart that names the role creates and annotates its own service account; a
+        # PersistentVolume naming it is mounted by the cloud's CSI driver under its own (ACK's OSS ossfs client).
+        if any(role.urn in r.dependencies for r in regs
+               if r.type in ("aws:eks/addon:Addon", HELM_RELEASE, "kubernetes:core/v1:PersistentVolume")):
             continue
         account = accounts.get(trusted)
         if account is None:

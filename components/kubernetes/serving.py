@@ -45,6 +45,16 @@ def load_query(signal: str, namespace: str, model: str) -> str:
 
 
 @dataclass(frozen=True)
+class WeightsVolume(Args):
+    """The weights' prefix as a read-only CSI volume (ACK: the OSS CSI driver with RRSA), mounted at /models."""
+
+    driver: str
+    """The CSI driver, ossplugin.csi.alibabacloud.com on ACK."""
+    attributes: Mapping[str, pulumi.Input[str]]
+    """The driver's volumeAttributes (bucket, path, url, authType, roleName...)."""
+
+
+@dataclass(frozen=True)
 class ModelServingArgs(Args):
     """One model served by vLLM. Fields without a default are required."""
 
@@ -83,6 +93,8 @@ class ModelServingArgs(Args):
     bucket: Optional[pulumi.Input[str]] = None
     """The stack's bucket the weights are streamed from (s3://<bucket>/<prefix>, Run:ai Model Streamer); the
     cluster component sets it, since it creates the bucket."""
+    volume: Optional[WeightsVolume] = None
+    """The weights as a read-only CSI volume instead of streaming them (ACK's OSS driver); set by the cluster."""
     service_account_annotations: Optional[Mapping[str, pulumi.Input[str]]] = field(default_factory=dict)
     """The model server's identity (IRSA role that reads only the model's prefix); none by default."""
     allowed_cidrs: Optional[Sequence[str]] = ()
@@ -98,7 +110,8 @@ class ModelServingArgs(Args):
     @property
     def engine_args(self) -> list[str]:
         quantized = self.dtype in ("fp8", "int8", "int4")
-        return ["--model", "$(WEIGHTS_URI)", "--served-model-name", self.model, "--load-format", "runai_streamer",
+        loader = [] if self.volume is not None else ["--load-format", "runai_streamer"]
+        return ["--model", "$(WEIGHTS_URI)", "--served-model-name", self.model, *loader,
                 "--port", str(PORT), "--tensor-parallel-size", str(self.gpus), "--max-model-len",
                 str(self.max_context), "--max-num-seqs", str(self.max_batch),
                 *(["--quantization", "fp8"] if self.dtype == "fp8" else []),
@@ -115,18 +128,36 @@ class ModelServing(Component):
         from .platform import GPU_RESOURCE  # the node contract's name (platform imports this module)
 
         args = as_args(ModelServingArgs, args)
-        if args.bucket is None:
-            raise ValueError(f"model {args.model}: no bucket to stream its weights from (ServingArgs.bucket)")
+        if args.bucket is None and args.volume is None:
+            raise ValueError(f"model {args.model}: no bucket or volume to load its weights from (ServingArgs)")
         child = pulumi.ResourceOptions(parent=self)
         app = {"app.kubernetes.io/name": "vllm", "app.kubernetes.io/instance": args.model}
         meta = {"name": args.model, "namespace": args.namespace, "labels": {**args.labels, **app}}
         sa = k8s.core.v1.ServiceAccount(f"{name}-sa", metadata={
             **meta, "annotations": dict(args.service_account_annotations)}, opts=child)
+        mounts, volumes, after = [], [], [sa]
+        if args.volume is not None:
+            weights = f"{args.namespace}-{args.model}-weights"  # cluster-scoped: the namespace keeps it unique
+            pv = k8s.core.v1.PersistentVolume(f"{name}-weights", metadata={"name": weights, "labels": meta["labels"]},
+                                              spec={
+                "capacity": {"storage": "1Gi"},  # only matches the claim; the bucket has no size
+                "accessModes": ["ReadOnlyMany"], "persistentVolumeReclaimPolicy": "Retain", "storageClassName": "",
+                "csi": {"driver": args.volume.driver, "volumeHandle": weights, "readOnly": True,
+                        "volumeAttributes": dict(args.volume.attributes)}}, opts=child)
+            after.append(k8s.core.v1.PersistentVolumeClaim(f"{name}-weights-claim", metadata={
+                **meta, "name": f"{args.model}-weights"}, spec={
+                "accessModes": ["ReadOnlyMany"], "storageClassName": "", "volumeName": weights,
+                "resources": {"requests": {"storage": "1Gi"}}}, opts=pulumi.ResourceOptions(parent=self,
+                                                                                          depends_on=[pv])))
+            mounts = [{"name": "weights", "mountPath": "/models", "readOnly": True}]
+            volumes = [{"name": "weights", "persistentVolumeClaim": {"claimName": f"{args.model}-weights",
+                                                                     "readOnly": True}}]
+        source = "/models" if args.volume is not None else pulumi.Output.concat(
+            "s3://", args.bucket, "/", args.weights_prefix)
         probe = {"httpGet": {"path": "/health", "port": PORT}, "periodSeconds": 10}
         container = {
             "name": "vllm", "image": args.image, "args": args.engine_args,
-            "env": [{"name": "WEIGHTS_URI",
-                     "value": pulumi.Output.concat("s3://", args.bucket, "/", args.weights_prefix)},
+            "env": [{"name": "WEIGHTS_URI", "value": source},
                     # Not root, read-only root file system: caches (Hugging Face, torch.compile, Triton) go to
                     # $HOME/.cache, an emptyDir.
                     {"name": "HOME", "value": "/cache"}],
@@ -141,7 +172,7 @@ class ModelServing(Component):
             "readinessProbe": {**probe, "failureThreshold": 3},
             "livenessProbe": {**probe, "failureThreshold": 6},
             "volumeMounts": [{"name": "shm", "mountPath": "/dev/shm"}, {"name": "cache", "mountPath": "/cache"},
-                             {"name": "tmp", "mountPath": "/tmp"}],
+                             {"name": "tmp", "mountPath": "/tmp"}, *mounts],
         }
         # `pulumi up` does not wait for the replicas: they need a node from the autoscaler and the weights in the
         # bucket, which are uploaded after the first `pulumi up` (pulumi-kubernetes: pulumi.com/skipAwait).
@@ -154,9 +185,9 @@ class ModelServing(Component):
                 # PyTorch shares tensors between tensor-parallel workers through /dev/shm (vLLM docker docs).
                 "volumes": [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "2Gi"}},
                             {"name": "cache", "emptyDir": {"sizeLimit": "20Gi"}},
-                            {"name": "tmp", "emptyDir": {"sizeLimit": "4Gi"}}]}}},
+                            {"name": "tmp", "emptyDir": {"sizeLimit": "4Gi"}}, *volumes]}}},
             # KEDA owns the replica count once it runs; a later `pulumi up` must not reset it.
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[sa], ignore_changes=["spec.replicas"]))
+            opts=pulumi.ResourceOptions(parent=self, depends_on=after, ignore_changes=["spec.replicas"]))
         internal = bool(args.allowed_cidrs)
         k8s.core.v1.Service(f"{name}-service", metadata={
             **meta, "annotations": dict(args.internal_lb_annotations) if internal else {}}, spec={
@@ -197,9 +228,12 @@ class ServingArgs(Args):
     """The stack's bucket, set by the cluster component that creates it."""
     service_account_annotations: Optional[Mapping[str, Mapping[str, pulumi.Input[str]]]] = field(default_factory=dict)
     """Model -> annotations binding its ServiceAccount to a role reading only its prefix; set by the cluster."""
+    volumes: Optional[Mapping[str, WeightsVolume]] = field(default_factory=dict)
+    """Model -> its weights as a read-only CSI volume (ACK); set by the cluster. Models without one stream from
+    the bucket."""
 
     def resolved(self) -> list[ModelServingArgs]:
-        """Each model with the cluster's bucket and its own identity."""
-        return [replace(m, bucket=self.bucket, service_account_annotations=dict(
+        """Each model with the cluster's bucket, its own identity and its volume."""
+        return [replace(m, bucket=self.bucket, volume=self.volumes.get(m.model), service_account_annotations=dict(
             self.service_account_annotations.get(m.model, {}))) for m in self.models]
 
