@@ -98,8 +98,9 @@ def test_keda_scales_the_deployment_on_vllm_queue_depth_read_from_the_shipped_pr
                           'vllm:num_requests_waiting{namespace="serving",model_name="other",pod="o"} 9'], 8),
     ("kv-cache", ['vllm:kv_cache_usage_perc{namespace="serving",model_name="m",pod="m-a"} 0.5',
                   'vllm:kv_cache_usage_perc{namespace="serving",model_name="m",pod="m-b"} 0.9'], 0.7),
-    ("gpu-utilization", ['DCGM_FI_DEV_GPU_UTIL{exported_namespace="serving",exported_pod="m-5d9-x"} 80',
-                         'DCGM_FI_DEV_GPU_UTIL{exported_namespace="training",exported_pod="m-5d9-y"} 10'], 0.8),
+    ("gpu-utilization", ['DCGM_FI_DEV_GPU_UTIL{namespace="serving",pod="m-5d9-x",gpu="0"} 80',
+                         'DCGM_FI_DEV_GPU_UTIL{namespace="training",pod="m-5d9-y",gpu="0"} 10',
+                         'DCGM_FI_DEV_GPU_UTIL{namespace="serving",pod="mixtral-1",gpu="0"} 5'], 0.8),
 ])
 def test_the_load_query_against_recorded_series(tmp_path, signal, series, expected):
     rule = {"record": "model_load", "expr": load_query(signal, "serving", "m")}
@@ -242,3 +243,11 @@ def test_on_ack_the_weights_are_a_read_only_oss_volume_whose_role_reads_only_the
                if r.type == "alicloud:ram/role:Role" and r.name == f"{stack}-serve-mistral-7b"]
     assert "system:serviceaccount:ack-csi-fuse:csi-fuse-ossfs" in trust
     assert readiness_serving.check(plan.registrations) == []
+
+
+def test_gpu_utilization_needs_the_operators_exporter(plan_variant):
+    gpu = lambda c: c["serving"]["models"]["mistral-7b"].update(signal="gpu-utilization", target=0.7)  # noqa: E731
+    assert readiness_serving.check(plan_variant(STACK, gpu).registrations) == []
+    plugin = plan_variant(STACK, lambda c: (gpu(c), c.setdefault("kubernetes", {}).update(gpuStack="device-plugin")))
+    [found] = readiness_serving.check(plugin.registrations)
+    assert found.check == "serving-metrics" and "GPU Operator" in found.message

@@ -135,9 +135,12 @@ def _scaling(name: str, server: Registration, regs: Sequence[Registration]) -> l
         findings.append(Finding("serving-metrics", BLOCKING, name, f"{name}'s load metric ({queries[0]}) has no "
                                 "scrape path: no PodMonitor or ServiceMonitor selects its pods",
                                 "add a PodMonitor for the pods' /metrics (ModelServing declares one)"))
-    if any("DCGM_" in q for q in queries) and not releases & {"dcgm-exporter", "gpu-operator"}:
-        findings.append(Finding("serving-metrics", BLOCKING, name, f"{name} scales on GPU utilization but no DCGM "
-                                "exporter runs", "use kubernetes.gpuStack with its exporter, or another signal"))
+    if any("DCGM_" in q for q in queries) and "gpu-operator" not in releases:
+        # The query reads the pod labels as the Operator's exporter is scraped (honorLabels); the standalone
+        # dcgm-exporter chart's ServiceMonitor renames them exported_pod/exported_namespace.
+        findings.append(Finding("serving-metrics", BLOCKING, name, f"{name} scales on GPU utilization, which is "
+                                "read from the GPU Operator's DCGM exporter, not installed here",
+                                "set kubernetes.gpuStack: gpu-operator, or signal requests-waiting or kv-cache"))
     if (scaled[0].inputs.get("spec") or {}).get("minReplicaCount") == 0 and all(
             q.startswith(("sum(vllm:", "avg(vllm:")) for q in queries):
         findings.append(Finding("serving-wake", WARNING, name, f"{name} scales to zero on its own metrics: at zero "

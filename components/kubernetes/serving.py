@@ -34,7 +34,9 @@ MONITORING_NAMESPACE = "monitoring"
 QUERIES = {
     "requests-waiting": 'sum(vllm:num_requests_waiting{{namespace="{ns}",model_name="{model}"}})',
     "kv-cache": 'avg(vllm:kv_cache_usage_perc{{namespace="{ns}",model_name="{model}"}})',
-    "gpu-utilization": 'avg(DCGM_FI_DEV_GPU_UTIL{{exported_namespace="{ns}",exported_pod=~"{model}-.*"}}) / 100',
+    # The GPU Operator's exporter is scraped with honorLabels (platform.operator_values), so `namespace` and `pod`
+    # are those of the pod holding the GPU, as the idle-GPU alert reads them.
+    "gpu-utilization": 'avg(DCGM_FI_DEV_GPU_UTIL{{namespace="{ns}",pod=~"{model}-.*"}}) / 100',
 }
 
 
