@@ -115,7 +115,8 @@ def serving_args(plan: ResolvedPlan) -> Optional[ServingArgs]:
         tolerations=[{"key": t.key, "operator": "Exists", "effect": t.effect}
                      for t in spec.node_groups[m.node_group].taints],
         cpu=_share(shapes[m.node_group].vcpus, m.tensor_parallel, shapes[m.node_group].gpu.count, 1, ""),
-        memory=_share(int(shapes[m.node_group].memory_gib), m.tensor_parallel, shapes[m.node_group].gpu.count, 4, "Gi"),
+        memory=_share(int(shapes[m.node_group].memory_gib), m.tensor_parallel, shapes[m.node_group].gpu.count, 4,
+                      "Gi"),
         min_replicas=m.min_replicas, max_replicas=m.max_replicas, signal=m.signal, target=m.target,
         allowed_cidrs=cidrs, internal_lb_annotations=INTERNAL_LB[spec.cloud] if cidrs else {},
         annotations={"gpu-blueprints/model": m.model, "gpu-blueprints/precision": m.precision})

@@ -153,9 +153,11 @@ def spec_problems(spec) -> list[str]:
             problems.append(f"{where}.tensorParallel: {m.tensor_parallel} GPUs per replica but nodes of "
                             f"{m.node_group} have {spec.node_groups[m.node_group].gpus_per_node}; a replica spans "
                             f"one node: allowed up to {spec.node_groups[m.node_group].gpus_per_node}")
-    if serving.namespace in spec.kubernetes.teams:
-        problems.append(f"cluster.serving.namespace: {serving.namespace!r} is a team's namespace; allowed: a "
-                        "namespace of its own (default serving)")
+    taken = {*spec.kubernetes.teams, spec.kubernetes.trainer_namespace, "default", "kube-system", "kube-public",
+             "kube-node-lease", "gpu-operator", "gpu-acceptance", "kueue-system", "jobset-system", "monitoring", "keda"}
+    if serving.models and serving.namespace in taken:
+        problems.append(f"cluster.serving.namespace: {serving.namespace!r} is already used (a team, the trainer "
+                        "namespace or a platform namespace); allowed: a namespace of its own (default serving)")
     if serving.models and not spec.storage.object_storage.enabled:
         problems.append("cluster.serving.models: weights load from the stack's bucket; set "
                         "storage.objectStorage.enabled: true")

@@ -39,6 +39,7 @@ def test_the_shipped_serving_stack_plans():
     (lambda c: _model(c).update(nodeGroup="nope"),
      ("serving.models.mistral-7b.nodeGroup", "'nope' is not a node group")),
     (lambda c: _model(c).update(signal="kv-cache", target=80), ("target 80 for kv-cache is a fraction from 0 to 1",)),
+    (lambda c: c["serving"].update(namespace="monitoring"), ("serving.namespace", "'monitoring' is already used")),
 ])
 def test_bad_serving_input_is_one_line(tmp_path, mutate, fragments):
     line = one_line(_plan_with(tmp_path, mutate))
