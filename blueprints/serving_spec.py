@@ -67,7 +67,7 @@ class ExposureSpec(SpecModel):
         return v
 
     @model_validator(mode="after")
-    def _needs_cidrs(self) -> "ExposureSpec":
+    def _needs_cidrs(self) -> ExposureSpec:
         if self.mode == "internal" and not self.allowed_cidrs:
             raise ValueError("exposure mode internal needs allowedCidrs (the networks allowed to call the model)")
         if self.mode == "private" and self.allowed_cidrs:
@@ -111,7 +111,7 @@ class ModelSpec(SpecModel):
         return v
 
     @model_validator(mode="after")
-    def _consistent(self) -> "ModelSpec":
+    def _consistent(self) -> ModelSpec:
         if self.min_replicas > self.max_replicas:
             raise ValueError(f"minReplicas {self.min_replicas} is above maxReplicas {self.max_replicas}; "
                              "allowed: 0 <= minReplicas <= maxReplicas")

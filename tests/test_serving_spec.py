@@ -1,9 +1,9 @@
 """serving.models: bad input gets one line naming the field and what is allowed, exit 2 (issue #25)."""
 
 import pytest
+from conftest import one_line, run_cli, shipped_cluster, write_stack
 
 from blueprints.serving_spec import ModelSpec, fit_problem, replica_need_gib
-from conftest import one_line, run_cli, shipped_cluster, write_stack
 
 BASE = "startup-serving"
 

@@ -19,9 +19,22 @@ from typing import Any, Mapping, Optional, Sequence
 from catalog import load_catalog
 from catalog.model_shapes import model_shapes
 
+from ..serving_spec import (  # the spec's own fit, so the spec and this check agree
+    ModelSpec,
+    replica_need_gib,
+)
 from .engine import Registration
-from .readiness import BLOCKING, HELM_RELEASE, STARTUP_TAINT_PREFIX, WARNING, Finding, Pool, _pools, admits
-from .readiness import Pod
+from .readiness import (
+    BLOCKING,
+    HELM_RELEASE,
+    STARTUP_TAINT_PREFIX,
+    WARNING,
+    Finding,
+    Pod,
+    Pool,
+    _pools,
+    admits,
+)
 
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 SCALED_OBJECT = "kubernetes:keda.sh/v1alpha1:ScaledObject"
@@ -58,8 +71,6 @@ def _servers(regs: Sequence[Registration]) -> list[tuple[Registration, Mapping[s
 
 
 def _fit(name: str, pod: Mapping[str, Any], notes: Mapping[str, str], pools: Sequence[Pool]) -> list[Finding]:
-    from ..serving_spec import ModelSpec, replica_need_gib  # the spec's own fit, so both agree
-
     args = [str(a) for a in pod["containers"][0].get("args") or []]
     tp = int(_flag(args, "--tensor-parallel-size") or 1)
     model = notes[MODEL]

@@ -25,7 +25,7 @@ from typing import Mapping, Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..base import Args, Component, KUBERNETES, as_args
+from ..base import KUBERNETES, Args, Component, as_args
 
 PORT = 8000
 PROMETHEUS = "http://prometheus-operated.monitoring.svc:9090"
@@ -127,7 +127,9 @@ class ModelServing(Component):
 
     def __init__(self, name: str, args: ModelServingArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
-        from .platform import GPU_RESOURCE  # the node contract's name (platform imports this module)
+        from .platform import (
+            GPU_RESOURCE,  # the node contract's name (platform imports this module)
+        )
 
         args = as_args(ModelServingArgs, args)
         if args.bucket is None and args.volume is None:
