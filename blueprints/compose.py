@@ -18,10 +18,12 @@ from components.kubernetes.acceptance import GATE_TAINT
 from components.kubernetes.monitoring import AlertReceiver, MonitoringArgs, SmtpSettings
 from components.kubernetes.platform import (NODE_GROUP_LABEL, FabricSettings, GpuNodes, PlatformArgs,
                                             PriorityValues, Team, mig_slices)
+from components.kubernetes.serving import ModelServingArgs, ServingArgs
 
 from . import clock
 from .errors import BlueprintError
 from .resolver import ResolvedNodeGroup, ResolvedPlan, resolve
+from .serving_spec import ENGINE_DTYPE, INTERNAL_LB, VLLM_IMAGE, check_fit as check_serving_fit
 from .spec import AcceptanceSpec, ClusterSpec
 from .stackconfig import parse_cluster
 
@@ -36,7 +38,7 @@ def resolve_config(raw: Mapping[str, Any], source: str) -> ResolvedPlan:
     if key not in _RESOLVED:
         if len(_RESOLVED) >= 16:  # --all-stacks: keep memory bounded
             _RESOLVED.clear()
-        _RESOLVED[key] = resolve(parse_cluster(raw, source))
+        _RESOLVED[key] = check_serving_fit(resolve(parse_cluster(raw, source)))
     return _RESOLVED[key]
 
 
@@ -93,6 +95,34 @@ def alert_routing(spec: ClusterSpec) -> tuple[list[AlertReceiver], Optional[Smtp
                                    smtp.require_tls) if smtp else None
 
 
+def _share(total: int, gpus: int, node_gpus: int, least: int, unit: str) -> str:
+    """Half of a replica's GPU share of a node's CPUs or memory (the other half for the node's agents)."""
+    return f"{max(least, total * gpus // node_gpus // 2)}{unit}"
+
+
+def serving_args(plan: ResolvedPlan) -> Optional[ServingArgs]:
+    """The models to serve (issue #25); the cluster adds its bucket and each model's identity. A replica asks for its
+    GPUs' share of the node's CPU and memory, halved to leave room for the node's agents."""
+    spec, serving = plan.spec, plan.spec.serving
+    shapes = {g.name: g.shape for g in plan.node_groups}
+    if not serving.models:
+        return None
+    cidrs = tuple(serving.exposure.allowed_cidrs)
+    return ServingArgs(namespace=serving.namespace, models=[ModelServingArgs(
+        model=name, namespace=serving.namespace, image=VLLM_IMAGE, weights_prefix=m.weights_prefix,
+        gpus=m.tensor_parallel, dtype=ENGINE_DTYPE[m.precision], max_context=m.max_context, max_batch=m.max_batch,
+        node_selector={NODE_GROUP_LABEL: m.node_group},
+        tolerations=[{"key": t.key, "operator": "Exists", "effect": t.effect}
+                     for t in spec.node_groups[m.node_group].taints],
+        cpu=_share(shapes[m.node_group].vcpus, m.tensor_parallel, shapes[m.node_group].gpu.count, 1, ""),
+        memory=_share(int(shapes[m.node_group].memory_gib), m.tensor_parallel, shapes[m.node_group].gpu.count, 4,
+                      "Gi"),
+        min_replicas=m.min_replicas, max_replicas=m.max_replicas, signal=m.signal, target=m.target,
+        allowed_cidrs=cidrs, internal_lb_annotations=INTERNAL_LB[spec.cloud] if cidrs else {},
+        annotations={"gpu-blueprints/model": m.model, "gpu-blueprints/precision": m.precision})
+        for name, m in serving.models.items()])
+
+
 def platform_args(plan: ResolvedPlan) -> Optional[PlatformArgs]:
     """The Kubernetes layer's args, or None when the stack turns the layer off."""
     spec = plan.spec.kubernetes
@@ -122,6 +152,7 @@ def platform_args(plan: ResolvedPlan) -> Optional[PlatformArgs]:
                                   retention_days=spec.monitoring.retention_days, receivers=receivers, smtp=smtp,
                                   repeat_interval_hours=spec.monitoring.alerts.repeat_interval_hours)
         if spec.monitoring.enabled else None,
+        serving=serving_args(plan),
     )
 
 

@@ -16,6 +16,8 @@ from pydantic.alias_generators import to_camel
 
 from catalog.clouds import profile
 
+from .serving_spec import ServingSpec, spec_problems as serving_problems
+
 Cloud = Literal["aws", "alicloud"]
 Capacity = Literal["on-demand", "spot", "reservation", "capacity-block"]
 # How a group is billed, for per-option `prices:` (a reservation, an ODCR, bills at the on-demand rate).
@@ -581,6 +583,7 @@ class ClusterSpec(SpecModel):
     account_services: AccountServicesSpec = Field(
         default_factory=AccountServicesSpec, description="Account-level services: create them or use existing ones.")
     kubernetes: KubernetesSpec = Field(default_factory=KubernetesSpec, description="The GPU platform layer.")
+    serving: ServingSpec = Field(default_factory=ServingSpec, description="Models served with vLLM (serving_spec.py).")
     tags: dict[str, str] = Field(default_factory=dict, description="Tags put on every resource.")
     prices: dict[str, Union[float, dict[PriceOption, float]]] = Field(
         default_factory=dict, description="Hourly USD price overrides by instance type (negotiated rates): a number "
@@ -655,6 +658,8 @@ class ClusterSpec(SpecModel):
                              f"rotates every {low} to {high} days")
         if "mlps" in self.compliance.frameworks and self.logging.retention_days < 180:
             raise ValueError("MLPS 2.0 level 3 keeps audit logs at least 180 days; set logging.retentionDays >= 180")
+        for problem in serving_problems(self)[:1]:
+            raise ValueError(problem)
         return self
 
     @property

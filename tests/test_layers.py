@@ -23,7 +23,13 @@ ALLOWED = {
     "blueprints.clock": ("blueprints.errors",),  # the plan's today (BLUEPRINTS_TODAY), for dated checks
     "blueprints.safeyaml": (),  # bounded YAML parsing of untrusted stack files
     "blueprints.cloudtext": (),  # what the clouds accept in tags and names
-    "blueprints.spec": ("catalog", "blueprints.errors"),
+    "blueprints.spec": ("catalog", "blueprints.errors", "blueprints.serving_spec"),
+    # serving.models (issue #25): its fit check reuses the sizing advisor's memory model, whose two modules are
+    # pure (no Pulumi, no CLI), so they sit at the spec's level.
+    "blueprints.serving_spec": ("catalog", "blueprints.errors", "blueprints.sizing.memory",
+                                "blueprints.sizing.workload"),
+    "blueprints.sizing.workload": ("blueprints.errors", "catalog"),
+    "blueprints.sizing.memory": ("blueprints.sizing.workload",),
     "blueprints.schema": ("blueprints.spec", "blueprints.stackconfig", "catalog", "blueprints.errors"),
     "blueprints.stackconfig": ("blueprints.spec", "catalog", "blueprints.errors", "blueprints.safeyaml",
                                "blueprints.cloudtext"),
@@ -31,7 +37,7 @@ ALLOWED = {
     "blueprints.resolver": ("blueprints.spec", "catalog", "blueprints.errors", "blueprints.conflicts",
                             "blueprints.clock"),
     "blueprints.compose": ("blueprints.resolver", "blueprints.spec", "blueprints.stackconfig", "catalog",
-                           "blueprints.errors", "blueprints.clock", "components"),
+                           "blueprints.errors", "blueprints.clock", "components", "blueprints.serving_spec"),
     "components": ("components",),
     "policies.library": ("policies.library", "catalog"),
     "policies": ("policies.library",),  # the packs' entry points

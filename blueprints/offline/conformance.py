@@ -14,6 +14,7 @@ from typing import Any
 
 from catalog import load_catalog
 from catalog.ai_conformance import Checklist, checklist, table
+from catalog.clouds import type_of
 
 from .engine import Registration
 from .readiness import (
@@ -231,7 +232,7 @@ def _advanced_inference_ingress(d: Declared, minor: str) -> Judgement:
 
 
 def _high_performance_networking(d: Declared, minor: str) -> Judgement:
-    efa = [r.name for r in d.regs if r.type == "aws:eks/nodeGroup:NodeGroup" and _has_efa(d.regs, r)]
+    efa = [r.name for r in d.regs if r.type == type_of("aws", "node_group") and _has_efa(d.regs, r)]
     erdma = d.cloud == "ack" and any("aliyun/erdma" in str(r.inputs) for r in d.regs if r.type in POD_TEMPLATES
                                      or "jobset" in r.type)
     if not efa and not erdma:
@@ -275,7 +276,7 @@ def _cluster_autoscaling(d: Declared, minor: str) -> Judgement:
     if not d.gpu_pools:
         return NOT_APPLICABLE, "no GPU node group"
     if d.cloud == "ack":
-        scaler = "ACK node autoscaling" if any(r.type == "alicloud:cs/autoscalingConfig:AutoscalingConfig"
+        scaler = "ACK node autoscaling" if any(r.type == type_of("alicloud", "autoscaling_config")
                                                for r in d.regs) else None
     else:
         scaler = d.chart("cluster-autoscaler") if "cluster-autoscaler" in d.releases else None

@@ -83,6 +83,7 @@ class Pod:
     gpu_agent: bool = False  # a DaemonSet every GPU node needs (device plugin, exporter, acceptance)
     for_every_gpu_node: bool = False  # a chart's agent meant for all GPU nodes (not one group's)
     required_any: Sequence[Mapping[str, str]] = ()  # REQUIRED affinity from chart facts: one label set matches
+    gpu_workload: bool = False  # a Deployment/StatefulSet whose containers ask for GPUs (a model server)
 
 
 def _tolerates(tolerations: Iterable[Mapping[str, Any]], taint: tuple[str, str, str]) -> bool:
@@ -166,7 +167,10 @@ def _template_pods(regs: Sequence[Registration]) -> list[Pod]:
         terms = [t.get("matchExpressions", []) for t in affinity.get("nodeSelectorTerms", [])]
         name = (r.inputs.get("metadata") or {}).get("name", r.name)
         pods.append(Pod(f"{kind} {name}", kind, spec.get("nodeSelector") or {}, spec.get("tolerations") or [],
-                        terms, gpu_agent=kind == "DaemonSet" and _selects_gpu_group(spec)))
+                        terms, gpu_agent=kind == "DaemonSet" and _selects_gpu_group(spec),
+                        gpu_workload=kind != "DaemonSet" and any(
+                            "nvidia.com/gpu" in ((c.get("resources") or {}).get("limits") or {})
+                            for c in spec.get("containers") or [])))
     return pods
 
 
@@ -223,7 +227,7 @@ def _system_capacity(pools: Sequence[Pool]) -> list[Finding]:
 def _controllers(pools: Sequence[Pool], pods: Sequence[Pod], autoscaler: bool) -> list[Finding]:
     findings = []
     for pod in pods:
-        if pod.kind == "DaemonSet":
+        if pod.kind == "DaemonSet" or pod.gpu_workload:  # GPU workloads: their topic's check (readiness_serving)
             continue
         running = [p for p in pools if admits(p, pod) and p.min_nodes >= 1]
         if running:
@@ -357,8 +361,10 @@ def _identities(regs: Sequence[Registration]) -> list[Finding]:
         trusted = _trusted_service_account(role)
         if trusted is None:
             continue
-        # An EKS add-on or a Helm chart that names the role creates and annotates its own service account.
-        if any(role.urn in r.dependencies for r in regs if r.type in (type_of("aws", "addon"), HELM_RELEASE)):
+        # An EKS add-on or a Helm chart that names the role creates and annotates its own service account; a
+        # PersistentVolume naming it is mounted by the cloud's CSI driver under its own (ACK's OSS ossfs client).
+        if any(role.urn in r.dependencies for r in regs
+               if r.type in (type_of("aws", "addon"), HELM_RELEASE, "kubernetes:core/v1:PersistentVolume")):
             continue
         account = accounts.get(trusted)
         if account is None:
@@ -440,10 +446,12 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
 def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
     """Checks kept in modules of their own (readiness_<topic>.py), imported here as they import this module."""
     from . import (readiness_alerts, readiness_capacity, readiness_key_grants, readiness_keys, readiness_network,
-                   readiness_node_health, readiness_queues, readiness_quotas, readiness_resources, readiness_support)
+                   readiness_node_health, readiness_queues, readiness_quotas, readiness_resources, readiness_serving,
+                   readiness_support)
 
     topics = (readiness_quotas, readiness_queues, readiness_keys, readiness_network, readiness_resources,
-              readiness_capacity, readiness_key_grants, readiness_node_health, readiness_alerts, readiness_support)
+              readiness_capacity, readiness_key_grants, readiness_node_health, readiness_alerts, readiness_support,
+              readiness_serving)
     return [finding for topic in topics for finding in topic.check(regs)]
 
 

@@ -13,6 +13,7 @@ from ..base import ALICLOUD, Component, as_args
 from ..cluster_args import GpuClusterArgs
 from ..kubernetes.platform import MIG_CONFIG_LABEL, NODE_GROUP_LABEL, GpuPlatform, WorkloadServiceAccount
 from ..providers import caller_provider
+from ..kubernetes.serving import WeightsVolume
 from ..kubernetes.storage import SharedVolumeSpec, StorageClassSpec
 from ..policy_document import Statement
 from .ack import (AckAutoscaling, AckAutoscalingArgs, AckCluster, AckClusterArgs, GpuNodeGroup, NodeGroupArgs,
@@ -45,6 +46,10 @@ RRSA_ROLE_ANNOTATION = "pod-identity.alibabacloud.com/role-name"
 # Alibaba Cloud CSI drivers (disk, NAS/CPFS over NFS). https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/mount-a-statically-provisioned-nas-volume
 DISK_CSI_DRIVER = "diskplugin.csi.alibabacloud.com"
 NAS_CSI_DRIVER = "nasplugin.csi.alibabacloud.com"
+# Model weights: a read-only OSS volume whose ossfs client (namespace ack-csi-fuse, ServiceAccount csi-fuse-ossfs)
+# assumes the PV's RAM role through RRSA. https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/
+# user-guide/mount-statically-provisioned-oss-volumes (RRSA method; read 2026-11-24).
+OSS_CSI_DRIVER, OSS_FUSE = "ossplugin.csi.alibabacloud.com", ("ack-csi-fuse", "csi-fuse-ossfs")
 
 
 def global_name(base: str, account_id: pulumi.Input[str]) -> pulumi.Output[str]:
@@ -259,8 +264,20 @@ class GpuCluster(Component):
             kube = k8s.Provider(f"{name}-k8s", kubeconfig=kubeconfig, opts=child)
             classes = [StorageClassSpec("essd-encrypted", DISK_CSI_DRIVER, default=True, parameters={
                 "type": "cloud_essd", "encrypted": "true", "kmsKeyId": key.id})]
+            serving = args.platform.serving
+            if serving is not None and bucket is not None:  # each model's volume reads only its weights' prefix
+                readers = {m.model: WorkloadRole(f"{name}-serve-{m.model}", WorkloadRoleArgs(
+                    account_id=account_id, cluster_id=ack.id, namespace=OSS_FUSE[0], service_account=OSS_FUSE[1],
+                    statements=[*bucket.grant_read(m.weights_prefix), Statement(
+                        actions=["kms:Decrypt"], resources=grants[0].resources)], tags=tags), opts=child)
+                    for m in serving.models}
+                serving = replace(serving, volumes={m.model: WeightsVolume(OSS_CSI_DRIVER, {
+                    "bucket": bucket.name, "path": "/" + m.weights_prefix.rstrip("/"),
+                    "url": f"http://oss-{args.region}-internal.aliyuncs.com", "authType": "rrsa",
+                    "roleName": readers[m.model].role_name, "otherOpts": "-o umask=022 -o allow_other",
+                    "sigVersion": "v4"}) for m in serving.models})
             platform = GpuPlatform(name, replace(
-                args.platform, driver_preinstalled=True, device_plugin_preinstalled=True,
+                args.platform, driver_preinstalled=True, device_plugin_preinstalled=True, serving=serving,
                 system_node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP},
                 namespaces={ns: {RRSA_INJECTION_LABEL: "on"} for ns in trainer_namespaces},
                 service_accounts=[WorkloadServiceAccount(ns, TRAINING_SERVICE_ACCOUNT,

@@ -85,6 +85,16 @@ class DataBucket(Component):
                                        target_prefix="access-logs/", opts=pulumi.ResourceOptions(parent=self))
         self.register_outputs({"name": self.name})
 
+    def grant_read(self, prefix: str) -> list[Statement]:
+        """Read and list only under ``prefix`` (a model's weights)."""
+        objects = pulumi.Output.concat("acs:oss:*:*:", self.bucket.bucket, "/", prefix.strip("/"), "/*")
+        return [
+            Statement(actions=["oss:GetObject"], resources=[objects]),
+            Statement(actions=["oss:ListObjects"],
+                      resources=[pulumi.Output.concat("acs:oss:*:*:", self.bucket.bucket)],
+                      conditions={"StringLike": {"oss:Prefix": [f"{prefix.strip('/')}/*"]}}),
+        ]
+
     def grant_read_write(self, prefix: str) -> list[Statement]:
         objects = pulumi.Output.concat("acs:oss:*:*:", self.bucket.bucket, "/", prefix.strip("/"), "/*")
         return [

@@ -13,6 +13,7 @@ from ..kubernetes.kubeconfig import eks_kubeconfig
 from ..base import AWS, Component, as_args
 from ..cluster_args import GpuClusterArgs
 from ..kubernetes.platform import MIG_CONFIG_LABEL, NODE_GROUP_LABEL, GpuPlatform, WorkloadServiceAccount
+from ..policy_document import Statement
 from ..providers import caller_provider
 from ..kubernetes.storage import SharedVolumeSpec, StorageClassSpec
 from .addons import AFTER_NODES, BEFORE_NODES, AddonRole, EksAddons, EksAddonsArgs, ebs_csi_key_statements
@@ -280,8 +281,18 @@ class GpuCluster(Component):
             classes = [StorageClassSpec("gp3-encrypted", EBS_CSI_DRIVER, default=True, parameters={
                 "type": "gp3", "encrypted": "true", "kmsKeyId": key.arn, "csi.storage.k8s.io/fstype": "ext4"})] \
                 if "aws-ebs-csi-driver" in versions else []
+            serving = args.platform.serving
+            if serving is not None and bucket is not None:  # each model's server reads only its weights' prefix
+                readers = {m.model: WorkloadRole(f"{name}-serve-{m.model}", WorkloadRoleArgs(
+                    oidc_provider_arn=eks.oidc_provider.arn, oidc_issuer=eks.oidc_issuer, namespace=serving.namespace,
+                    service_account=m.model, tags=tags, statements=[
+                        *bucket.grant_read(m.weights_prefix, "ReadWeights"),
+                        Statement(sid="DecryptWeights", actions=["kms:Decrypt"], resources=[key.arn])]), opts=child)
+                    for m in serving.models}
+                serving = replace(serving, bucket=bucket.name, service_account_annotations={
+                    model: {"eks.amazonaws.com/role-arn": role.arn} for model, role in readers.items()})
             platform = GpuPlatform(name, replace(
-                args.platform, driver_preinstalled=True, device_plugin_preinstalled=False,
+                args.platform, driver_preinstalled=True, device_plugin_preinstalled=False, serving=serving,
                 system_node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP}, namespaces={training_ns: {}},
                 service_accounts=[WorkloadServiceAccount(ns, TRAINING_SERVICE_ACCOUNT,
                                                          {"eks.amazonaws.com/role-arn": role.arn})

@@ -19,6 +19,7 @@ from .charts import chart_release
 from .fabric import FabricArgs, FabricTarget, FabricValidation
 from .monitoring import DCGM_COUNTERS, GpuMonitoring, MonitoringArgs
 from .queueing import FairQueueing, GpuFlavor, QueueingArgs, TeamQueue
+from .serving import ModelServing, ServingArgs
 from .storage import ClusterStorage, ClusterStorageArgs, SharedVolumeSpec, StorageClassSpec
 
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -26,6 +27,7 @@ OPERATOR_NAMESPACE = "gpu-operator"
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"  # the GPU Operator's MIG manager applies the profile this label names
 DCGM_METRICS = "gpu-metrics"  # ConfigMap with the exporter's counters (key dcgm-metrics.csv, GPU Operator docs)
 NODE_GROUP_LABEL = "gpu-blueprints/node-group"
+KEDA_NAMESPACE = "keda"
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,8 @@ class PlatformArgs(Args):
     """GPU monitoring; None installs none."""
     recheck_idle_hours: Optional[int] = None
     """Re-gate idle GPU nodes for a new acceptance check this often."""
+    serving: Optional[ServingArgs] = None
+    """Models served with vLLM and scaled by KEDA (serving.py); None serves none."""
 
 
 def gpu_tolerations(groups: Sequence[GpuNodes]) -> list[dict[str, str]]:
@@ -334,7 +338,27 @@ class GpuPlatform(Component):
                     labels=labels), opts=pulumi.ResourceOptions(parent=self, depends_on=[acceptance,
                                                                                         *self.priority_classes.values()]))
 
+        if args.serving is not None and args.serving.models:
+            self._serve(name, args, labels, monitoring_deps)
+
         self.register_outputs({"releases": pulumi.Output.from_input(sorted(self.releases))})
+
+    def _serve(self, name: str, args: PlatformArgs, labels: Mapping[str, str],
+               monitoring_deps: Sequence[pulumi.Resource]) -> None:
+        """KEDA on the system nodes, the serving namespace (isolated like the others) and one ModelServing a model;
+        the ScaledObject and PodMonitor CRDs come with KEDA and the monitoring stack."""
+        serving = args.serving
+        self.releases["keda"] = chart_release(self, f"{name}-keda", "keda", KEDA_NAMESPACE, {
+            "nodeSelector": dict(args.system_node_selector)}, create_namespace=True)
+        namespace = k8s.core.v1.Namespace(f"{name}-ns-{serving.namespace}", metadata={
+            "name": serving.namespace, "labels": {**labels, "pod-security.kubernetes.io/enforce": "baseline"}},
+            opts=pulumi.ResourceOptions(parent=self))
+        isolate_namespace(f"{name}-{serving.namespace}", serving.namespace, labels,
+                          pulumi.ResourceOptions(parent=self, depends_on=[namespace]))
+        for model in serving.resolved():
+            ModelServing(f"{name}-serve-{model.model}", replace(model, labels={**labels, **model.labels}),
+                         opts=pulumi.ResourceOptions(parent=self, depends_on=[
+                             namespace, self.releases["keda"], *monitoring_deps]))
 
 
 def mig_slices(profile: Optional[str]) -> int:

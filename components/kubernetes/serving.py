@@ -1,0 +1,243 @@
+"""ModelServing: one model behind vLLM's OpenAI-compatible server, scaled on its own load by KEDA.
+
+A Deployment of replicas of ``gpus`` GPUs each on one node group, a Service, a PodMonitor so the
+kube-prometheus-stack scrapes vLLM's /metrics, a KEDA ScaledObject whose Prometheus trigger reads the model's
+load (queue depth, KV-cache use or GPU utilization) and a NetworkPolicy admitting only the callers allowed.
+
+Sources (read 2026-11-24):
+- vLLM server flags and /health, /metrics: https://docs.vllm.ai/en/stable/serving/openai_compatible_server.html,
+  https://docs.vllm.ai/en/stable/usage/metrics/ (vllm:num_requests_waiting, vllm:kv_cache_usage_perc).
+- Weights streamed from object storage: https://docs.vllm.ai/en/stable/models/extensions/runai_model_streamer/
+  (`vllm serve s3://bucket/prefix --load-format runai_streamer`, credentials from the AWS SDK chain, so IRSA).
+- KEDA ScaledObject, Prometheus scaler: https://keda.sh/docs/2.20/reference/scaledobject-spec/,
+  https://keda.sh/docs/2.20/scalers/prometheus/ (minReplicaCount 0 scales to zero).
+- PodMonitor: prometheus-operator API monitoring.coreos.com/v1; `prometheus-operated` is the Service the operator
+  creates for every Prometheus in its namespace.
+- Internal load balancer annotations and loadBalancerSourceRanges: https://kubernetes.io/docs/concepts/services-
+  networking/service/#internal-load-balancer (externalTrafficPolicy Local keeps the caller's address, so the
+  NetworkPolicy sees it).
+"""
+
+
+from dataclasses import dataclass, field, replace
+from typing import Mapping, Optional, Sequence
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from ..base import KUBERNETES, Args, Component, as_args
+
+PORT = 8000
+PROMETHEUS = "http://prometheus-operated.monitoring.svc:9090"
+MONITORING_NAMESPACE = "monitoring"
+# vLLM's gauges per replica, and DCGM's GPU utilization (0-100) for the pods of the model.
+QUERIES = {
+    "requests-waiting": 'sum(vllm:num_requests_waiting{{namespace="{ns}",model_name="{model}"}})',
+    "kv-cache": 'avg(vllm:kv_cache_usage_perc{{namespace="{ns}",model_name="{model}"}})',
+    # The GPU Operator's exporter is scraped with honorLabels (platform.operator_values), so `namespace` and `pod`
+    # are those of the pod holding the GPU, as the idle-GPU alert reads them.
+    "gpu-utilization": 'avg(DCGM_FI_DEV_GPU_UTIL{{namespace="{ns}",pod=~"{model}-.*"}}) / 100',
+}
+
+
+def load_query(signal: str, namespace: str, model: str) -> str:
+    """The PromQL KEDA evaluates; with the Prometheus scaler's AverageValue metric type, KEDA divides the total by
+    the replica count, so the sum of waiting requests means 'waiting per replica' and averages stay averages."""
+    return QUERIES[signal].format(ns=namespace, model=model)
+
+
+@dataclass(frozen=True)
+class WeightsVolume(Args):
+    """The weights' prefix as a read-only CSI volume (ACK: the OSS CSI driver with RRSA), mounted at /models."""
+
+    driver: str
+    """The CSI driver, ossplugin.csi.alibabacloud.com on ACK."""
+    attributes: Mapping[str, pulumi.Input[str]]
+    """The driver's volumeAttributes (bucket, path, url, authType, roleName...)."""
+
+
+@dataclass(frozen=True)
+class ModelServingArgs(Args):
+    """One model served by vLLM. Fields without a default are required."""
+
+    model: str
+    """Name the model is served under (the OpenAI API's `model`) and the objects' name."""
+    namespace: str
+    """Namespace of the model server (it must exist)."""
+    image: str
+    """The vLLM OpenAI server image, pinned."""
+    weights_prefix: str
+    """Prefix of the weights in the stack's bucket, models/<name>/."""
+    gpus: int
+    """GPUs per replica (vLLM --tensor-parallel-size)."""
+    dtype: str
+    """vLLM --dtype (float16, bfloat16) or, for fp8/int8/int4, the quantization (--quantization)."""
+    max_context: int
+    """vLLM --max-model-len."""
+    max_batch: int
+    """vLLM --max-num-seqs."""
+    node_selector: Mapping[str, str]
+    """Labels of the node group the replicas run on."""
+    tolerations: Sequence[Mapping[str, str]]
+    """The group's workload taints, tolerated."""
+    min_replicas: int
+    """Fewest replicas; 0 lets the model scale to zero."""
+    max_replicas: int
+    """Most replicas."""
+    cpu: str
+    """CPU each replica requests (and is limited to)."""
+    memory: str
+    """Host memory each replica requests and is limited to (the weights pass through it while streaming)."""
+    signal: str
+    """requests-waiting, kv-cache or gpu-utilization (QUERIES)."""
+    target: float
+    """Per-replica target of the signal."""
+    bucket: Optional[pulumi.Input[str]] = None
+    """The stack's bucket the weights are streamed from (s3://<bucket>/<prefix>, Run:ai Model Streamer); the
+    cluster component sets it, since it creates the bucket."""
+    volume: Optional[WeightsVolume] = None
+    """The weights as a read-only CSI volume instead of streaming them (ACK's OSS driver); set by the cluster."""
+    service_account_annotations: Optional[Mapping[str, pulumi.Input[str]]] = field(default_factory=dict)
+    """The model server's identity (IRSA role that reads only the model's prefix); none by default."""
+    allowed_cidrs: Optional[Sequence[str]] = ()
+    """Networks that may call the model through an internal load balancer; empty keeps it in-cluster."""
+    internal_lb_annotations: Optional[Mapping[str, str]] = field(default_factory=dict)
+    """The cloud's internal load balancer annotations, used with allowed_cidrs."""
+    labels: Optional[Mapping[str, str]] = field(default_factory=dict)
+    """Labels on every object; none by default."""
+    annotations: Optional[Mapping[str, str]] = field(default_factory=dict)
+    """Annotations on the Deployment (the model's architecture and precision, read by the plan's readiness check);
+    none by default."""
+
+    @property
+    def engine_args(self) -> list[str]:
+        quantized = self.dtype in ("fp8", "int8", "int4")
+        loader = [] if self.volume is not None else ["--load-format", "runai_streamer"]
+        return ["--model", "$(WEIGHTS_URI)", "--served-model-name", self.model, *loader,
+                "--port", str(PORT), "--tensor-parallel-size", str(self.gpus), "--max-model-len",
+                str(self.max_context), "--max-num-seqs", str(self.max_batch),
+                *(["--quantization", "fp8"] if self.dtype == "fp8" else []),
+                *(["--dtype", self.dtype] if not quantized else [])]
+
+
+class ModelServing(Component):
+    """vLLM replicas of one model, its Service, scrape, autoscaling and ingress policy."""
+
+    PACKAGE = KUBERNETES
+
+    def __init__(self, name: str, args: ModelServingArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        from .platform import (
+            GPU_RESOURCE,  # the node contract's name (platform imports this module)
+        )
+
+        args = as_args(ModelServingArgs, args)
+        if args.bucket is None and args.volume is None:
+            raise ValueError(f"model {args.model}: no bucket or volume to load its weights from (ServingArgs)")
+        child = pulumi.ResourceOptions(parent=self)
+        app = {"app.kubernetes.io/name": "vllm", "app.kubernetes.io/instance": args.model}
+        meta = {"name": args.model, "namespace": args.namespace, "labels": {**args.labels, **app}}
+        sa = k8s.core.v1.ServiceAccount(f"{name}-sa", metadata={
+            **meta, "annotations": dict(args.service_account_annotations)}, opts=child)
+        mounts, volumes, after = [], [], [sa]
+        if args.volume is not None:
+            weights = f"{args.namespace}-{args.model}-weights"  # cluster-scoped: the namespace keeps it unique
+            pv = k8s.core.v1.PersistentVolume(f"{name}-weights", metadata={"name": weights, "labels": meta["labels"]},
+                                              spec={
+                "capacity": {"storage": "1Gi"},  # only matches the claim; the bucket has no size
+                "accessModes": ["ReadOnlyMany"], "persistentVolumeReclaimPolicy": "Retain", "storageClassName": "",
+                "csi": {"driver": args.volume.driver, "volumeHandle": weights, "readOnly": True,
+                        "volumeAttributes": dict(args.volume.attributes)}}, opts=child)
+            after.append(k8s.core.v1.PersistentVolumeClaim(f"{name}-weights-claim", metadata={
+                **meta, "name": f"{args.model}-weights"}, spec={
+                "accessModes": ["ReadOnlyMany"], "storageClassName": "", "volumeName": weights,
+                "resources": {"requests": {"storage": "1Gi"}}}, opts=pulumi.ResourceOptions(parent=self,
+                                                                                          depends_on=[pv])))
+            mounts = [{"name": "weights", "mountPath": "/models", "readOnly": True}]
+            volumes = [{"name": "weights", "persistentVolumeClaim": {"claimName": f"{args.model}-weights",
+                                                                     "readOnly": True}}]
+        source = "/models" if args.volume is not None else pulumi.Output.concat(
+            "s3://", args.bucket, "/", args.weights_prefix)
+        probe = {"httpGet": {"path": "/health", "port": PORT}, "periodSeconds": 10}
+        container = {
+            "name": "vllm", "image": args.image, "args": args.engine_args,
+            "env": [{"name": "WEIGHTS_URI", "value": source},
+                    # Not root, read-only root file system: caches (Hugging Face, torch.compile, Triton) go to
+                    # $HOME/.cache, an emptyDir.
+                    {"name": "HOME", "value": "/cache"}],
+            "securityContext": {"runAsNonRoot": True, "runAsUser": 1000, "runAsGroup": 1000,
+                                "readOnlyRootFilesystem": True, "allowPrivilegeEscalation": False,
+                                "capabilities": {"drop": ["ALL"]}},
+            "ports": [{"name": "http", "containerPort": PORT}],
+            "resources": {"limits": {GPU_RESOURCE: str(args.gpus), "cpu": args.cpu, "memory": args.memory},
+                          "requests": {GPU_RESOURCE: str(args.gpus), "cpu": args.cpu, "memory": args.memory}},
+            # Loading and compiling a model takes minutes: the startup probe holds the others off meanwhile.
+            "startupProbe": {**probe, "failureThreshold": 90},
+            "readinessProbe": {**probe, "failureThreshold": 3},
+            "livenessProbe": {**probe, "failureThreshold": 6},
+            "volumeMounts": [{"name": "shm", "mountPath": "/dev/shm"}, {"name": "cache", "mountPath": "/cache"},
+                             {"name": "tmp", "mountPath": "/tmp"}, *mounts],
+        }
+        # `pulumi up` does not wait for the replicas: they need a node from the autoscaler and the weights in the
+        # bucket, which are uploaded after the first `pulumi up` (pulumi-kubernetes: pulumi.com/skipAwait).
+        self.deployment = k8s.apps.v1.Deployment(f"{name}-deployment", metadata={
+            **meta, "annotations": {**args.annotations, "pulumi.com/skipAwait": "true"}}, spec={
+            "replicas": args.min_replicas, "selector": {"matchLabels": app},
+            "template": {"metadata": {"labels": {**args.labels, **app}}, "spec": {
+                "serviceAccountName": args.model, "nodeSelector": dict(args.node_selector),
+                "tolerations": [dict(t) for t in args.tolerations], "containers": [container],
+                # PyTorch shares tensors between tensor-parallel workers through /dev/shm (vLLM docker docs).
+                "volumes": [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "2Gi"}},
+                            {"name": "cache", "emptyDir": {"sizeLimit": "20Gi"}},
+                            {"name": "tmp", "emptyDir": {"sizeLimit": "4Gi"}}, *volumes]}}},
+            # KEDA owns the replica count once it runs; a later `pulumi up` must not reset it.
+            opts=pulumi.ResourceOptions(parent=self, depends_on=after, ignore_changes=["spec.replicas"]))
+        internal = bool(args.allowed_cidrs)
+        k8s.core.v1.Service(f"{name}-service", metadata={
+            **meta, "annotations": dict(args.internal_lb_annotations) if internal else {}}, spec={
+            "selector": app, "ports": [{"name": "http", "port": PORT, "targetPort": "http"}],
+            **({"type": "LoadBalancer", "loadBalancerSourceRanges": list(args.allowed_cidrs),
+                "externalTrafficPolicy": "Local"} if internal else {"type": "ClusterIP"})}, opts=child)
+        k8s.apiextensions.CustomResource(f"{name}-podmonitor", api_version="monitoring.coreos.com/v1",
+                                         kind="PodMonitor", metadata=meta, spec={
+            "selector": {"matchLabels": app},
+            "podMetricsEndpoints": [{"port": "http", "path": "/metrics", "interval": "15s"}]}, opts=child)
+        k8s.apiextensions.CustomResource(f"{name}-scaledobject", api_version="keda.sh/v1alpha1", kind="ScaledObject",
+                                         metadata=meta, spec={
+            "scaleTargetRef": {"name": args.model}, "minReplicaCount": args.min_replicas,
+            "maxReplicaCount": args.max_replicas, "pollingInterval": 15, "cooldownPeriod": 300,
+            "triggers": [{"type": "prometheus", "metricType": "AverageValue", "metadata": {
+                "serverAddress": PROMETHEUS, "query": load_query(args.signal, args.namespace, args.model),
+                "threshold": f"{args.target:g}", "activationThreshold": "0"}}]},
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.deployment]))
+        callers: list[dict] = [{"podSelector": {}},  # the serving namespace's own pods
+                               {"namespaceSelector": {"matchLabels": {
+                                   "kubernetes.io/metadata.name": MONITORING_NAMESPACE}}}]  # the scrape
+        callers += [{"ipBlock": {"cidr": cidr}} for cidr in args.allowed_cidrs]
+        k8s.networking.v1.NetworkPolicy(f"{name}-ingress", metadata={**meta, "name": f"{args.model}-callers"}, spec={
+            "podSelector": {"matchLabels": app}, "policyTypes": ["Ingress"],
+            "ingress": [{"from": callers, "ports": [{"port": PORT, "protocol": "TCP"}]}]}, opts=child)
+        self.register_outputs({})
+
+
+@dataclass(frozen=True)
+class ServingArgs(Args):
+    """The models a cluster serves, in one namespace, scaled by KEDA."""
+
+    namespace: str
+    """Namespace of the model servers."""
+    models: Sequence[ModelServingArgs]
+    """The models; their bucket and identity come from the cluster (``for_cluster``)."""
+    bucket: Optional[pulumi.Input[str]] = None
+    """The stack's bucket, set by the cluster component that creates it."""
+    service_account_annotations: Optional[Mapping[str, Mapping[str, pulumi.Input[str]]]] = field(default_factory=dict)
+    """Model -> annotations binding its ServiceAccount to a role reading only its prefix; set by the cluster."""
+    volumes: Optional[Mapping[str, WeightsVolume]] = field(default_factory=dict)
+    """Model -> its weights as a read-only CSI volume (ACK); set by the cluster. Models without one stream from
+    the bucket."""
+
+    def resolved(self) -> list[ModelServingArgs]:
+        """Each model with the cluster's bucket, its own identity and its volume."""
+        return [replace(m, bucket=self.bucket, volume=self.volumes.get(m.model), service_account_annotations=dict(
+            self.service_account_annotations.get(m.model, {}))) for m in self.models]
+

@@ -1,0 +1,57 @@
+"""serving.models: bad input gets one line naming the field and what is allowed, exit 2 (issue #25)."""
+
+import pytest
+from conftest import one_line, run_cli, shipped_cluster, write_stack
+
+from blueprints.serving_spec import ModelSpec, fit_problem, replica_need_gib
+
+BASE = "startup-serving"
+
+
+def _plan_with(tmp_path, mutate):
+    cluster = shipped_cluster(BASE)
+    mutate(cluster)
+    write_stack(tmp_path, "bad", cluster)
+    return run_cli("plan", "--stack", "bad", "--stacks-dir", str(tmp_path))
+
+
+def _model(cluster):
+    return cluster["serving"]["models"]["mistral-7b"]
+
+
+def test_the_shipped_serving_stack_plans():
+    assert run_cli("plan", "--stack", BASE).returncode == 0
+
+
+@pytest.mark.parametrize("mutate, fragments", [
+    (lambda c: c["nodeGroups"]["gpu"].update(gpuModel="T4", minVcpus=8),  # 16 GB cannot hold 7B at fp16 + KV
+     ("serving.models.mistral-7b", "needs 13.5 GiB of weights", "T4", "allowed: a smaller maxContext")),
+    (lambda c: _model(c).update(tensorParallel=3),
+     ("tensorParallel 3 does not divide mistral-7b's 32 attention heads", "allowed: 1, 2, 4, 8, 16")),
+    (lambda c: _model(c).update(minReplicas=4, maxReplicas=2),
+     ("minReplicas 4 is above maxReplicas 2", "0 <= minReplicas <= maxReplicas")),
+    (lambda c: c["serving"].update(exposure={"mode": "internal", "allowedCidrs": ["0.0.0.0/0"]}),
+     ("serving.exposure.allowedCidrs", "0.0.0.0/0 admits every address")),
+    (lambda c: _model(c).update(weightsPrefix="s3://someone-elses-bucket/models/"),
+     ("serving.models.mistral-7b.weightsPrefix", "not a prefix of the stack's bucket", "models/mistral-7b/")),
+    (lambda c: _model(c).update(weightsPrefix="models/../secrets/"),
+     ("weightsPrefix", "not a prefix of the stack's bucket")),
+    (lambda c: _model(c).update(nodeGroup="nope"),
+     ("serving.models.mistral-7b.nodeGroup", "'nope' is not a node group")),
+    (lambda c: _model(c).update(signal="kv-cache", target=80), ("target 80 for kv-cache is a fraction from 0 to 1",)),
+    (lambda c: c["serving"].update(namespace="monitoring"), ("serving.namespace", "'monitoring' is already used")),
+])
+def test_bad_serving_input_is_one_line(tmp_path, mutate, fragments):
+    line = one_line(_plan_with(tmp_path, mutate))
+    for fragment in fragments:
+        assert fragment in line, line
+
+
+def test_the_fit_reuses_the_sizing_memory_model():
+    """Mistral 7B (32 layers, 8 KV heads x 128): KV = 2 x 32 x 1024 x 2 B per token = 128 KiB; 4096 x 8 = 4 GiB."""
+    m = ModelSpec(model="mistral-7b", weights_prefix="models/m/", node_group="g", max_context=4096, max_batch=8)
+    weights, kv = replica_need_gib(m)
+    assert round(weights, 2) == round(7.24e9 * 2 / 2**30, 2) and kv == pytest.approx(4.0)
+    assert fit_problem("m", m, "L4", 22.35, "g6.xlarge") is None  # 17.5 <= 17.9 usable
+    assert fit_problem("m", m, "T4", 14.57, "g4dn.xlarge") is not None
+    assert fit_problem("m", m.model_copy(update={"tensor_parallel": 2}), "T4", 14.57, "g4dn.12xlarge") is None
