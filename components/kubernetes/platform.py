@@ -206,21 +206,35 @@ class GpuPlatform(Component):
     def __init__(self, name: str, args: PlatformArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
         args = as_args(PlatformArgs, args)
-        child = pulumi.ResourceOptions(parent=self)
         labels = {"app.kubernetes.io/managed-by": "gpu-cluster-blueprints", **args.labels}
+        self.releases: dict[str, k8s.helm.v3.Release] = {}
+        self.grafana_admin_password: Optional[pulumi.Output[str]] = None
+        """Grafana's admin password (secret) when monitoring is installed."""
+        monitoring_deps = self._gpu_enablement(name, args, labels)
+        self._priority_classes(name, args, labels)
+        self._namespaces(name, args, labels)
+        self._team_limits(name, args, labels)
+        self._identity_storage_and_autoscaler(name, args, labels)
+        self._queueing(name, args)
+        self._acceptance_and_fabric(name, args, labels)
+        if args.serving is not None and args.serving.models:
+            self._serve(name, args, labels, monitoring_deps)
+        self.register_outputs({"releases": pulumi.Output.from_input(sorted(self.releases))})
+
+    def _release(self, name: str, key: str, namespace: str, values: dict,
+                 depends_on: Sequence[pulumi.Resource] = ()) -> k8s.helm.v3.Release:
+        return chart_release(self, f"{name}-{key}", key, namespace, values, depends_on=depends_on)
+
+    def _gpu_enablement(self, name: str, args: PlatformArgs, labels: Mapping[str, str]) -> list[pulumi.Resource]:
+        """Monitoring first (its ServiceMonitor CRD), then the GPU stack and RDMA device plugins; returns what a
+        workload with monitors must wait for."""
+        child = pulumi.ResourceOptions(parent=self)
         tolerations = gpu_tolerations(args.node_groups)
-
-        def release(key: str, namespace: str, values: dict, depends_on: Sequence[pulumi.Resource] = ()):
-            return chart_release(self, f"{name}-{key}", key, namespace, values, depends_on=depends_on)
-
         # Node agents (driver containers, MIG manager, exporters) need privileged pods.
         operator_ns = k8s.core.v1.Namespace(f"{name}-{OPERATOR_NAMESPACE}", metadata={
             "name": OPERATOR_NAMESPACE,
             "labels": {**labels, "pod-security.kubernetes.io/enforce": "privileged"}}, opts=child)
-        self.releases: dict[str, k8s.helm.v3.Release] = {}
         monitoring_deps: list[pulumi.Resource] = []
-        self.grafana_admin_password: Optional[pulumi.Output[str]] = None
-        """Grafana's admin password (secret) when monitoring is installed."""
         if args.monitoring is not None:
             monitoring = GpuMonitoring(f"{name}-monitoring", replace(args.monitoring, labels=labels), opts=child)
             self.grafana_admin_password = monitoring.grafana_admin_password
@@ -233,28 +247,33 @@ class GpuPlatform(Component):
                                                         "labels": labels},
                     data={"dcgm-metrics.csv": DCGM_COUNTERS}, opts=pulumi.ResourceOptions(
                         parent=self, depends_on=[operator_ns])))
-            self.releases["gpu-operator"] = release("gpu-operator", OPERATOR_NAMESPACE, operator_values(args),
-                                                    operator_deps)
+            self.releases["gpu-operator"] = self._release(name, "gpu-operator", OPERATOR_NAMESPACE,
+                                                          operator_values(args), operator_deps)
         else:
             if not args.device_plugin_preinstalled:
-                self.releases["nvidia-device-plugin"] = release(
-                    "nvidia-device-plugin", OPERATOR_NAMESPACE, {"tolerations": tolerations}, [operator_ns])
+                self.releases["nvidia-device-plugin"] = self._release(
+                    name, "nvidia-device-plugin", OPERATOR_NAMESPACE, {"tolerations": tolerations}, [operator_ns])
             # The chart's ServiceMonitor needs the Prometheus Operator's CRD, which is not installed; without a
             # nodeSelector it would also run on every CPU node (chart_workloads.yaml, dcgm-exporter 3.5.0).
-            self.releases["dcgm-exporter"] = release(
-                "dcgm-exporter", OPERATOR_NAMESPACE, {"tolerations": tolerations,
-                                                      "serviceMonitor": {"enabled": args.monitoring is not None},
-                                                      "nodeSelector": {"nvidia.com/gpu.present": "true"}},
+            self.releases["dcgm-exporter"] = self._release(
+                name, "dcgm-exporter", OPERATOR_NAMESPACE, {"tolerations": tolerations,
+                                                            "serviceMonitor": {"enabled": args.monitoring is not None},
+                                                            "nodeSelector": {"nvidia.com/gpu.present": "true"}},
                 [operator_ns, *monitoring_deps])
         if any(g.rdma == "efa" for g in args.node_groups):
-            self.releases["aws-efa-k8s-device-plugin"] = release("aws-efa-k8s-device-plugin", "kube-system", {
-                "nodeSelector": {"vpc.amazonaws.com/efa.present": "true"}, "tolerations": tolerations})
+            self.releases["aws-efa-k8s-device-plugin"] = self._release(
+                name, "aws-efa-k8s-device-plugin", "kube-system", {
+                    "nodeSelector": {"vpc.amazonaws.com/efa.present": "true"}, "tolerations": tolerations})
+        return monitoring_deps
 
+    def _priority_classes(self, name: str, args: PlatformArgs, labels: Mapping[str, str]) -> None:
+        """Three GPU priority classes: critical and standard preempt lower ones; preemptible never preempts."""
         p = args.priorities
         self.priority_classes = {
             cls_name: k8s.scheduling.v1.PriorityClass(
                 f"{name}-{cls_name}", metadata={"name": cls_name, "labels": labels}, value=value,
-                global_default=False, preemption_policy=policy, description=text, opts=child)
+                global_default=False, preemption_policy=policy, description=text,
+                opts=pulumi.ResourceOptions(parent=self))
             for cls_name, value, policy, text in (
                 ("gpu-critical", p.critical, "PreemptLowerPriority",
                  "Critical training: preempts standard and preemptible GPU work."),
@@ -264,13 +283,16 @@ class GpuPlatform(Component):
             )
         }
 
+    def _namespaces(self, name: str, args: PlatformArgs, labels: Mapping[str, str]) -> None:
+        """Team and workload namespaces, each isolated; with teams, a non-team namespace may not ask for GPUs."""
         self.namespaces: dict[str, k8s.core.v1.Namespace] = {}
         for ns_name in sorted(set(args.teams) | set(args.namespaces)):
             team_label = {"gpu-blueprints/team": ns_name} if ns_name in args.teams else {}
             self.namespaces[ns_name] = k8s.core.v1.Namespace(
                 f"{name}-team-{ns_name}" if ns_name in args.teams else f"{name}-ns-{ns_name}", metadata={
                     "name": ns_name, "labels": {**labels, **team_label, **args.namespaces.get(ns_name, {}),
-                                                "pod-security.kubernetes.io/enforce": "baseline"}}, opts=child)
+                                                "pod-security.kubernetes.io/enforce": "baseline"}},
+                opts=pulumi.ResourceOptions(parent=self))
             isolate_namespace(f"{name}-{ns_name}", ns_name, labels,
                               pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[ns_name]]))
             if args.teams and ns_name not in args.teams:
@@ -280,6 +302,9 @@ class GpuPlatform(Component):
                     "name": "no-gpus", "namespace": ns_name, "labels": labels},
                     spec={"limits": [{"type": "Container", "max": {GPU_RESOURCE: "0"}}]},
                     opts=pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[ns_name]]))
+
+    def _team_limits(self, name: str, args: PlatformArgs, labels: Mapping[str, str]) -> None:
+        """Each team's GPU quota (without Kueue; with it, the team's queue admits) and container defaults."""
         for team, spec in sorted(args.teams.items()):
             scoped = pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[team]])
             if args.queueing is None:  # with Kueue, every job in a team namespace is admitted against its queue
@@ -293,6 +318,9 @@ class GpuPlatform(Component):
             k8s.core.v1.LimitRange(f"{name}-team-{team}-defaults", metadata={
                 "name": "defaults", "namespace": team, "labels": labels}, spec={"limits": [limits]}, opts=scoped)
 
+    def _identity_storage_and_autoscaler(self, name: str, args: PlatformArgs, labels: Mapping[str, str]) -> None:
+        """Workload service accounts (annotated for the cloud's identity), storage classes and shared volumes, and
+        the cluster autoscaler where the cloud's own does not scale nodes."""
         self.service_accounts = [
             k8s.core.v1.ServiceAccount(f"{name}-{sa.namespace}-{sa.name}", metadata={
                 "name": sa.name, "namespace": sa.namespace, "labels": labels, "annotations": dict(sa.annotations)},
@@ -304,44 +332,47 @@ class GpuPlatform(Component):
                 classes=args.storage_classes, volumes=args.shared_volumes, labels=labels), opts=pulumi.ResourceOptions(
                                parent=self, depends_on=[self.namespaces[v.namespace] for v in args.shared_volumes]))
         if args.autoscaler is not None:
-            ClusterAutoscaler(f"{name}-cluster-autoscaler", args.autoscaler, opts=child)
+            ClusterAutoscaler(f"{name}-cluster-autoscaler", args.autoscaler, opts=pulumi.ResourceOptions(parent=self))
 
-        if args.queueing is not None and args.teams:
-            FairQueueing(f"{name}-queueing", QueueingArgs(
-                flavors=[GpuFlavor(group=g.name, node_labels={NODE_GROUP_LABEL: g.name}, tolerations=g.workload_taints,
-                                   gpus_per_node=g.gpus * mig_slices(g.mig_profile), vcpus=g.vcpus,
-                                   memory_gib=g.memory_gib,
-                                   extended={RDMA_RESOURCES[g.rdma]: g.rdma_devices} if g.rdma != "none" else {})
-                         for g in args.node_groups],
-                teams=[TeamQueue(team, t.gpus, {g.name: mig_slices(g.mig_profile) for g in args.node_groups
-                                                if g.mig_profile})
-                       for team, t in sorted(args.teams.items())],
-                system_node_selector=args.system_node_selector, standard_priority=args.priorities.standard,
-                pods_ready_timeout_minutes=args.queueing,
-                _depends_on=[self.namespaces[t] for t in sorted(args.teams)]), opts=child)
+    def _queueing(self, name: str, args: PlatformArgs) -> None:
+        """Kueue: one flavor a GPU group (its labels, taints, GPUs, CPU, memory, RDMA devices), one queue a team."""
+        if args.queueing is None or not args.teams:
+            return
+        FairQueueing(f"{name}-queueing", QueueingArgs(
+            flavors=[GpuFlavor(group=g.name, node_labels={NODE_GROUP_LABEL: g.name}, tolerations=g.workload_taints,
+                               gpus_per_node=g.gpus * mig_slices(g.mig_profile), vcpus=g.vcpus,
+                               memory_gib=g.memory_gib,
+                               extended={RDMA_RESOURCES[g.rdma]: g.rdma_devices} if g.rdma != "none" else {})
+                     for g in args.node_groups],
+            teams=[TeamQueue(team, t.gpus, {g.name: mig_slices(g.mig_profile) for g in args.node_groups
+                                            if g.mig_profile})
+                   for team, t in sorted(args.teams.items())],
+            system_node_selector=args.system_node_selector, standard_priority=args.priorities.standard,
+            pods_ready_timeout_minutes=args.queueing,
+            _depends_on=[self.namespaces[t] for t in sorted(args.teams)]), opts=pulumi.ResourceOptions(parent=self))
 
+    def _acceptance_and_fabric(self, name: str, args: PlatformArgs, labels: Mapping[str, str]) -> None:
+        """The per-node GPU acceptance check, and the multi-node fabric check on RDMA groups that can reach two
+        nodes."""
         expectations = {g.name: g.acceptance for g in args.node_groups if g.acceptance is not None}
-        if expectations:
-            acceptance = GpuAcceptance(f"{name}-acceptance", GpuAcceptanceArgs(
-                expectations=expectations, tolerations=tolerations, priority_class="gpu-standard", labels=labels,
-                recheck_idle_hours=args.recheck_idle_hours, system_node_selector=args.system_node_selector),
-                opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.priority_classes.values())))
-            targets = [FabricTarget(group=g.name, node_selector={NODE_GROUP_LABEL: g.name}, tolerations=g.workload_taints,
-                                    gpus=g.gpus, devices={RDMA_RESOURCES[g.rdma]: g.rdma_devices},
-                                    transport=FABRIC_TRANSPORT[g.rdma], min_busbw_gbps=g.fabric_min_busbw_gbps,
-                                    env=FABRIC_ENV[g.rdma])
-                       for g in args.node_groups if g.rdma != "none" and g.acceptance is not None and g.max_nodes >= 2]
-            if args.fabric is not None and targets:
-                FabricValidation(f"{name}-fabric", FabricArgs(
-                    targets=targets, image=args.fabric.image, namespace=ACCEPTANCE_NAMESPACE,
-                    system_node_selector=args.system_node_selector, run_on_create=args.fabric.run_on_create,
-                    labels=labels), opts=pulumi.ResourceOptions(parent=self, depends_on=[acceptance,
-                                                                                        *self.priority_classes.values()]))
-
-        if args.serving is not None and args.serving.models:
-            self._serve(name, args, labels, monitoring_deps)
-
-        self.register_outputs({"releases": pulumi.Output.from_input(sorted(self.releases))})
+        if not expectations:
+            return
+        acceptance = GpuAcceptance(f"{name}-acceptance", GpuAcceptanceArgs(
+            expectations=expectations, tolerations=gpu_tolerations(args.node_groups), priority_class="gpu-standard",
+            labels=labels, recheck_idle_hours=args.recheck_idle_hours,
+            system_node_selector=args.system_node_selector),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.priority_classes.values())))
+        targets = [FabricTarget(group=g.name, node_selector={NODE_GROUP_LABEL: g.name}, tolerations=g.workload_taints,
+                                gpus=g.gpus, devices={RDMA_RESOURCES[g.rdma]: g.rdma_devices},
+                                transport=FABRIC_TRANSPORT[g.rdma], min_busbw_gbps=g.fabric_min_busbw_gbps,
+                                env=FABRIC_ENV[g.rdma])
+                   for g in args.node_groups if g.rdma != "none" and g.acceptance is not None and g.max_nodes >= 2]
+        if args.fabric is not None and targets:
+            FabricValidation(f"{name}-fabric", FabricArgs(
+                targets=targets, image=args.fabric.image, namespace=ACCEPTANCE_NAMESPACE,
+                system_node_selector=args.system_node_selector, run_on_create=args.fabric.run_on_create,
+                labels=labels), opts=pulumi.ResourceOptions(parent=self, depends_on=[acceptance,
+                                                                                    *self.priority_classes.values()]))
 
     def _serve(self, name: str, args: PlatformArgs, labels: Mapping[str, str],
                monitoring_deps: Sequence[pulumi.Resource]) -> None:
