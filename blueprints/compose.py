@@ -13,10 +13,10 @@ from typing import Any, Mapping, Optional
 import pulumi
 
 from components.cluster_args import (AutoscalingArgs, BudgetArgs, FileSystemArgs, GpuClusterArgs, GpuGroupArgs,
-                                     ObjectStorageArgs, SystemGroupArgs)
+                                     ObjectStorageArgs, PlatformSettings, SystemGroupArgs)
 from components.kubernetes.acceptance import GATE_TAINT
 from components.kubernetes.monitoring import AlertReceiver, MonitoringArgs, SmtpSettings
-from components.kubernetes.platform import (NODE_GROUP_LABEL, FabricSettings, GpuNodes, PlatformArgs,
+from components.kubernetes.platform import (NODE_GROUP_LABEL, FabricSettings, GpuNodes,
                                             PriorityValues, Team, mig_slices)
 
 from . import clock
@@ -93,8 +93,9 @@ def alert_routing(spec: ClusterSpec) -> tuple[list[AlertReceiver], Optional[Smtp
                                    smtp.require_tls) if smtp else None
 
 
-def platform_args(plan: ResolvedPlan) -> Optional[PlatformArgs]:
-    """The Kubernetes layer's args, or None when the stack turns the layer off."""
+def platform_settings(plan: ResolvedPlan) -> Optional[PlatformSettings]:
+    """What the stack decides about the Kubernetes layer (the cluster adds what only it knows), or None when the
+    stack turns the layer off."""
     spec = plan.spec.kubernetes
     if not spec.enabled:
         return None
@@ -103,7 +104,7 @@ def platform_args(plan: ResolvedPlan) -> Optional[PlatformArgs]:
         if spec.fabric_validation.enabled and plan.fabric_image else None
     system = {NODE_GROUP_LABEL: SYSTEM_GROUP}
     receivers, smtp = alert_routing(plan.spec) if spec.monitoring.enabled else ([], None)
-    return PlatformArgs(
+    return PlatformSettings(
         node_groups=[GpuNodes(name=g.name, rdma=g.shape.rdma.kind if g.rdma_interfaces else "none",
                               taints=group_taints(g, check), mig_profile=g.spec.mig_profile,
                               acceptance=g.acceptance, gpus=g.shape.gpu.count, vcpus=g.shape.vcpus,
@@ -114,7 +115,6 @@ def platform_args(plan: ResolvedPlan) -> Optional[PlatformArgs]:
         teams={name: Team(t.gpus, t.max_gpus_per_pod, t.default_cpu, t.default_memory)
                for name, t in spec.teams.items()},
         priorities=PriorityValues(spec.priorities.critical, spec.priorities.standard, spec.priorities.preemptible),
-        system_node_selector=system,
         queueing=spec.queueing.pods_ready_timeout_minutes if spec.queueing.enabled else None,
         recheck_idle_hours=check.recheck_idle_hours if check.enabled else None,
         fabric=fabric,
@@ -165,7 +165,7 @@ def cluster_args(plan: ResolvedPlan) -> GpuClusterArgs:
         audit_trail=spec.account_services.audit_trail == "create",
         mlps_hardening="mlps" in spec.compliance.frameworks,
         zone=plan.zone,
-        platform=platform_args(plan),
+        platform=platform_settings(plan),
     )
 
 

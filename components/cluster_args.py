@@ -7,12 +7,13 @@ nothing below reads the catalog, a preset or a stack.
 """
 
 
-from dataclasses import dataclass, field
-from typing import Mapping, Optional, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, Mapping, Optional, Sequence
 
 from .base import Args
 
-from .kubernetes.platform import PlatformArgs
+from .kubernetes.monitoring import MonitoringArgs
+from .kubernetes.platform import FabricSettings, GpuNodes, PlatformArgs, PriorityValues, Team
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,37 @@ class BudgetArgs(Args):
 
 
 @dataclass(frozen=True)
+class PlatformSettings(Args):
+    """What the stack decides about the Kubernetes layer. The cluster adds what only it knows (node images, system
+    selector, namespaces and ServiceAccounts of its roles, storage classes, shared volumes, the autoscaler) when it
+    builds the layer's `PlatformArgs`, so no input here is overwritten."""
+
+    node_groups: Sequence[GpuNodes]
+    """The GPU node groups as the Kubernetes layer sees them."""
+    gpu_stack: str
+    """Gpu-operator (NVIDIA GPU Operator) or device-plugin (the device plugin chart alone)."""
+    teams: Mapping[str, Team]
+    """Team name -> quota; each team gets a namespace (and a queue with queueing)."""
+    priorities: PriorityValues
+    """PriorityClass values."""
+    labels: Optional[Mapping[str, str]] = field(default_factory=dict)
+    """Labels on every object; none by default."""
+    queueing: Optional[int] = None
+    """Kueue with this all-or-nothing timeout (minutes); None: ResourceQuotas only."""
+    fabric: Optional[FabricSettings] = None
+    """Multi-node NCCL validation of RDMA groups."""
+    monitoring: Optional[MonitoringArgs] = None
+    """GPU monitoring; None installs none."""
+    recheck_idle_hours: Optional[int] = None
+    """Re-gate idle GPU nodes for a new acceptance check this often."""
+
+
+def platform_args(settings: PlatformSettings, **cluster: Any) -> PlatformArgs:
+    """The Kubernetes layer's args: the stack's settings plus the fields only the cluster fills (`cluster`)."""
+    return PlatformArgs(**{f.name: getattr(settings, f.name) for f in fields(settings)}, **cluster)
+
+
+@dataclass(frozen=True)
 class GpuClusterArgs(Args):
     """A whole GPU cluster; fields without a default are required."""
 
@@ -197,9 +229,9 @@ class GpuClusterArgs(Args):
     """The file system's zone and RDMA groups' default, fixed by the caller so a data source listing zones in another
     order never moves them; None: the first zone by name (AWS: that sells every RDMA shape; Alibaba: the first GPU
     shape)."""
-    # The Kubernetes layer; the cluster fills in its system nodes, storage, identities and autoscaler.
-    platform: Optional[PlatformArgs] = None
-    """The Kubernetes layer; the cluster fills in its system nodes, storage, identities and autoscaler. None skips it."""
+    platform: Optional[PlatformSettings] = None
+    """The Kubernetes layer's settings; the cluster adds its system nodes, storage, identities and autoscaler. None
+    skips the layer."""
 
     @property
     def rdma(self) -> bool:

@@ -2,7 +2,6 @@
 
 import hashlib
 import json
-from dataclasses import replace
 from typing import Mapping, Optional
 
 import pulumi
@@ -10,7 +9,7 @@ import pulumi_alicloud as alicloud
 import pulumi_kubernetes as k8s
 
 from ..base import ALICLOUD, Component, as_args
-from ..cluster_args import FileSystemArgs, GpuClusterArgs, GpuGroupArgs
+from ..cluster_args import FileSystemArgs, GpuClusterArgs, GpuGroupArgs, platform_args
 from ..kubernetes.platform import MIG_CONFIG_LABEL, NODE_GROUP_LABEL, GpuPlatform, WorkloadServiceAccount
 from ..providers import caller_provider
 from ..kubernetes.storage import SharedVolumeSpec, StorageClassSpec
@@ -305,14 +304,15 @@ class GpuCluster(Component):
         kube = k8s.Provider(f"{name}-k8s", kubeconfig=kubeconfig, opts=self._child)
         classes = [StorageClassSpec("essd-encrypted", DISK_CSI_DRIVER, default=True, parameters={
             "type": "cloud_essd", "encrypted": "true", "kmsKeyId": self._key.id})]
-        platform = GpuPlatform(name, replace(
+        platform = GpuPlatform(name, platform_args(
             args.platform, driver_preinstalled=True, device_plugin_preinstalled=True,
             system_node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP},
             namespaces={ns: {RRSA_INJECTION_LABEL: "on"} for ns in self._trainer_namespaces},
             service_accounts=[WorkloadServiceAccount(ns, TRAINING_SERVICE_ACCOUNT,
                                                      {RRSA_ROLE_ANNOTATION: role.role_name})
                               for ns, role in self._trainers.items()],
-            storage_classes=classes, shared_volumes=self._shared_volumes),
+            # ACK scales node pools itself (AckAutoscaling): no Cluster Autoscaler in the cluster.
+            storage_classes=classes, shared_volumes=self._shared_volumes, autoscaler=None),
             opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": kube},
                                         depends_on=[self.system_pool, self._identity_webhook, *self._pools]))
         if platform.grafana_admin_password is not None:

@@ -1,7 +1,5 @@
 """GpuCluster on AWS: EKS, GPU and system node groups, storage, identity, audit and budget from one args object."""
 
-from dataclasses import replace
-
 from typing import Mapping, Optional
 
 import pulumi
@@ -11,7 +9,7 @@ import pulumi_kubernetes as k8s
 from ..kubernetes.autoscaler import SERVICE_ACCOUNT as AUTOSCALER_SA, AutoscalerArgs
 from ..kubernetes.kubeconfig import eks_kubeconfig
 from ..base import AWS, Component, as_args
-from ..cluster_args import GpuClusterArgs, GpuGroupArgs
+from ..cluster_args import GpuClusterArgs, GpuGroupArgs, platform_args
 from ..kubernetes.platform import MIG_CONFIG_LABEL, NODE_GROUP_LABEL, GpuPlatform, WorkloadServiceAccount
 from ..providers import caller_provider
 from ..kubernetes.storage import SharedVolumeSpec, StorageClassSpec
@@ -316,7 +314,7 @@ class GpuCluster(Component):
         classes = [StorageClassSpec("gp3-encrypted", EBS_CSI_DRIVER, default=True, parameters={
             "type": "gp3", "encrypted": "true", "kmsKeyId": self._key.arn, "csi.storage.k8s.io/fstype": "ext4"})] \
             if "aws-ebs-csi-driver" in self._versions else []
-        platform = GpuPlatform(name, replace(
+        platform = GpuPlatform(name, platform_args(
             args.platform, driver_preinstalled=True, device_plugin_preinstalled=False,
             system_node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP}, namespaces={args.trainer_namespace: {}},
             service_accounts=[WorkloadServiceAccount(ns, TRAINING_SERVICE_ACCOUNT,
