@@ -12,8 +12,9 @@ from typing import Any, Mapping, Optional
 
 import pulumi
 
-from components.cluster_args import (AutoscalingArgs, BudgetArgs, FileSystemArgs, GpuClusterArgs, GpuGroupArgs,
-                                     ObjectStorageArgs, PlatformSettings, SystemGroupArgs)
+from components.cluster_args import (AlicloudClusterArgs, AutoscalingArgs, AwsClusterArgs, BudgetArgs, ClusterArgs,
+                                     FileSystemArgs, GpuGroupArgs, ObjectStorageArgs, PlatformSettings,
+                                     SystemGroupArgs)
 from components.kubernetes.acceptance import GATE_TAINT
 from components.kubernetes.monitoring import AlertReceiver, MonitoringArgs, SmtpSettings
 from components.kubernetes.platform import (NODE_GROUP_LABEL, FabricSettings, GpuNodes,
@@ -125,26 +126,39 @@ def platform_settings(plan: ResolvedPlan) -> Optional[PlatformSettings]:
     )
 
 
-def cluster_args(plan: ResolvedPlan) -> GpuClusterArgs:
+def cluster_args(plan: ResolvedPlan) -> ClusterArgs:
+    """The cloud's cluster args: the common part and what only that cloud reads."""
+    spec = plan.spec
+    if spec.cloud == "aws":
+        return AwsClusterArgs(
+            **common_cluster_args(plan),
+            budget=BudgetArgs(monthly_limit_usd=spec.budget.monthly_limit_usd,
+                              thresholds_pct=tuple(spec.budget.alert_thresholds_pct),
+                              contacts=tuple(spec.budget.contacts),
+                              activate_cost_tag=spec.budget.activate_cost_allocation_tag),
+            public_api_cidrs=tuple(spec.networking.public_api_cidrs),
+            node_release_version=spec.node_image.release_version)
+    return AlicloudClusterArgs(**common_cluster_args(plan), kms_instance_id=spec.encryption.kms_instance_id,
+                               mlps_hardening="mlps" in spec.compliance.frameworks)
+
+
+def common_cluster_args(plan: ResolvedPlan) -> dict:
+    """The ClusterArgs fields both clouds read."""
     spec = plan.spec
     storage = spec.storage
     fs = storage.parallel_fs
     scaling = spec.autoscaling
     system = plan.system
-    return GpuClusterArgs(
+    return dict(
         region=spec.region, kubernetes_version=spec.kubernetes_version, vpc_cidr=spec.networking.vpc_cidr,
         system=SystemGroupArgs(instance_type=system.instance_type, min_nodes=system.spec.min_nodes,
                                desired_nodes=system.spec.desired_nodes, max_nodes=system.spec.max_nodes,
                                root_volume_gib=system.spec.root_volume_gib),
         gpu_groups=[gpu_group_args(plan, g) for g in plan.node_groups],
-        budget=BudgetArgs(monthly_limit_usd=spec.budget.monthly_limit_usd,
-                          thresholds_pct=tuple(spec.budget.alert_thresholds_pct),
-                          contacts=tuple(spec.budget.contacts),
-                          activate_cost_tag=spec.budget.activate_cost_allocation_tag),
         tags=dict(spec.project_tags), log_retention_days=spec.logging.retention_days,
-        key_rotation_days=spec.encryption.key_rotation_days, kms_instance_id=spec.encryption.kms_instance_id,
+        key_rotation_days=spec.encryption.key_rotation_days,
         protect_data=spec.environment == "production", public_api=spec.networking.public_api,
-        public_api_cidrs=tuple(spec.networking.public_api_cidrs), cluster_admins=tuple(spec.access.cluster_admins),
+        cluster_admins=tuple(spec.access.cluster_admins),
         addon_versions=dict(plan.addons.managed) if plan.addons else {},
         object_storage=ObjectStorageArgs(
             noncurrent_version_days=storage.object_storage.noncurrent_version_days,
@@ -160,10 +174,8 @@ def cluster_args(plan: ResolvedPlan) -> GpuClusterArgs:
             utilization_threshold=scaling.scale_down_utilization_threshold,
             gpu_utilization_threshold=scaling.gpu_scale_down_utilization_threshold,
             image_tag=plan.addons.autoscaler_image_tag if plan.addons else None) if scaling.enabled else None,
-        node_release_version=spec.node_image.release_version,
         threat_detection=spec.account_services.threat_detection == "create",
         audit_trail=spec.account_services.audit_trail == "create",
-        mlps_hardening="mlps" in spec.compliance.frameworks,
         zone=plan.zone,
         platform=platform_settings(plan),
     )

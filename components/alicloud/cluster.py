@@ -9,7 +9,7 @@ import pulumi_alicloud as alicloud
 import pulumi_kubernetes as k8s
 
 from ..base import ALICLOUD, Component, as_args
-from ..cluster_args import FileSystemArgs, GpuClusterArgs, GpuGroupArgs, platform_args
+from ..cluster_args import AlicloudClusterArgs, FileSystemArgs, GpuGroupArgs, platform_args
 from ..kubernetes.platform import MIG_CONFIG_LABEL, NODE_GROUP_LABEL, GpuPlatform, WorkloadServiceAccount
 from ..providers import caller_provider
 from ..kubernetes.storage import SharedVolumeSpec, StorageClassSpec
@@ -86,8 +86,8 @@ class GpuCluster(Component):
     cpfs_export_id: pulumi.Output[Optional[str]]
     """CPFS: the NFS export whose domain `storage.parallelFs.exportDomain` takes."""
 
-    def __init__(self, name: str, args: GpuClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        args = as_args(GpuClusterArgs, args)
+    def __init__(self, name: str, args: AlicloudClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        args = as_args(AlicloudClusterArgs, args)
         provider = caller_provider(opts, "alicloud")
         if provider is None:
             provider = alicloud.Provider(f"{name}-alicloud", region=args.region)

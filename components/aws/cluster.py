@@ -9,7 +9,7 @@ import pulumi_kubernetes as k8s
 from ..kubernetes.autoscaler import SERVICE_ACCOUNT as AUTOSCALER_SA, AutoscalerArgs
 from ..kubernetes.kubeconfig import eks_kubeconfig
 from ..base import AWS, Component, as_args
-from ..cluster_args import GpuClusterArgs, GpuGroupArgs, platform_args
+from ..cluster_args import AwsClusterArgs, GpuGroupArgs, platform_args
 from ..kubernetes.platform import MIG_CONFIG_LABEL, NODE_GROUP_LABEL, GpuPlatform, WorkloadServiceAccount
 from ..providers import caller_provider
 from ..kubernetes.storage import SharedVolumeSpec, StorageClassSpec
@@ -77,8 +77,8 @@ class GpuCluster(Component):
     lustre_dns_name: pulumi.Output[Optional[str]]
     """The Lustre file system's DNS name, with one."""
 
-    def __init__(self, name: str, args: GpuClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        args = as_args(GpuClusterArgs, args)
+    def __init__(self, name: str, args: AwsClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        args = as_args(AwsClusterArgs, args)
         provider = caller_provider(opts, "aws")
         if provider is None:
             provider = aws.Provider(f"{name}-aws", region=args.region, default_tags={"tags": dict(args.tags)})
