@@ -12,11 +12,12 @@ from typing import Any, Mapping, Optional
 
 import pulumi
 
-from components.cluster_args import (AutoscalingArgs, BudgetArgs, FileSystemArgs, GpuClusterArgs, GpuGroupArgs,
-                                     ObjectStorageArgs, SystemGroupArgs)
+from components.cluster_args import (AlicloudClusterArgs, AutoscalingArgs, AwsClusterArgs, BudgetArgs, ClusterArgs,
+                                     FileSystemArgs, GpuGroupArgs, ObjectStorageArgs, PlatformSettings,
+                                     SystemGroupArgs)
 from components.kubernetes.acceptance import GATE_TAINT
 from components.kubernetes.monitoring import AlertReceiver, MonitoringArgs, SmtpSettings
-from components.kubernetes.platform import (NODE_GROUP_LABEL, FabricSettings, GpuNodes, PlatformArgs,
+from components.kubernetes.platform import (NODE_GROUP_LABEL, FabricSettings, GpuNodes,
                                             PriorityValues, Team, mig_slices)
 from components.kubernetes.serving import ModelServingArgs, ServingArgs
 
@@ -123,8 +124,9 @@ def serving_args(plan: ResolvedPlan) -> Optional[ServingArgs]:
         for name, m in serving.models.items()])
 
 
-def platform_args(plan: ResolvedPlan) -> Optional[PlatformArgs]:
-    """The Kubernetes layer's args, or None when the stack turns the layer off."""
+def platform_settings(plan: ResolvedPlan) -> Optional[PlatformSettings]:
+    """What the stack decides about the Kubernetes layer (the cluster adds what only it knows), or None when the
+    stack turns the layer off."""
     spec = plan.spec.kubernetes
     if not spec.enabled:
         return None
@@ -133,7 +135,7 @@ def platform_args(plan: ResolvedPlan) -> Optional[PlatformArgs]:
         if spec.fabric_validation.enabled and plan.fabric_image else None
     system = {NODE_GROUP_LABEL: SYSTEM_GROUP}
     receivers, smtp = alert_routing(plan.spec) if spec.monitoring.enabled else ([], None)
-    return PlatformArgs(
+    return PlatformSettings(
         node_groups=[GpuNodes(name=g.name, rdma=g.shape.rdma.kind if g.rdma_interfaces else "none",
                               taints=group_taints(g, check), mig_profile=g.spec.mig_profile,
                               acceptance=g.acceptance, gpus=g.shape.gpu.count, vcpus=g.shape.vcpus,
@@ -144,7 +146,6 @@ def platform_args(plan: ResolvedPlan) -> Optional[PlatformArgs]:
         teams={name: Team(t.gpus, t.max_gpus_per_pod, t.default_cpu, t.default_memory)
                for name, t in spec.teams.items()},
         priorities=PriorityValues(spec.priorities.critical, spec.priorities.standard, spec.priorities.preemptible),
-        system_node_selector=system,
         queueing=spec.queueing.pods_ready_timeout_minutes if spec.queueing.enabled else None,
         recheck_idle_hours=check.recheck_idle_hours if check.enabled else None,
         fabric=fabric,
@@ -156,26 +157,39 @@ def platform_args(plan: ResolvedPlan) -> Optional[PlatformArgs]:
     )
 
 
-def cluster_args(plan: ResolvedPlan) -> GpuClusterArgs:
+def cluster_args(plan: ResolvedPlan) -> ClusterArgs:
+    """The cloud's cluster args: the common part and what only that cloud reads."""
+    spec = plan.spec
+    if spec.cloud == "aws":
+        return AwsClusterArgs(
+            **common_cluster_args(plan),
+            budget=BudgetArgs(monthly_limit_usd=spec.budget.monthly_limit_usd,
+                              thresholds_pct=tuple(spec.budget.alert_thresholds_pct),
+                              contacts=tuple(spec.budget.contacts),
+                              activate_cost_tag=spec.budget.activate_cost_allocation_tag),
+            public_api_cidrs=tuple(spec.networking.public_api_cidrs),
+            node_release_version=spec.node_image.release_version)
+    return AlicloudClusterArgs(**common_cluster_args(plan), kms_instance_id=spec.encryption.kms_instance_id,
+                               mlps_hardening="mlps" in spec.compliance.frameworks)
+
+
+def common_cluster_args(plan: ResolvedPlan) -> dict:
+    """The ClusterArgs fields both clouds read."""
     spec = plan.spec
     storage = spec.storage
     fs = storage.parallel_fs
     scaling = spec.autoscaling
     system = plan.system
-    return GpuClusterArgs(
+    return dict(
         region=spec.region, kubernetes_version=spec.kubernetes_version, vpc_cidr=spec.networking.vpc_cidr,
         system=SystemGroupArgs(instance_type=system.instance_type, min_nodes=system.spec.min_nodes,
                                desired_nodes=system.spec.desired_nodes, max_nodes=system.spec.max_nodes,
                                root_volume_gib=system.spec.root_volume_gib),
         gpu_groups=[gpu_group_args(plan, g) for g in plan.node_groups],
-        budget=BudgetArgs(monthly_limit_usd=spec.budget.monthly_limit_usd,
-                          thresholds_pct=tuple(spec.budget.alert_thresholds_pct),
-                          contacts=tuple(spec.budget.contacts),
-                          activate_cost_tag=spec.budget.activate_cost_allocation_tag),
         tags=dict(spec.project_tags), log_retention_days=spec.logging.retention_days,
-        key_rotation_days=spec.encryption.key_rotation_days, kms_instance_id=spec.encryption.kms_instance_id,
+        key_rotation_days=spec.encryption.key_rotation_days,
         protect_data=spec.environment == "production", public_api=spec.networking.public_api,
-        public_api_cidrs=tuple(spec.networking.public_api_cidrs), cluster_admins=tuple(spec.access.cluster_admins),
+        cluster_admins=tuple(spec.access.cluster_admins),
         addon_versions=dict(plan.addons.managed) if plan.addons else {},
         object_storage=ObjectStorageArgs(
             noncurrent_version_days=storage.object_storage.noncurrent_version_days,
@@ -191,12 +205,10 @@ def cluster_args(plan: ResolvedPlan) -> GpuClusterArgs:
             utilization_threshold=scaling.scale_down_utilization_threshold,
             gpu_utilization_threshold=scaling.gpu_scale_down_utilization_threshold,
             image_tag=plan.addons.autoscaler_image_tag if plan.addons else None) if scaling.enabled else None,
-        node_release_version=spec.node_image.release_version,
         threat_detection=spec.account_services.threat_detection == "create",
         audit_trail=spec.account_services.audit_trail == "create",
-        mlps_hardening="mlps" in spec.compliance.frameworks,
         zone=plan.zone,
-        platform=platform_args(plan),
+        platform=platform_settings(plan),
     )
 
 

@@ -1,18 +1,21 @@
-"""GpuClusterArgs: everything a cluster component needs, as plain typed values.
+"""ClusterArgs (AwsClusterArgs, AlicloudClusterArgs): everything a cluster component needs, as plain typed values.
 
-Both clouds' `GpuCluster` take these args, so a cluster can be declared from any program, not only from a
-stack file: the blueprint's composition layer (`blueprints.compose`) fills them from a resolved plan, a
-consumer fills them by hand. Facts (instance shapes, prices, add-on versions) arrive here already decided;
-nothing below reads the catalog, a preset or a stack.
+Each cloud's `GpuCluster` takes its own args (a common part plus what that cloud reads), so a cluster can be
+declared from any program, not only from a stack file: the blueprint's composition layer (`blueprints.compose`)
+fills them from a resolved plan, a consumer fills them by hand. Facts (instance shapes, prices, add-on versions)
+arrive here already decided; nothing below reads the catalog, a preset or a stack.
 """
 
 
-from dataclasses import dataclass, field
-from typing import Mapping, Optional, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, Mapping, Optional, Sequence
 
 from .base import Args
+from . import inherited_docs  # noqa: F401  (schema descriptions of the common fields)
 
-from .kubernetes.platform import PlatformArgs
+from .kubernetes.monitoring import MonitoringArgs
+from .kubernetes.platform import FabricSettings, GpuNodes, PlatformArgs, PriorityValues, Team
+from .kubernetes.serving import ServingArgs
 
 
 @dataclass(frozen=True)
@@ -85,10 +88,10 @@ class SystemGroupArgs(Args):
 class ObjectStorageArgs(Args):
     """The data bucket: datasets and checkpoints."""
 
-    noncurrent_version_days: Optional[int] = 30
-    """Old checkpoint versions kept this long."""
-    infrequent_access_after_days: Optional[int] = None
-    """None keeps everything in the standard class."""
+    noncurrent_version_days: Optional[int] = 90
+    """Days old object versions (overwritten checkpoints) are kept; 90 by default."""
+    infrequent_access_after_days: Optional[int] = 30
+    """Days before objects move to an infrequent-access class; None keeps them in the standard class."""
     cache: Optional[bool] = False
     """Link the parallel file system to the bucket (Lustre data repository / CPFS dataflow)."""
 
@@ -103,8 +106,8 @@ class FileSystemArgs(Args):
     """Capacity, GiB, in the steps the file system type allows."""
     deployment: Optional[str] = "PERSISTENT_2"
     """Lustre deployment type."""
-    throughput_mbps_per_tib: Optional[int] = 250
-    """Lustre PERSISTENT_2 throughput tier."""
+    throughput_mbps_per_tib: Optional[int] = 125
+    """Lustre PERSISTENT_2 throughput per TiB (125, 250, 500 or 1000); 125 by default."""
     export_domain: Optional[str] = None
     """CPFS: the NFS export's domain, known after the first `pulumi up`."""
 
@@ -129,7 +132,7 @@ class BudgetArgs(Args):
 
     monthly_limit_usd: float
     """The monthly limit, USD."""
-    thresholds_pct: Optional[Sequence[int]] = (50, 80, 100)
+    thresholds_pct: Optional[Sequence[int]] = (80, 100)
     """Alert at these percentages of the limit."""
     contacts: Optional[Sequence[str]] = ()
     """E-mail addresses alerted; none by default."""
@@ -138,8 +141,42 @@ class BudgetArgs(Args):
 
 
 @dataclass(frozen=True)
-class GpuClusterArgs(Args):
-    """A whole GPU cluster; fields without a default are required."""
+class PlatformSettings(Args):
+    """What the stack decides about the Kubernetes layer. The cluster adds what only it knows (node images, system
+    selector, namespaces and ServiceAccounts of its roles, storage classes, shared volumes, the autoscaler) when it
+    builds the layer's `PlatformArgs`, so no input here is overwritten."""
+
+    node_groups: Sequence[GpuNodes]
+    """The GPU node groups as the Kubernetes layer sees them."""
+    gpu_stack: str
+    """Gpu-operator (NVIDIA GPU Operator) or device-plugin (the device plugin chart alone)."""
+    teams: Mapping[str, Team]
+    """Team name -> quota; each team gets a namespace (and a queue with queueing)."""
+    priorities: PriorityValues
+    """PriorityClass values."""
+    labels: Optional[Mapping[str, str]] = field(default_factory=dict)
+    """Labels on every object; none by default."""
+    queueing: Optional[int] = None
+    """Kueue with this all-or-nothing timeout (minutes); None: ResourceQuotas only."""
+    fabric: Optional[FabricSettings] = None
+    """Multi-node NCCL validation of RDMA groups."""
+    monitoring: Optional[MonitoringArgs] = None
+    """GPU monitoring; None installs none."""
+    recheck_idle_hours: Optional[int] = None
+    """Re-gate idle GPU nodes for a new acceptance check this often."""
+    serving: Optional[ServingArgs] = None
+    """Models served with vLLM and scaled by KEDA; None serves none."""
+
+
+def platform_args(settings: PlatformSettings, **cluster: Any) -> PlatformArgs:
+    """The Kubernetes layer's args: the stack's settings plus the fields only the cluster fills (`cluster`)."""
+    return PlatformArgs(**{f.name: getattr(settings, f.name) for f in fields(settings)}, **cluster)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClusterArgs(Args):
+    """What a GPU cluster takes on either cloud; `AwsClusterArgs` and `AlicloudClusterArgs` add what one cloud reads.
+    Fields without a default are required; defaults are the stack spec's for the same input."""
 
     region: str
     """The cloud region."""
@@ -151,23 +188,16 @@ class GpuClusterArgs(Args):
     """The untainted CPU group for cluster services."""
     gpu_groups: Sequence[GpuGroupArgs]
     """The GPU node groups."""
-    budget: BudgetArgs
-    """The monthly cost budget."""
-    # tags on every resource (through the provider's default tags when the cluster creates its provider)
     tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on every resource (default tags of the provider the cluster creates); none by default."""
     log_retention_days: Optional[int] = 365
     """Audit, flow and control-plane log retention; a year by default."""
     key_rotation_days: Optional[int] = 90
     """Days between automatic rotations of the stack's KMS key; 90 by default."""
-    kms_instance_id: Optional[str] = None
-    """Alibaba Cloud: the KMS instance the stack key is created in; None (default) makes a default key."""
     protect_data: Optional[bool] = False
     """Production: protect data stores and the cluster from deletion."""
     public_api: Optional[bool] = False
     """The API server stays private unless asked."""
-    public_api_cidrs: Optional[Sequence[str]] = ()
-    """CIDRs allowed to a public API endpoint."""
     cluster_admins: Optional[Sequence[str]] = ()
     """AWS IAM ARNs / RAM user ids (`role:<id>` for RAM roles)."""
     addon_versions: Optional[Mapping[str, Optional[str]]] = field(default_factory=dict)
@@ -183,24 +213,42 @@ class GpuClusterArgs(Args):
     own `shared-data` claim; none by default."""
     autoscaling: Optional[AutoscalingArgs] = None
     """None leaves node counts as declared."""
-    node_release_version: Optional[str] = None
-    """EKS AMI release for every node group; None reads the recommended release at creation and holds it."""
     audit_trail: Optional[bool] = True
     """Declare the account's audit trail of management events; off when an organisation trail records them (the
     AWS trail then records only S3 object events, the data-access audit of this stack's buckets)."""
     threat_detection: Optional[bool] = True
     """Declare the account's threat detection (GuardDuty with EKS runtime monitoring / Security Center); off when the
     account already runs it, since GuardDuty allows one detector per account and region."""
-    mlps_hardening: Optional[bool] = False
-    """ACK: MLPS hardening of node images instead of the CIS-style default."""
     zone: Optional[str] = None
     """The file system's zone and RDMA groups' default, fixed by the caller so a data source listing zones in another
     order never moves them; None: the first zone by name (AWS: that sells every RDMA shape; Alibaba: the first GPU
     shape)."""
-    # The Kubernetes layer; the cluster fills in its system nodes, storage, identities and autoscaler.
-    platform: Optional[PlatformArgs] = None
-    """The Kubernetes layer; the cluster fills in its system nodes, storage, identities and autoscaler. None skips it."""
+    platform: Optional[PlatformSettings] = None
+    """The Kubernetes layer's settings; the cluster adds its system nodes, storage, identities and autoscaler. None
+    skips the layer."""
 
     @property
     def rdma(self) -> bool:
         return any(g.rdma_interfaces for g in self.gpu_groups)
+
+
+@dataclass(frozen=True, kw_only=True)
+class AwsClusterArgs(ClusterArgs):
+    """A GPU cluster on EKS: the common args plus the budget, the node AMI release and the API's allowed CIDRs."""
+
+    budget: BudgetArgs
+    """The monthly cost budget (AWS Budgets)."""
+    public_api_cidrs: Optional[Sequence[str]] = ()
+    """CIDRs allowed to a public API endpoint."""
+    node_release_version: Optional[str] = None
+    """EKS AMI release for every node group; None reads the recommended release at creation and holds it."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class AlicloudClusterArgs(ClusterArgs):
+    """A GPU cluster on ACK: the common args plus the KMS instance and MLPS hardening."""
+
+    kms_instance_id: Optional[str] = None
+    """The KMS instance the stack key is created in; None (default) makes a default key."""
+    mlps_hardening: Optional[bool] = False
+    """MLPS hardening of node images instead of the CIS-style default."""

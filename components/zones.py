@@ -1,5 +1,6 @@
 """Zones a cluster's subnets go in, fixed by what the caller pins so a data source's order never moves them."""
 
+from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence
 
 SUBNET_COUNT = 3
@@ -34,3 +35,39 @@ def check_offered(group: str, instance_type: str, zone: str, offered: Sequence[s
     if zone not in offered:
         where = ", ".join(sorted(set(offered))) or "none"
         raise ZoneError(group, f"{instance_type} is not offered in {zone}; zones that offer it: {where}")
+
+
+@dataclass(frozen=True)
+class ZoneChoice:
+    """Where a cluster's subnets and zoned groups go: `default` (the cluster's zone, the file system's), `pinned`
+    (group name -> zone, for groups pinned or on RDMA) and `subnets` (the subnets' / vSwitches' zones, in order)."""
+
+    default: str
+    pinned: Mapping[str, str]
+    subnets: list[str]
+
+    def index(self, group: Optional[str]) -> int:
+        """The subnet in a group's zone (None: the cluster's zone)."""
+        return self.subnets.index(self.pinned[group] if group else self.default)
+
+
+def zoned_groups(groups: Sequence) -> list:
+    """Groups with a zone of their own: pinned by the caller, or on RDMA (which must share one zone)."""
+    return [g for g in groups if g.zone or g.rdma_interfaces]
+
+
+def choose_zones(available: Sequence[str], groups: Sequence, sells: Mapping[str, Sequence[str]],
+                 zone: Optional[str], pin_default: bool) -> ZoneChoice:
+    """Zones from the args (the spec), never from the order a data source lists them in. Without a zone from the
+    caller, the cluster's zone is the first by name that sells every unpinned zoned group's shape (`sells`: shape ->
+    zones selling it). `pin_default` keeps the cluster's zone among the subnets. A pinned zone that does not sell its
+    group's shape is a ZoneError, raised before any resource depends on it."""
+    zoned = zoned_groups(groups)
+    default = zone or next((z for z in sorted(available) if all(z in sells[g.instance_type]
+                                                                for g in zoned if not g.zone)),
+                           sorted(available)[0])
+    pinned = {g.name: g.zone or default for g in zoned}
+    subnets = subnet_zones(available, {**pinned, **({None: default} if pin_default else {})})
+    for g in zoned:
+        check_offered(g.name, g.instance_type, pinned[g.name], sells[g.instance_type])
+    return ZoneChoice(default, pinned, subnets)

@@ -2,7 +2,6 @@
 
 import hashlib
 import json
-from dataclasses import replace
 from typing import Mapping, Optional
 
 import pulumi
@@ -10,17 +9,17 @@ import pulumi_alicloud as alicloud
 import pulumi_kubernetes as k8s
 
 from ..base import ALICLOUD, Component, as_args
-from ..cluster_args import GpuClusterArgs
+from ..cluster_args import AlicloudClusterArgs, FileSystemArgs, GpuGroupArgs, platform_args
 from ..kubernetes.platform import MIG_CONFIG_LABEL, NODE_GROUP_LABEL, GpuPlatform, WorkloadServiceAccount
 from ..providers import caller_provider
-from ..kubernetes.serving import WeightsVolume
+from ..kubernetes.serving import ServingAccess, WeightsVolume
 from ..kubernetes.storage import SharedVolumeSpec, StorageClassSpec
 from ..policy_document import Statement
 from .ack import (AckAutoscaling, AckAutoscalingArgs, AckCluster, AckClusterArgs, GpuNodeGroup, NodeGroupArgs,
                   SystemNodeGroup)
 from .audit import AuditTrail, AuditTrailArgs, ThreatDetection, ThreatDetectionArgs
 from .kms import DataKey, DataKeyArgs
-from ..zones import check_offered, subnet_zones
+from ..zones import choose_zones, zoned_groups
 from .network import GpuNetwork, NetworkArgs
 from .ram import WorkloadRole, WorkloadRoleArgs
 from .storage import BucketArgs, DataBucket, SharedFileSystem, SharedFileSystemArgs
@@ -92,205 +91,258 @@ class GpuCluster(Component):
     cpfs_export_id: pulumi.Output[Optional[str]]
     """CPFS: the NFS export whose domain `storage.parallelFs.exportDomain` takes."""
 
-    def __init__(self, name: str, args: GpuClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        args = as_args(GpuClusterArgs, args)
+    def __init__(self, name: str, args: AlicloudClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        args = as_args(AlicloudClusterArgs, args)
         provider = caller_provider(opts, "alicloud")
         if provider is None:
             provider = alicloud.Provider(f"{name}-alicloud", region=args.region)
             opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(providers={"alicloud": provider}))
         super().__init__(name, opts)
-        child = pulumi.ResourceOptions(parent=self)
-        invoke = pulumi.InvokeOutputOptions(parent=self, provider=provider)
-        tags = {**args.tags, "gpu-cluster": name}
-        production = args.protect_data
-        account_id = alicloud.get_account_output(opts=invoke).id
-        # vSwitches go where the first GPU shape is sold, in zones fixed by the args (the spec) and otherwise by
-        # name, never by the order the data source lists them; eRDMA pools and pinned pools get their zone's vSwitch.
-        # Plain (blocking) invokes: a zone error stops the program here, before any resource depends on it.
-        sync = pulumi.InvokeOptions(parent=self, provider=provider)
+        self._name, self._args, self._provider = name, args, provider
+        self._child = pulumi.ResourceOptions(parent=self)
+        self._tags = {**args.tags, "gpu-cluster": name}
+        self._invoke = pulumi.InvokeOutputOptions(parent=self, provider=provider)
+        self._account_id = alicloud.get_account_output(opts=self._invoke).id
+        self._outputs: dict[str, pulumi.Input] = {}
+        self._zones()
+        self._data_key()
+        self._audit()
+        self._network()
+        self._control_plane()
+        self._node_groups()
+        self._grant_admins()
+        self._storage()
+        self._identity()
+        self._account_services()
+        self._platform()
+        self._publish()
+
+    def _zones(self) -> None:
+        """vSwitches go where the first GPU shape is sold; eRDMA pools and pinned pools get their zone's vSwitch
+        (components/zones.py). Plain (blocking) invokes: a zone error stops the program here."""
+        args = self._args
+        sync = pulumi.InvokeOptions(parent=self, provider=self._provider)
         available = alicloud.get_zones(available_instance_type=args.gpu_groups[0].instance_type,
                                        available_resource_creation="VSwitch", opts=sync).ids
-        zoned = [g for g in args.gpu_groups if g.zone or g.rdma_interfaces]
         sells = {t: alicloud.get_zones(available_instance_type=t, available_resource_creation="VSwitch",
-                                       opts=sync).ids for t in sorted({g.instance_type for g in zoned})}
-        default = args.zone or next((z for z in sorted(available) if all(z in sells[g.instance_type]
-                                                                         for g in zoned if not g.zone)),
-                                    sorted(available)[0])
-        pinned = {g.name: g.zone or default for g in zoned}
-        vswitch_zones = subnet_zones(available, {**pinned, None: default})
-        for g in zoned:
-            check_offered(g.name, g.instance_type, pinned[g.name], sells[g.instance_type])
+                                       opts=sync).ids
+                 for t in sorted({g.instance_type for g in zoned_groups(args.gpu_groups)})}
+        self._zone_choice = choose_zones(available, args.gpu_groups, sells, args.zone, pin_default=True)
 
-        key = DataKey(f"{name}-data", DataKeyArgs(protect=production, tags=tags,
-                                                  rotation_days=args.key_rotation_days,
-                                                  kms_instance_id=args.kms_instance_id), opts=child)
-        logs = AuditTrail(f"{name}-audit", AuditTrailArgs(
-            region=args.region, account_id=account_id, retention_days=args.log_retention_days, kms_key_id=key.id,
-            tags=tags, create_trail=args.audit_trail, project_name=global_name(f"{name}-audit", account_id)),
-            opts=child)
-        vpc = GpuNetwork(name, NetworkArgs(cidr=args.vpc_cidr, zone_ids=vswitch_zones, log_project=logs.project_name,
-                                           log_store=logs.flow_log_store, pod_vswitches=True, tags=tags),
-                         opts=child)
-        versions = dict(args.addon_versions)
-        fs_args = args.file_system if args.file_system and args.file_system.kind in ("cpfs", "nas") else None
-        ack = AckCluster(name, AckClusterArgs(
-            vswitch_ids=[v.id for v in vpc.vswitches], security_group_id=vpc.security_group.id, kms_key_id=key.id,
-            log_project=logs.project_name, log_ttl_days=args.log_retention_days, public_api=args.public_api,
-            kubernetes_version=args.kubernetes_version, protect=production, tags=tags,
+    def _data_key(self) -> None:
+        args = self._args
+        self._key = DataKey(f"{self._name}-data", DataKeyArgs(protect=args.protect_data, tags=self._tags,
+                                                              rotation_days=args.key_rotation_days,
+                                                              kms_instance_id=args.kms_instance_id), opts=self._child)
+
+    def _audit(self) -> None:
+        """ActionTrail and the SLS project the flow logs and control-plane logs also go to."""
+        args, name = self._args, self._name
+        self._logs = AuditTrail(f"{name}-audit", AuditTrailArgs(
+            region=args.region, account_id=self._account_id, retention_days=args.log_retention_days,
+            kms_key_id=self._key.id, tags=self._tags, create_trail=args.audit_trail,
+            project_name=global_name(f"{name}-audit", self._account_id)), opts=self._child)
+
+    def _network(self) -> None:
+        self._vpc = GpuNetwork(self._name, NetworkArgs(
+            cidr=self._args.vpc_cidr, zone_ids=self._zone_choice.subnets, log_project=self._logs.project_name,
+            log_store=self._logs.flow_log_store, pod_vswitches=True, tags=self._tags), opts=self._child)
+
+    def _vswitch_in(self, group: Optional[str]) -> pulumi.Output[str]:
+        """The vSwitch in a pool's zone (None: the cluster's zone)."""
+        return self._vpc.vswitches[self._zone_choice.index(group)].id
+
+    def _control_plane(self) -> None:
+        args, vpc = self._args, self._vpc
+        self._versions = versions = dict(args.addon_versions)
+        fs = args.file_system
+        self._fs_args = fs_args = fs if fs and fs.kind in ("cpfs", "nas") else None
+        self._ack = AckCluster(self._name, AckClusterArgs(
+            vswitch_ids=[v.id for v in vpc.vswitches], security_group_id=vpc.security_group.id,
+            kms_key_id=self._key.id, log_project=self._logs.project_name, log_ttl_days=args.log_retention_days,
+            public_api=args.public_api, kubernetes_version=args.kubernetes_version, protect=args.protect_data,
+            tags=self._tags,
             addons={a: versions.get(a) for a in CREATE_ADDONS
                     + (CPFS_ADDONS if fs_args and fs_args.kind == "cpfs" else ())},
-            addon_configs=ADDON_CONFIGS, pod_vswitch_ids=[v.id for v in vpc.pod_vswitches]), opts=child)
-        mlps = args.mlps_hardening
-        scaling = args.autoscaling
+            addon_configs=ADDON_CONFIGS, pod_vswitch_ids=[v.id for v in vpc.pod_vswitches]), opts=self._child)
+        self._outputs.update(cluster_id=self._ack.id, kms_key_id=self._key.id, vpc_id=vpc.vpc.id)
+
+    def _node_groups(self) -> None:
+        """The system pool, the GPU pools (each eRDMA pool that wants placement with its deployment set) and the
+        autoscaler's settings."""
+        args, vpc, scaling = self._args, self._vpc, self._args.autoscaling
         system = args.system
-        self.system_pool = SystemNodeGroup(f"{name}-{SYSTEM_GROUP}", NodeGroupArgs(
-            cluster_id=ack.id, instance_type=system.instance_type, vswitch_ids=[v.id for v in vpc.vswitches],
-            security_group_id=vpc.security_group.id, kms_key_id=key.id, min_nodes=system.min_nodes,
+        self.system_pool = SystemNodeGroup(f"{self._name}-{SYSTEM_GROUP}", NodeGroupArgs(
+            cluster_id=self._ack.id, instance_type=system.instance_type, vswitch_ids=[v.id for v in vpc.vswitches],
+            security_group_id=vpc.security_group.id, kms_key_id=self._key.id, min_nodes=system.min_nodes,
             desired_nodes=system.desired_nodes, max_nodes=system.max_nodes,
             labels={NODE_GROUP_LABEL: SYSTEM_GROUP}, root_volume_gib=system.root_volume_gib,
             # Never elastic: ACK labels nodes of auto-scaling pools k8s.aliyun.com=true, and components that must
             # not be scaled in (CoreDNS, metrics-server, webhooks) keep off such nodes, so they would find none.
             # https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/auto-scaling-of-nodes
-            mlps_hardening=mlps, autoscaling=False, data_disk_gib=100, tags=tags), opts=child)
-
-        def vswitch_in(group: Optional[str]) -> pulumi.Output[str]:
-            """The vSwitch in a pool's zone (None: the cluster's zone)."""
-            return vpc.vswitches[vswitch_zones.index(pinned[group] if group else default)].id
-
-        pools = []
-        for g in args.gpu_groups:
-            # eRDMA pools that want placement get a low-latency deployment set of their own: ECS packs its
-            # instances into one network topology in the zone.
-            # https://www.alibabacloud.com/help/en/ecs/user-guide/deployment-set-overview
-            deployment_set = alicloud.ecs.EcsDeploymentSet(
-                f"{name}-{g.name}", deployment_set_name=f"{name}-{g.name}", strategy="LowLatency",
-                description=f"{name} {g.name}: eRDMA nodes close together", opts=child) \
-                if g.rdma_interfaces and g.placement_group else None
-            pools.append(GpuNodeGroup(f"{name}-{g.name}", NodeGroupArgs(
-                cluster_id=ack.id, instance_type=g.instance_type,
-                vswitch_ids=[vswitch_in(g.name)] if g in zoned else [v.id for v in vpc.vswitches],
-                deployment_set_id=deployment_set.id if deployment_set else None,
-                security_group_id=vpc.security_group.id, kms_key_id=key.id, min_nodes=g.min_nodes,
-                desired_nodes=g.desired_nodes, max_nodes=g.max_nodes, capacity=g.capacity,
-                autoscaling=scaling is not None,
-                labels={**g.labels, NODE_GROUP_LABEL: g.name,
-                        "gpu-blueprints/gpu-model": g.gpu_model, GPU_PRESENT_LABEL: "true",
-                        **({"alibabacloud.com/erdma": "true"} if g.rdma_interfaces else {}),
-                        **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {})},
-                taints=[dict(t) for t in g.taints], root_volume_gib=g.root_volume_gib,
-                mlps_hardening=mlps, spot_max_price_usd=g.spot_max_price_usd, tags=tags), opts=child))
+            mlps_hardening=args.mlps_hardening, autoscaling=False, data_disk_gib=100, tags=self._tags),
+            opts=self._child)
+        self._pools = [self._gpu_node_group(g) for g in args.gpu_groups]
         if scaling is not None:
-            AckAutoscaling(f"{name}-autoscaling", AckAutoscalingArgs(
-                cluster_id=ack.id, unneeded_minutes=scaling.unneeded_minutes,
+            AckAutoscaling(f"{self._name}-autoscaling", AckAutoscalingArgs(
+                cluster_id=self._ack.id, unneeded_minutes=scaling.unneeded_minutes,
                 utilization_threshold=scaling.utilization_threshold,
-                gpu_utilization_threshold=scaling.gpu_utilization_threshold), opts=child)
-        for i, admin in enumerate(args.cluster_admins):
-            role, _, uid = admin.rpartition(":")
-            alicloud.cs.KubernetesPermission(f"{name}-admin-{i}", uid=uid, permissions=[{
-                "cluster": ack.id, "role_type": "cluster", "role_name": "admin", "is_ram_role": bool(role)}],
-                opts=child)
+                gpu_utilization_threshold=scaling.gpu_utilization_threshold), opts=self._child)
 
-        outputs: dict[str, pulumi.Input] = {"cluster_id": ack.id, "kms_key_id": key.id, "vpc_id": vpc.vpc.id}
-        grants = [Statement(actions=["kms:Decrypt", "kms:GenerateDataKey", "kms:DescribeKey"],
-                               resources=[pulumi.Output.concat("acs:kms:", args.region, ":", account_id, ":key/",
-                                                               key.id)])]
+    def _gpu_node_group(self, g: GpuGroupArgs) -> GpuNodeGroup:
+        name, vpc = self._name, self._vpc
+        # eRDMA pools that want placement get a low-latency deployment set of their own: ECS packs its
+        # instances into one network topology in the zone.
+        # https://www.alibabacloud.com/help/en/ecs/user-guide/deployment-set-overview
+        deployment_set = alicloud.ecs.EcsDeploymentSet(
+            f"{name}-{g.name}", deployment_set_name=f"{name}-{g.name}", strategy="LowLatency",
+            description=f"{name} {g.name}: eRDMA nodes close together", opts=self._child) \
+            if g.rdma_interfaces and g.placement_group else None
+        return GpuNodeGroup(f"{name}-{g.name}", NodeGroupArgs(
+            cluster_id=self._ack.id, instance_type=g.instance_type,
+            vswitch_ids=([self._vswitch_in(g.name)] if g.name in self._zone_choice.pinned
+                         else [v.id for v in vpc.vswitches]),
+            deployment_set_id=deployment_set.id if deployment_set else None,
+            security_group_id=vpc.security_group.id, kms_key_id=self._key.id, min_nodes=g.min_nodes,
+            desired_nodes=g.desired_nodes, max_nodes=g.max_nodes, capacity=g.capacity,
+            autoscaling=self._args.autoscaling is not None,
+            labels={**g.labels, NODE_GROUP_LABEL: g.name,
+                    "gpu-blueprints/gpu-model": g.gpu_model, GPU_PRESENT_LABEL: "true",
+                    **({"alibabacloud.com/erdma": "true"} if g.rdma_interfaces else {}),
+                    **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {})},
+            taints=[dict(t) for t in g.taints], root_volume_gib=g.root_volume_gib,
+            mlps_hardening=self._args.mlps_hardening, spot_max_price_usd=g.spot_max_price_usd, tags=self._tags),
+            opts=self._child)
+
+    def _grant_admins(self) -> None:
+        """ACK grants cluster admins through RBAC permissions (EKS takes them as access entries)."""
+        for i, admin in enumerate(self._args.cluster_admins):
+            role, _, uid = admin.rpartition(":")
+            alicloud.cs.KubernetesPermission(f"{self._name}-admin-{i}", uid=uid, permissions=[{
+                "cluster": self._ack.id, "role_type": "cluster", "role_name": "admin", "is_ram_role": bool(role)}],
+                opts=self._child)
+
+    def _storage(self) -> None:
+        """The data bucket and the CPFS or NAS file system, with a `shared-data` claim per trainer namespace."""
+        args, name, key, fs_args = self._args, self._name, self._key, self._fs_args
+        self._grants = [Statement(actions=["kms:Decrypt", "kms:GenerateDataKey", "kms:DescribeKey"],
+                                  resources=[pulumi.Output.concat("acs:kms:", args.region, ":", self._account_id,
+                                                                  ":key/", key.id)])]
         objects = args.object_storage
-        training_ns = args.trainer_namespace
         # Every team gets its own identity and claim; the trainer namespace keeps its own whatever teams come.
-        trainer_namespaces = list(dict.fromkeys([training_ns, *args.team_namespaces]))
-        shared_volumes: list[SharedVolumeSpec] = []
+        self._trainer_namespaces = list(dict.fromkeys([args.trainer_namespace, *args.team_namespaces]))
+        self._shared_volumes: list[SharedVolumeSpec] = []
         bucket = None
         if objects is not None:
             bucket = DataBucket(f"{name}-data", BucketArgs(
-                kms_key_id=key.id, protect=production, noncurrent_version_days=objects.noncurrent_version_days,
-                infrequent_access_after_days=objects.infrequent_access_after_days, tags=tags,
-                bucket_name=global_name(f"{name}-data", account_id),
-                cpfs_data_flow=bool(objects.cache and fs_args is not None and fs_args.kind == "cpfs")), opts=child)
-            grants += bucket.grant_read_write("checkpoints") + bucket.grant_read_write("datasets")
-            outputs["data_bucket"] = bucket.name
-            outputs["checkpoints_uri"] = pulumi.Output.concat("oss://", bucket.name, "/checkpoints/")
+                kms_key_id=key.id, protect=args.protect_data, noncurrent_version_days=objects.noncurrent_version_days,
+                infrequent_access_after_days=objects.infrequent_access_after_days, tags=self._tags,
+                bucket_name=global_name(f"{name}-data", self._account_id),
+                cpfs_data_flow=bool(objects.cache and fs_args is not None and fs_args.kind == "cpfs")),
+                opts=self._child)
+            self._grants += bucket.grant_read_write("checkpoints") + bucket.grant_read_write("datasets")
+            self._outputs["data_bucket"] = bucket.name
+            self._outputs["checkpoints_uri"] = pulumi.Output.concat("oss://", bucket.name, "/checkpoints/")
+        self._bucket = bucket
         if fs_args is not None:
-            fs = SharedFileSystem(f"{name}-{fs_args.kind}", SharedFileSystemArgs(
-                kind=fs_args.kind, size_gib=fs_args.size_gib, vpc_id=vpc.vpc.id, vswitch_id=vswitch_in(None),
-                zone_id=default, kms_key_id=key.id, protect=production, tags=tags,
-                export_domain=fs_args.export_domain,
-                cache_bucket_name=bucket.name if bucket is not None and objects.cache else None), opts=child)
-            outputs["file_system_id"] = fs.file_system_id
-            cpfs = fs_args.kind == "cpfs"
-            server, path = fs.nfs_server, fs.nfs_path
-            if cpfs:
-                outputs["cpfs_export_id"] = fs.export_id
-            if server is not None:
-                # CPFS goes through the CPFS-NFS client (cnfs-nas-daemon); NAS extreme is plain NFSv3.
-                shared_volumes += [SharedVolumeSpec(
-                    claim=SHARED_CLAIM, namespace=ns, driver=NAS_CSI_DRIVER,
-                    # CPFS: the export's id (unique, and it ties the volume to the export in the plan).
-                    volume_handle=fs.export_id if cpfs else f"{ns}-{SHARED_CLAIM}",
-                    attributes={"server": server, "path": path, **({"mountProtocol": "cpfs-nfs"} if cpfs else {})},
-                    capacity_gib=fs_args.size_gib,
-                    mount_options=("nolock,tcp,noresvport", "vers=3")) for ns in trainer_namespaces]
+            self._file_system(fs_args, bucket.name if bucket is not None and objects.cache else None)
 
-        trainers = {ns: WorkloadRole(f"{name}-trainer" if ns == training_ns else f"{name}-trainer-{ns}",
-                                     WorkloadRoleArgs(account_id=account_id, cluster_id=ack.id, namespace=ns,
-                                                      service_account=TRAINING_SERVICE_ACCOUNT, statements=grants,
-                                                      tags=tags), opts=child)
-                    for ns in trainer_namespaces}
-        outputs["trainer_role_arn"] = trainers[training_ns].arn
-        outputs["trainer_role_arns"] = {ns: role.arn for ns, role in trainers.items()}
+    def _file_system(self, fs_args: FileSystemArgs, cache_bucket: Optional[pulumi.Output[str]]) -> None:
+        fs = SharedFileSystem(f"{self._name}-{fs_args.kind}", SharedFileSystemArgs(
+            kind=fs_args.kind, size_gib=fs_args.size_gib, vpc_id=self._vpc.vpc.id, vswitch_id=self._vswitch_in(None),
+            zone_id=self._zone_choice.default, kms_key_id=self._key.id, protect=self._args.protect_data,
+            tags=self._tags, export_domain=fs_args.export_domain, cache_bucket_name=cache_bucket), opts=self._child)
+        self._outputs["file_system_id"] = fs.file_system_id
+        cpfs = fs_args.kind == "cpfs"
+        server, path = fs.nfs_server, fs.nfs_path
+        if cpfs:
+            self._outputs["cpfs_export_id"] = fs.export_id
+        if server is not None:
+            # CPFS goes through the CPFS-NFS client (cnfs-nas-daemon); NAS extreme is plain NFSv3.
+            self._shared_volumes += [SharedVolumeSpec(
+                claim=SHARED_CLAIM, namespace=ns, driver=NAS_CSI_DRIVER,
+                # CPFS: the export's id (unique, and it ties the volume to the export in the plan).
+                volume_handle=fs.export_id if cpfs else f"{ns}-{SHARED_CLAIM}",
+                attributes={"server": server, "path": path, **({"mountProtocol": "cpfs-nfs"} if cpfs else {})},
+                capacity_gib=fs_args.size_gib,
+                mount_options=("nolock,tcp,noresvport", "vers=3")) for ns in self._trainer_namespaces]
+
+    def _identity(self) -> None:
+        """An RRSA role per trainer namespace, the eRDMA controller and the pod identity webhook."""
+        args, name, ack, training_ns = self._args, self._name, self._ack, self._args.trainer_namespace
+        self._trainers = {ns: WorkloadRole(
+            f"{name}-trainer" if ns == training_ns else f"{name}-trainer-{ns}",
+            WorkloadRoleArgs(account_id=self._account_id, cluster_id=ack.id, namespace=ns,
+                             service_account=TRAINING_SERVICE_ACCOUNT, statements=self._grants, tags=self._tags),
+            opts=self._child) for ns in self._trainer_namespaces}
+        self._outputs["trainer_role_arn"] = self._trainers[training_ns].arn
+        self._outputs["trainer_role_arns"] = {ns: role.arn for ns, role in self._trainers.items()}
         if args.rdma:
             # The eRDMA controller is an ACK add-on: ACK installs and authorizes it, so the stack grants it no
             # RAM role of its own. "ofed" is the driver mode for GPU instances running NCCL
             # (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/use-erdma-in-ack-clusters).
             alicloud.cs.KubernetesAddon(f"{name}-erdma-controller", cluster_id=ack.id, name="ack-erdma-controller",
                                         config=json.dumps({"preferDriver": "ofed"}),
-                                        opts=pulumi.ResourceOptions(parent=self, depends_on=pools))
+                                        opts=pulumi.ResourceOptions(parent=self, depends_on=self._pools))
         # Injects the RRSA token and STS variables into pods whose ServiceAccount names a role.
-        identity = alicloud.cs.KubernetesAddon(f"{name}-pod-identity-webhook", cluster_id=ack.id,
-                                               name="ack-pod-identity-webhook",
-                                               **({"version": versions["ack-pod-identity-webhook"]}
-                                                  if versions.get("ack-pod-identity-webhook") else {}),
-                                               opts=pulumi.ResourceOptions(parent=self, depends_on=[self.system_pool]))
-        if args.threat_detection:
-            ThreatDetection(f"{name}-security-center", ThreatDetectionArgs(), opts=child)
+        webhook = self._versions.get("ack-pod-identity-webhook")
+        self._identity_webhook = alicloud.cs.KubernetesAddon(
+            f"{name}-pod-identity-webhook", cluster_id=ack.id, name="ack-pod-identity-webhook",
+            **({"version": webhook} if webhook else {}),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.system_pool]))
 
-        # A one-hour credential of the identity running `pulumi up`, kept secret.
-        credential = alicloud.cs.get_cluster_credential_output(cluster_id=ack.id, temporary_duration_minutes=60,
-                                                               opts=invoke)
+    def _account_services(self) -> None:
+        """Threat detection (Alibaba Cloud budgets are not declared)."""
+        if self._args.threat_detection:
+            ThreatDetection(f"{self._name}-security-center", ThreatDetectionArgs(), opts=self._child)
+
+    def _platform(self) -> None:
+        """The kubeconfig (a one-hour credential of the identity running `pulumi up`) and the Kubernetes layer."""
+        args, name = self._args, self._name
+        credential = alicloud.cs.get_cluster_credential_output(cluster_id=self._ack.id, temporary_duration_minutes=60,
+                                                               opts=self._invoke)
         kubeconfig = pulumi.Output.secret(credential.kube_config)
-        outputs["kubeconfig"] = kubeconfig
-        if args.platform is not None:
-            # ACK GPU nodes come with the NVIDIA driver, container runtime and device plugin
-            # (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/gpu-overview).
-            kube = k8s.Provider(f"{name}-k8s", kubeconfig=kubeconfig, opts=child)
-            classes = [StorageClassSpec("essd-encrypted", DISK_CSI_DRIVER, default=True, parameters={
-                "type": "cloud_essd", "encrypted": "true", "kmsKeyId": key.id})]
-            serving = args.platform.serving
-            if serving is not None and bucket is not None:  # each model's volume reads only its weights' prefix
-                readers = {m.model: WorkloadRole(f"{name}-serve-{m.model}", WorkloadRoleArgs(
-                    account_id=account_id, cluster_id=ack.id, namespace=OSS_FUSE[0], service_account=OSS_FUSE[1],
-                    statements=[*bucket.grant_read(m.weights_prefix), Statement(
-                        actions=["kms:Decrypt"], resources=grants[0].resources)], tags=tags), opts=child)
-                    for m in serving.models}
-                serving = replace(serving, volumes={m.model: WeightsVolume(OSS_CSI_DRIVER, {
-                    "bucket": bucket.name, "path": "/" + m.weights_prefix.rstrip("/"),
-                    "url": f"http://oss-{args.region}-internal.aliyuncs.com", "authType": "rrsa",
-                    "roleName": readers[m.model].role_name, "otherOpts": "-o umask=022 -o allow_other",
-                    "sigVersion": "v4"}) for m in serving.models})
-            platform = GpuPlatform(name, replace(
-                args.platform, driver_preinstalled=True, device_plugin_preinstalled=True, serving=serving,
-                system_node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP},
-                namespaces={ns: {RRSA_INJECTION_LABEL: "on"} for ns in trainer_namespaces},
-                service_accounts=[WorkloadServiceAccount(ns, TRAINING_SERVICE_ACCOUNT,
-                                                         {RRSA_ROLE_ANNOTATION: role.role_name})
-                                  for ns, role in trainers.items()],
-                storage_classes=classes, shared_volumes=shared_volumes),
-                opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": kube},
-                                            depends_on=[self.system_pool, identity, *pools]))
-            if platform.grafana_admin_password is not None:
-                outputs["grafana_admin_password"] = platform.grafana_admin_password
-        self.outputs = outputs
-        for key_name, value in outputs.items():
+        self._outputs["kubeconfig"] = kubeconfig
+        if args.platform is None:
+            return
+        # ACK GPU nodes come with the NVIDIA driver, container runtime and device plugin
+        # (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/gpu-overview).
+        kube = k8s.Provider(f"{name}-k8s", kubeconfig=kubeconfig, opts=self._child)
+        classes = [StorageClassSpec("essd-encrypted", DISK_CSI_DRIVER, default=True, parameters={
+            "type": "cloud_essd", "encrypted": "true", "kmsKeyId": self._key.id})]
+        platform = GpuPlatform(name, platform_args(
+            args.platform, driver_preinstalled=True, device_plugin_preinstalled=True,
+            system_node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP},
+            namespaces={ns: {RRSA_INJECTION_LABEL: "on"} for ns in self._trainer_namespaces},
+            service_accounts=[WorkloadServiceAccount(ns, TRAINING_SERVICE_ACCOUNT,
+                                                     {RRSA_ROLE_ANNOTATION: role.role_name})
+                              for ns, role in self._trainers.items()],
+            # ACK scales node pools itself (AckAutoscaling): no Cluster Autoscaler in the cluster.
+            storage_classes=classes, shared_volumes=self._shared_volumes, autoscaler=None,
+            serving_access=self._serving_access()),
+            opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": kube},
+                                        depends_on=[self.system_pool, self._identity_webhook, *self._pools]))
+        if platform.grafana_admin_password is not None:
+            self._outputs["grafana_admin_password"] = platform.grafana_admin_password
+
+    def _serving_access(self) -> Optional[ServingAccess]:
+        """Each model's weights' prefix as a read-only OSS volume, through a RAM role that reads only that prefix."""
+        serving, bucket, args = self._args.platform.serving, self._bucket, self._args
+        if serving is None or bucket is None:
+            return None
+        readers = {m.model: WorkloadRole(f"{self._name}-serve-{m.model}", WorkloadRoleArgs(
+            account_id=self._account_id, cluster_id=self._ack.id, namespace=OSS_FUSE[0], service_account=OSS_FUSE[1],
+            statements=[*bucket.grant_read(m.weights_prefix), Statement(
+                actions=["kms:Decrypt"], resources=self._grants[0].resources)], tags=self._tags), opts=self._child)
+            for m in serving.models}
+        return ServingAccess(volumes={m.model: WeightsVolume(OSS_CSI_DRIVER, {
+            "bucket": bucket.name, "path": "/" + m.weights_prefix.rstrip("/"),
+            "url": f"http://oss-{args.region}-internal.aliyuncs.com", "authType": "rrsa",
+            "roleName": readers[m.model].role_name, "otherOpts": "-o umask=022 -o allow_other",
+            "sigVersion": "v4"}) for m in serving.models})
+
+    def _publish(self) -> None:
+        self.outputs = self._outputs
+        for key_name, value in self._outputs.items():
             setattr(self, key_name, value)
-        self.register_outputs(outputs)
-
-
+        self.register_outputs(self._outputs)

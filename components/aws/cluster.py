@@ -1,7 +1,5 @@
 """GpuCluster on AWS: EKS, GPU and system node groups, storage, identity, audit and budget from one args object."""
 
-from dataclasses import replace
-
 from typing import Mapping, Optional
 
 import pulumi
@@ -11,10 +9,11 @@ import pulumi_kubernetes as k8s
 from ..kubernetes.autoscaler import SERVICE_ACCOUNT as AUTOSCALER_SA, AutoscalerArgs
 from ..kubernetes.kubeconfig import eks_kubeconfig
 from ..base import AWS, Component, as_args
-from ..cluster_args import GpuClusterArgs
+from ..cluster_args import AwsClusterArgs, GpuGroupArgs, platform_args
 from ..kubernetes.platform import MIG_CONFIG_LABEL, NODE_GROUP_LABEL, GpuPlatform, WorkloadServiceAccount
 from ..policy_document import Statement
 from ..providers import caller_provider
+from ..kubernetes.serving import ServingAccess
 from ..kubernetes.storage import SharedVolumeSpec, StorageClassSpec
 from .addons import AFTER_NODES, BEFORE_NODES, AddonRole, EksAddons, EksAddonsArgs, ebs_csi_key_statements
 from .audit import AuditTrail, AuditTrailArgs, ThreatDetection, ThreatDetectionArgs
@@ -22,7 +21,7 @@ from .budget import CostBudget, CostBudgetArgs
 from .eks import EksArgs, EksCluster
 from .iam import NodeRole, NodeRoleArgs, WorkloadRole, WorkloadRoleArgs, cluster_autoscaler_statements
 from .kms import DataKey, DataKeyArgs
-from ..zones import check_offered, subnet_zones
+from ..zones import choose_zones, zoned_groups
 from .network import EfaFabric, EfaFabricArgs, GpuNetwork, NetworkArgs
 from .node_group import GpuNodeGroup, NodeGroupArgs, SystemNodeGroup
 from .storage import BucketArgs, DataBucket, LustreArgs, LustreFileSystem
@@ -80,232 +79,273 @@ class GpuCluster(Component):
     lustre_dns_name: pulumi.Output[Optional[str]]
     """The Lustre file system's DNS name, with one."""
 
-    def __init__(self, name: str, args: GpuClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        args = as_args(GpuClusterArgs, args)
+    def __init__(self, name: str, args: AwsClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        args = as_args(AwsClusterArgs, args)
         provider = caller_provider(opts, "aws")
         if provider is None:
             provider = aws.Provider(f"{name}-aws", region=args.region, default_tags={"tags": dict(args.tags)})
             opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(providers={"aws": provider}))
         super().__init__(name, opts)
-        child = pulumi.ResourceOptions(parent=self)
+        self._name, self._args, self._provider = name, args, provider
+        self._child = pulumi.ResourceOptions(parent=self)
+        self._tags = {**args.tags, "gpu-cluster": name}
         invoke = pulumi.InvokeOutputOptions(parent=self, provider=provider)
-        tags = {**args.tags, "gpu-cluster": name}
-        production = args.protect_data
-        identity = aws.get_caller_identity_output(opts=invoke)
-        partition = aws.get_partition_output(opts=invoke).partition
+        self._account_id = aws.get_caller_identity_output(opts=invoke).account_id
+        self._partition = aws.get_partition_output(opts=invoke).partition
+        self._outputs: dict[str, pulumi.Input] = {}
+        self._data_key()
+        self._zones()
+        self._network()
+        self._control_plane()
+        self._node_groups()
+        self._storage()
+        self._identity()
+        self._audit()
+        self._account_services()
+        self._platform()
+        self._publish()
 
-        # A Lustre file system caching the SSE-KMS data bucket needs the key policy to let FSx use the key on it;
-        # the bucket is declared later (with this key), so its ARN comes in through a deferred output.
+    def _data_key(self) -> None:
+        """The stack's KMS key. A Lustre file system caching the SSE-KMS data bucket needs the key policy to let FSx
+        use the key on it; the bucket is declared later (with this key), so its ARN comes in through a deferred
+        output."""
+        args = self._args
         links_bucket = bool(args.object_storage and args.object_storage.cache and args.file_system
                             and args.file_system.kind == "lustre")
-        linked_bucket_arn, resolve_linked_bucket = pulumi.deferred_output() if links_bucket else (None, None)
-        key = DataKey(f"{name}-data", DataKeyArgs(account_id=identity.account_id, region=args.region,
-                                                  partition=partition, tags=tags,
-                                                  rotation_days=args.key_rotation_days,
-                                                  fsx_linked_bucket_arns=[linked_bucket_arn] if links_bucket else []),
-                      opts=child)
+        linked_bucket_arn, self._resolve_linked_bucket = pulumi.deferred_output() if links_bucket else (None, None)
+        self._key = DataKey(f"{self._name}-data", DataKeyArgs(
+            account_id=self._account_id, region=args.region, partition=self._partition, tags=self._tags,
+            rotation_days=args.key_rotation_days,
+            fsx_linked_bucket_arns=[linked_bucket_arn] if links_bucket else []), opts=self._child)
 
-        # Zones come from the args (the spec), never from the order a data source lists them in: RDMA groups, groups
-        # on a reservation and the file system each get the subnet of their zone, and the subnets' zones are the
-        # pinned ones filled up with the others by name. A pinned zone that does not sell its group's shape fails.
-        # Plain (blocking) invokes: a zone error stops the program here, before any resource depends on it.
-        sync = pulumi.InvokeOptions(parent=self, provider=provider)
+    def _zones(self) -> None:
+        """RDMA groups, groups on a reservation and the file system each get the subnet of their zone
+        (components/zones.py). Plain (blocking) invokes: a zone error stops the program here."""
+        args = self._args
+        sync = pulumi.InvokeOptions(parent=self, provider=self._provider)
         available = aws.get_availability_zones(state="available", opts=sync).names
-        zoned = [g for g in args.gpu_groups if g.zone or g.rdma_interfaces]
+        zoned = zoned_groups(args.gpu_groups)
         sells = {t: aws.ec2.get_instance_type_offerings(
             location_type="availability-zone", filters=[{"name": "instance-type", "values": [t]}],
             opts=sync).locations for t in sorted({g.instance_type for g in zoned})}
-        # Without a zone from the caller: the first zone by name that sells every RDMA shape.
-        default = args.zone or next((z for z in sorted(available) if all(z in sells[g.instance_type]
-                                                                         for g in zoned if not g.zone)),
-                                    sorted(available)[0])
-        pinned = {g.name: g.zone or default for g in zoned}
-        subnet_azs = subnet_zones(available, {**pinned, **({None: default} if args.zone or zoned or args.file_system
-                                                           else {})})
-        for g in zoned:
-            check_offered(g.name, g.instance_type, pinned[g.name], sells[g.instance_type])
-        network = GpuNetwork(name, NetworkArgs(
+        self._zone_choice = choose_zones(available, args.gpu_groups, sells, args.zone,
+                                         pin_default=bool(args.zone or zoned or args.file_system))
+
+    def _network(self) -> None:
+        args = self._args
+        self._vpc = GpuNetwork(self._name, NetworkArgs(
             region=args.region, cidr=args.vpc_cidr, flow_log_retention_days=args.log_retention_days,
-            kms_key_arn=key.arn, availability_zones=subnet_azs,
-            account_id=identity.account_id, partition=partition, tags=tags), opts=child)
+            kms_key_arn=self._key.arn, availability_zones=self._zone_choice.subnets,
+            account_id=self._account_id, partition=self._partition, tags=self._tags), opts=self._child)
 
-        eks = EksCluster(name, EksArgs(
+    def _subnet_in(self, group: Optional[str]) -> pulumi.Output[str]:
+        """The private subnet in a group's zone (None: the cluster's zone)."""
+        return self._vpc.private_subnets[self._zone_choice.index(group)].id
+
+    def _control_plane(self) -> None:
+        """EKS, the node role, the EFA fabric and the add-ons nodes need to come up with networking."""
+        args, name, tags = self._args, self._name, self._tags
+        self._eks = eks = EksCluster(name, EksArgs(
             kubernetes_version=args.kubernetes_version,
-            subnet_ids=[s.id for s in network.private_subnets],
-            kms_key_arn=key.arn, account_id=identity.account_id, public_api=args.public_api,
+            subnet_ids=[s.id for s in self._vpc.private_subnets],
+            kms_key_arn=self._key.arn, account_id=self._account_id, public_api=args.public_api,
             public_api_cidrs=list(args.public_api_cidrs),
-            log_retention_days=args.log_retention_days, partition=partition, tags=tags,
-            deletion_protection=production, admin_principal_arns=list(args.cluster_admins)), opts=child)
-        node_role = NodeRole(f"{name}-nodes", NodeRoleArgs(partition=partition, tags=tags), opts=child)
-
-        def subnet_in(group: Optional[str]) -> pulumi.Output[str]:
-            """The private subnet in a group's zone (None: the cluster's zone)."""
-            return network.private_subnets[subnet_azs.index(pinned[group] if group else default)].id
-
-        fabric = None
+            log_retention_days=args.log_retention_days, partition=self._partition, tags=tags,
+            deletion_protection=args.protect_data, admin_principal_arns=list(args.cluster_admins)), opts=self._child)
+        self._outputs.update(cluster_name=eks.name, kms_key_arn=self._key.arn, vpc_id=self._vpc.vpc.id)
+        self._node_role = NodeRole(f"{name}-nodes", NodeRoleArgs(partition=self._partition, tags=tags),
+                                   opts=self._child)
+        self._fabric = None
         if args.rdma:
-            fabric = EfaFabric(f"{name}-efa", EfaFabricArgs(
-                vpc_id=network.vpc.id, placement_groups=[g.name for g in args.gpu_groups if g.placement_group],
-                tags=tags), opts=child)
-        client_sgs = [eks.security_group_id] + ([fabric.security_group.id] if fabric else [])
-
-        versions = dict(args.addon_versions)
-        lustre_args = args.file_system if args.file_system and args.file_system.kind == "lustre" else None
-        if lustre_args is None:
+            self._fabric = EfaFabric(f"{name}-efa", EfaFabricArgs(
+                vpc_id=self._vpc.vpc.id, placement_groups=[g.name for g in args.gpu_groups if g.placement_group],
+                tags=tags), opts=self._child)
+        self._versions = versions = dict(args.addon_versions)
+        self._lustre_args = args.file_system if args.file_system and args.file_system.kind == "lustre" else None
+        if self._lustre_args is None:
             versions.pop("aws-fsx-csi-driver", None)
-        addon_args = dict(cluster_name=eks.name, oidc_provider_arn=eks.oidc_provider.arn,
-                          oidc_issuer=eks.oidc_issuer, roles=addon_roles(key.arn), partition=partition, tags=tags)
+        self._addon_args = dict(cluster_name=eks.name, oidc_provider_arn=eks.oidc_provider.arn,
+                                oidc_issuer=eks.oidc_issuer, roles=addon_roles(self._key.arn),
+                                partition=self._partition, tags=tags)
         # The CNI, kube-proxy and the Pod Identity agent before any node, so nodes come up with networking.
-        network_addons = EksAddons(f"{name}-network", EksAddonsArgs(
-            versions={k: v for k, v in versions.items() if k in BEFORE_NODES}, **addon_args), opts=child)
-        node_opts = pulumi.ResourceOptions(parent=self, depends_on=[*node_role.attachments, network_addons])
+        self._network_addons = EksAddons(f"{name}-network", EksAddonsArgs(
+            versions={k: v for k, v in versions.items() if k in BEFORE_NODES}, **self._addon_args), opts=self._child)
 
+    def _node_groups(self) -> None:
+        """The system group, the GPU groups, then the add-ons that run on nodes (CoreDNS, CSI controllers)."""
+        args = self._args
+        node_opts = pulumi.ResourceOptions(parent=self, depends_on=[*self._node_role.attachments,
+                                                                    self._network_addons])
         system = args.system
-        self.system_group = SystemNodeGroup(f"{name}-{SYSTEM_GROUP}", NodeGroupArgs(
-            cluster_name=eks.name, kubernetes_version=args.kubernetes_version, node_role_arn=node_role.arn,
-            instance_type=system.instance_type, subnet_ids=[s.id for s in network.private_subnets],
-            security_group_ids=[eks.security_group_id], kms_key_arn=key.arn,
+        self.system_group = SystemNodeGroup(f"{self._name}-{SYSTEM_GROUP}", NodeGroupArgs(
+            cluster_name=self._eks.name, kubernetes_version=args.kubernetes_version,
+            node_role_arn=self._node_role.arn, instance_type=system.instance_type,
+            subnet_ids=[s.id for s in self._vpc.private_subnets],
+            security_group_ids=[self._eks.security_group_id], kms_key_arn=self._key.arn,
             min_nodes=system.min_nodes, desired_nodes=system.desired_nodes,
             max_nodes=system.max_nodes, labels={NODE_GROUP_LABEL: SYSTEM_GROUP},
-            root_volume_gib=system.root_volume_gib, release_version=args.node_release_version, tags=tags),
+            root_volume_gib=system.root_volume_gib, release_version=args.node_release_version, tags=self._tags),
             opts=node_opts)
-
-        self.node_groups = []
-        for g in args.gpu_groups:
-            efa = g.rdma_interfaces
-            labels = {**g.labels, NODE_GROUP_LABEL: g.name,
-                      "gpu-blueprints/gpu-model": g.gpu_model,
-                      GPU_LABEL: f"nvidia-{g.gpu_model.lower()}", GPU_PRESENT_LABEL: "true",
-                      **({"vpc.amazonaws.com/efa.present": "true"} if efa else {}),
-                      **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {})}
-            self.node_groups.append(GpuNodeGroup(f"{name}-{g.name}", NodeGroupArgs(
-                cluster_name=eks.name, kubernetes_version=args.kubernetes_version, node_role_arn=node_role.arn,
-                instance_type=g.instance_type,
-                subnet_ids=([subnet_in(g.name)] if g in zoned else [s.id for s in network.private_subnets]),
-                security_group_ids=client_sgs if efa else [eks.security_group_id],
-                kms_key_arn=key.arn, min_nodes=g.min_nodes, desired_nodes=g.desired_nodes, max_nodes=g.max_nodes,
-                capacity=g.capacity, capacity_reservation_id=g.capacity_reservation_id, labels=labels,
-                taints=list(g.taints), root_volume_gib=g.root_volume_gib,
-                efa_interfaces=efa,
-                placement_group_name=(fabric.placement_groups[g.name].name
-                                      if fabric and g.name in fabric.placement_groups else None),
-                capacity_block_starts_at=g.capacity_block_starts_at,
-                local_nvme_raid0=g.local_nvme_raid0,
-                release_version=args.node_release_version,
-                extended_resources={"nvidia.com/gpu": g.gpu_resources or g.gpus,
-                                    "vpc.amazonaws.com/efa": efa},
-                tags=tags), opts=node_opts))
-
+        self.node_groups = [self._gpu_node_group(g, node_opts) for g in args.gpu_groups]
         # CoreDNS and the CSI controllers are Deployments: they need the system nodes to become healthy.
-        service_addons = EksAddons(f"{name}-services", EksAddonsArgs(
-            versions={k: v for k, v in versions.items() if k in AFTER_NODES}, **addon_args),
+        self._service_addons = EksAddons(f"{self._name}-services", EksAddonsArgs(
+            versions={k: v for k, v in self._versions.items() if k in AFTER_NODES}, **self._addon_args),
             opts=pulumi.ResourceOptions(parent=self, depends_on=[self.system_group]))
 
-        grants = [key.grant_encrypt_decrypt()]
-        outputs: dict[str, pulumi.Input] = {"cluster_name": eks.name, "kms_key_arn": key.arn,
-                                            "vpc_id": network.vpc.id}
-        bucket = None
-        objects = args.object_storage
-        training_ns = args.trainer_namespace
+    def _gpu_node_group(self, g: GpuGroupArgs, node_opts: pulumi.ResourceOptions) -> GpuNodeGroup:
+        args, fabric = self._args, self._fabric
+        efa = g.rdma_interfaces
+        labels = {**g.labels, NODE_GROUP_LABEL: g.name,
+                  "gpu-blueprints/gpu-model": g.gpu_model,
+                  GPU_LABEL: f"nvidia-{g.gpu_model.lower()}", GPU_PRESENT_LABEL: "true",
+                  **({"vpc.amazonaws.com/efa.present": "true"} if efa else {}),
+                  **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {})}
+        client_sgs = [self._eks.security_group_id] + ([fabric.security_group.id] if fabric else [])
+        return GpuNodeGroup(f"{self._name}-{g.name}", NodeGroupArgs(
+            cluster_name=self._eks.name, kubernetes_version=args.kubernetes_version,
+            node_role_arn=self._node_role.arn, instance_type=g.instance_type,
+            subnet_ids=([self._subnet_in(g.name)] if g.name in self._zone_choice.pinned
+                        else [s.id for s in self._vpc.private_subnets]),
+            security_group_ids=client_sgs if efa else [self._eks.security_group_id],
+            kms_key_arn=self._key.arn, min_nodes=g.min_nodes, desired_nodes=g.desired_nodes, max_nodes=g.max_nodes,
+            capacity=g.capacity, capacity_reservation_id=g.capacity_reservation_id, labels=labels,
+            taints=list(g.taints), root_volume_gib=g.root_volume_gib,
+            efa_interfaces=efa,
+            placement_group_name=(fabric.placement_groups[g.name].name
+                                  if fabric and g.name in fabric.placement_groups else None),
+            capacity_block_starts_at=g.capacity_block_starts_at,
+            local_nvme_raid0=g.local_nvme_raid0,
+            release_version=args.node_release_version,
+            extended_resources={"nvidia.com/gpu": g.gpu_resources or g.gpus,
+                                "vpc.amazonaws.com/efa": efa},
+            tags=self._tags), opts=node_opts)
+
+    def _storage(self) -> None:
+        """The data bucket and the Lustre file system, with a `shared-data` claim per trainer namespace."""
+        args, name, key, production = self._args, self._name, self._key, self._args.protect_data
+        self._grants = [key.grant_encrypt_decrypt()]
         # Every team gets its own identity and claim; the trainer namespace keeps its own whatever teams come.
-        trainer_namespaces = list(dict.fromkeys([training_ns, *args.team_namespaces]))
-        shared_volumes: list[SharedVolumeSpec] = []
+        self._trainer_namespaces = list(dict.fromkeys([args.trainer_namespace, *args.team_namespaces]))
+        self._shared_volumes: list[SharedVolumeSpec] = []
+        bucket, objects, lustre_args = None, args.object_storage, self._lustre_args
         if objects is not None:
             bucket = DataBucket(f"{name}-data", BucketArgs(
                 kms_key_arn=key.arn, protect=production,
                 noncurrent_version_days=objects.noncurrent_version_days,
                 infrequent_access_after_days=objects.infrequent_access_after_days,
-                tags=tags), opts=child)
-            if resolve_linked_bucket is not None:
-                resolve_linked_bucket(bucket.arn)
-            grants += bucket.grant_read("datasets", "ReadDatasets")
-            grants += bucket.grant_read_write("checkpoints", "Checkpoints")
-            outputs["data_bucket"] = bucket.name
-            outputs["checkpoints_uri"] = pulumi.Output.concat("s3://", bucket.name, "/checkpoints/")
+                tags=self._tags), opts=self._child)
+            if self._resolve_linked_bucket is not None:
+                self._resolve_linked_bucket(bucket.arn)
+            self._grants += bucket.grant_read("datasets", "ReadDatasets")
+            self._grants += bucket.grant_read_write("checkpoints", "Checkpoints")
+            self._outputs["data_bucket"] = bucket.name
+            self._outputs["checkpoints_uri"] = pulumi.Output.concat("s3://", bucket.name, "/checkpoints/")
+        self._bucket = bucket
         if lustre_args is not None:
             lustre = LustreFileSystem(f"{name}-lustre", LustreArgs(
-                vpc_id=network.vpc.id, subnet_id=subnet_in(None), client_security_group_ids=[eks.security_group_id],
+                vpc_id=self._vpc.vpc.id, subnet_id=self._subnet_in(None),
+                client_security_group_ids=[self._eks.security_group_id],
                 size_gib=lustre_args.size_gib, deployment=lustre_args.deployment,
                 throughput_mbps_per_tib=lustre_args.throughput_mbps_per_tib, kms_key_arn=key.arn,
-                protect=production, tags=tags,
-                cache_bucket_name=bucket.name if bucket is not None and objects.cache else None), opts=child)
-            outputs["lustre_dns_name"] = lustre.file_system.dns_name
-            shared_volumes += [SharedVolumeSpec(
+                protect=production, tags=self._tags,
+                cache_bucket_name=bucket.name if bucket is not None and objects.cache else None), opts=self._child)
+            self._outputs["lustre_dns_name"] = lustre.file_system.dns_name
+            self._shared_volumes += [SharedVolumeSpec(
                 claim=SHARED_CLAIM, namespace=ns, driver=FSX_CSI_DRIVER,
                 volume_handle=lustre.file_system.id,
                 attributes={"dnsname": lustre.file_system.dns_name, "mountname": lustre.file_system.mount_name},
-                capacity_gib=lustre_args.size_gib, mount_options=("flock",)) for ns in trainer_namespaces]
+                capacity_gib=lustre_args.size_gib, mount_options=("flock",)) for ns in self._trainer_namespaces]
 
-        trainers = {ns: WorkloadRole(f"{name}-trainer" if ns == training_ns else f"{name}-trainer-{ns}",
-                                     WorkloadRoleArgs(oidc_provider_arn=eks.oidc_provider.arn,
-                                                      oidc_issuer=eks.oidc_issuer, namespace=ns,
-                                                      service_account=TRAINING_SERVICE_ACCOUNT, statements=grants,
-                                                      tags=tags), opts=child)
-                    for ns in trainer_namespaces}
-        outputs["trainer_role_arn"] = trainers[training_ns].arn
-        outputs["trainer_role_arns"] = {ns: role.arn for ns, role in trainers.items()}
+    def _identity(self) -> None:
+        """An IRSA role per trainer namespace, with the key and data grants."""
+        name, eks, training_ns = self._name, self._eks, self._args.trainer_namespace
+        self._trainers = {ns: WorkloadRole(
+            f"{name}-trainer" if ns == training_ns else f"{name}-trainer-{ns}",
+            WorkloadRoleArgs(oidc_provider_arn=eks.oidc_provider.arn, oidc_issuer=eks.oidc_issuer, namespace=ns,
+                             service_account=TRAINING_SERVICE_ACCOUNT, statements=self._grants, tags=self._tags),
+            opts=self._child) for ns in self._trainer_namespaces}
+        self._outputs["trainer_role_arn"] = self._trainers[training_ns].arn
+        self._outputs["trainer_role_arns"] = {ns: role.arn for ns, role in self._trainers.items()}
 
-        AuditTrail(f"{name}-audit", AuditTrailArgs(
-            kms_key_arn=key.arn, retention_days=args.log_retention_days, protect=production,
-            account_id=identity.account_id, partition=partition, region=args.region, tags=tags,
-            management_events=args.audit_trail), opts=child)
+    def _audit(self) -> None:
+        args = self._args
+        AuditTrail(f"{self._name}-audit", AuditTrailArgs(
+            kms_key_arn=self._key.arn, retention_days=args.log_retention_days, protect=args.protect_data,
+            account_id=self._account_id, partition=self._partition, region=args.region, tags=self._tags,
+            management_events=args.audit_trail), opts=self._child)
+
+    def _account_services(self) -> None:
+        """Threat detection and the cost budget."""
+        args, name, tags = self._args, self._name, self._tags
         if args.threat_detection:
-            ThreatDetection(f"{name}-guardduty", ThreatDetectionArgs(tags=tags), opts=child)
+            ThreatDetection(f"{name}-guardduty", ThreatDetectionArgs(tags=tags), opts=self._child)
         CostBudget(f"{name}-monthly", CostBudgetArgs(
             monthly_limit_usd=args.budget.monthly_limit_usd, thresholds_pct=list(args.budget.thresholds_pct),
             contacts=list(args.budget.contacts), cost_tag_key="gpu-cluster", cost_tag_value=name, tags=tags,
             activate_cost_tag=args.budget.activate_cost_tag),
-            opts=child)
+            opts=self._child)
 
+    def _autoscaler(self) -> Optional[AutoscalerArgs]:
+        """The Cluster Autoscaler's IRSA role and settings, with an image for the Kubernetes minor."""
+        args, scaling = self._args, self._args.autoscaling
+        if scaling is None or not scaling.image_tag:
+            return None
+        role = WorkloadRole(f"{self._name}-cluster-autoscaler", WorkloadRoleArgs(
+            oidc_provider_arn=self._eks.oidc_provider.arn, oidc_issuer=self._eks.oidc_issuer,
+            namespace="kube-system", service_account=AUTOSCALER_SA, tags=self._tags,
+            statements=cluster_autoscaler_statements(self._name, args.region, self._account_id, self._partition)),
+            opts=self._child)
+        return AutoscalerArgs(
+            cluster_name=self._eks.name, region=args.region, role_arn=role.arn,
+            image_tag=scaling.image_tag, node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP},
+            scale_down_unneeded_minutes=scaling.unneeded_minutes,
+            scale_down_utilization_threshold=scaling.utilization_threshold,
+            gpu_scale_down_utilization_threshold=scaling.gpu_utilization_threshold)
+
+    def _platform(self) -> None:
+        """The kubeconfig and the Kubernetes layer on the system nodes."""
+        args, name, eks = self._args, self._name, self._eks
         kubeconfig = eks_kubeconfig(eks.name, eks.cluster.endpoint, eks.cluster.certificate_authority.data,
                                     args.region)
-        outputs["kubeconfig"] = pulumi.Output.secret(kubeconfig)
-        if args.platform is not None:
-            # The EKS AL2023 NVIDIA AMI ships the driver and container toolkit, not the device plugin
-            # (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html).
-            kube = k8s.Provider(f"{name}-k8s", kubeconfig=kubeconfig, opts=child)
-            autoscaler = None
-            scaling = args.autoscaling
-            if scaling is not None and scaling.image_tag:
-                role = WorkloadRole(f"{name}-cluster-autoscaler", WorkloadRoleArgs(
-                    oidc_provider_arn=eks.oidc_provider.arn, oidc_issuer=eks.oidc_issuer, namespace="kube-system",
-                    service_account=AUTOSCALER_SA, tags=tags,
-                    statements=cluster_autoscaler_statements(name, args.region, identity.account_id, partition)),
-                    opts=child)
-                autoscaler = AutoscalerArgs(
-                    cluster_name=eks.name, region=args.region, role_arn=role.arn,
-                    image_tag=scaling.image_tag, node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP},
-                    scale_down_unneeded_minutes=scaling.unneeded_minutes,
-                    scale_down_utilization_threshold=scaling.utilization_threshold,
-                    gpu_scale_down_utilization_threshold=scaling.gpu_utilization_threshold)
-            classes = [StorageClassSpec("gp3-encrypted", EBS_CSI_DRIVER, default=True, parameters={
-                "type": "gp3", "encrypted": "true", "kmsKeyId": key.arn, "csi.storage.k8s.io/fstype": "ext4"})] \
-                if "aws-ebs-csi-driver" in versions else []
-            serving = args.platform.serving
-            if serving is not None and bucket is not None:  # each model's server reads only its weights' prefix
-                readers = {m.model: WorkloadRole(f"{name}-serve-{m.model}", WorkloadRoleArgs(
-                    oidc_provider_arn=eks.oidc_provider.arn, oidc_issuer=eks.oidc_issuer, namespace=serving.namespace,
-                    service_account=m.model, tags=tags, statements=[
-                        *bucket.grant_read(m.weights_prefix, "ReadWeights"),
-                        Statement(sid="DecryptWeights", actions=["kms:Decrypt"], resources=[key.arn])]), opts=child)
-                    for m in serving.models}
-                serving = replace(serving, bucket=bucket.name, service_account_annotations={
-                    model: {"eks.amazonaws.com/role-arn": role.arn} for model, role in readers.items()})
-            platform = GpuPlatform(name, replace(
-                args.platform, driver_preinstalled=True, device_plugin_preinstalled=False, serving=serving,
-                system_node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP}, namespaces={training_ns: {}},
-                service_accounts=[WorkloadServiceAccount(ns, TRAINING_SERVICE_ACCOUNT,
-                                                         {"eks.amazonaws.com/role-arn": role.arn})
-                                  for ns, role in trainers.items()],
-                storage_classes=classes, shared_volumes=shared_volumes, autoscaler=autoscaler),
-                opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": kube},
-                                            depends_on=[self.system_group, service_addons]))
-            if platform.grafana_admin_password is not None:
-                outputs["grafana_admin_password"] = platform.grafana_admin_password
+        self._outputs["kubeconfig"] = pulumi.Output.secret(kubeconfig)
+        if args.platform is None:
+            return
+        # The EKS AL2023 NVIDIA AMI ships the driver and container toolkit, not the device plugin
+        # (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html).
+        kube = k8s.Provider(f"{name}-k8s", kubeconfig=kubeconfig, opts=self._child)
+        autoscaler = self._autoscaler()
+        classes = [StorageClassSpec("gp3-encrypted", EBS_CSI_DRIVER, default=True, parameters={
+            "type": "gp3", "encrypted": "true", "kmsKeyId": self._key.arn, "csi.storage.k8s.io/fstype": "ext4"})] \
+            if "aws-ebs-csi-driver" in self._versions else []
+        platform = GpuPlatform(name, platform_args(
+            args.platform, driver_preinstalled=True, device_plugin_preinstalled=False,
+            system_node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP}, namespaces={args.trainer_namespace: {}},
+            service_accounts=[WorkloadServiceAccount(ns, TRAINING_SERVICE_ACCOUNT,
+                                                     {"eks.amazonaws.com/role-arn": role.arn})
+                              for ns, role in self._trainers.items()],
+            storage_classes=classes, shared_volumes=self._shared_volumes, autoscaler=autoscaler,
+            serving_access=self._serving_access()),
+            opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": kube},
+                                        depends_on=[self.system_group, self._service_addons]))
+        if platform.grafana_admin_password is not None:
+            self._outputs["grafana_admin_password"] = platform.grafana_admin_password
 
-        self.outputs = outputs
-        for key, value in outputs.items():
+    def _serving_access(self) -> Optional[ServingAccess]:
+        """An IRSA role a served model, reading only its weights' prefix (and decrypting with the stack's key)."""
+        serving, bucket, eks = self._args.platform.serving, self._bucket, self._eks
+        if serving is None or bucket is None:
+            return None
+        readers = {m.model: WorkloadRole(f"{self._name}-serve-{m.model}", WorkloadRoleArgs(
+            oidc_provider_arn=eks.oidc_provider.arn, oidc_issuer=eks.oidc_issuer, namespace=serving.namespace,
+            service_account=m.model, tags=self._tags, statements=[
+                *bucket.grant_read(m.weights_prefix, "ReadWeights"),
+                Statement(sid="DecryptWeights", actions=["kms:Decrypt"], resources=[self._key.arn])]),
+            opts=self._child) for m in serving.models}
+        return ServingAccess(bucket=bucket.name, service_account_annotations={
+            model: {"eks.amazonaws.com/role-arn": role.arn} for model, role in readers.items()})
+
+    def _publish(self) -> None:
+        self.outputs = self._outputs
+        for key, value in self._outputs.items():
             setattr(self, key, value)
-        self.register_outputs(outputs)
-
-
+        self.register_outputs(self._outputs)

@@ -19,7 +19,7 @@ from .charts import chart_release
 from .fabric import FabricArgs, FabricTarget, FabricValidation
 from .monitoring import DCGM_COUNTERS, GpuMonitoring, MonitoringArgs
 from .queueing import FairQueueing, GpuFlavor, QueueingArgs, TeamQueue
-from .serving import ModelServing, ServingArgs
+from .serving import ModelServing, ServingAccess, ServingArgs
 from .storage import ClusterStorage, ClusterStorageArgs, SharedVolumeSpec, StorageClassSpec
 
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -162,6 +162,8 @@ class PlatformArgs(Args):
     """Re-gate idle GPU nodes for a new acceptance check this often."""
     serving: Optional[ServingArgs] = None
     """Models served with vLLM and scaled by KEDA (serving.py); None serves none."""
+    serving_access: Optional[ServingAccess] = None
+    """The bucket, roles and volumes the model servers read their weights through; set by the cluster."""
 
 
 def gpu_tolerations(groups: Sequence[GpuNodes]) -> list[dict[str, str]]:
@@ -386,7 +388,7 @@ class GpuPlatform(Component):
             opts=pulumi.ResourceOptions(parent=self))
         isolate_namespace(f"{name}-{serving.namespace}", serving.namespace, labels,
                           pulumi.ResourceOptions(parent=self, depends_on=[namespace]))
-        for model in serving.resolved():
+        for model in serving.resolved(args.serving_access):
             ModelServing(f"{name}-serve-{model.model}", replace(model, labels={**labels, **model.labels}),
                          opts=pulumi.ResourceOptions(parent=self, depends_on=[
                              namespace, self.releases["keda"], *monitoring_deps]))

@@ -248,23 +248,33 @@ class ModelServing(Component):
 
 
 @dataclass(frozen=True)
+class ServingAccess(Args):
+    """How the model servers reach their weights: what only the cluster knows, since it creates the bucket and the
+    roles (PlatformArgs.serving_access); a model's own value, where it gives one, is kept."""
+
+    bucket: Optional[pulumi.Input[str]] = None
+    """The stack's bucket the weights are streamed from."""
+    service_account_annotations: Optional[Mapping[str, Mapping[str, pulumi.Input[str]]]] = field(default_factory=dict)
+    """Model -> annotations binding its ServiceAccount to a role reading only its prefix."""
+    volumes: Optional[Mapping[str, WeightsVolume]] = field(default_factory=dict)
+    """Model -> its weights as a read-only CSI volume (ACK). Models without one stream from the bucket."""
+
+
+@dataclass(frozen=True)
 class ServingArgs(Args):
     """The models a cluster serves, in one namespace, scaled by KEDA."""
 
     namespace: str
     """Namespace of the model servers."""
     models: Sequence[ModelServingArgs]
-    """The models; their bucket and identity come from the cluster (``for_cluster``)."""
-    bucket: Optional[pulumi.Input[str]] = None
-    """The stack's bucket, set by the cluster component that creates it."""
-    service_account_annotations: Optional[Mapping[str, Mapping[str, pulumi.Input[str]]]] = field(default_factory=dict)
-    """Model -> annotations binding its ServiceAccount to a role reading only its prefix; set by the cluster."""
-    volumes: Optional[Mapping[str, WeightsVolume]] = field(default_factory=dict)
-    """Model -> its weights as a read-only CSI volume (ACK); set by the cluster. Models without one stream from
-    the bucket."""
+    """The models; where their weights are and who may read them come from the cluster (ServingAccess)."""
 
-    def resolved(self) -> list[ModelServingArgs]:
-        """Each model with the cluster's bucket, its own identity and its volume."""
-        return [replace(m, bucket=self.bucket, volume=self.volumes.get(m.model), service_account_annotations=dict(
-            self.service_account_annotations.get(m.model, {}))) for m in self.models]
+    def resolved(self, access: Optional[ServingAccess]) -> list[ModelServingArgs]:
+        """Each model with the cluster's bucket, its own identity and its volume, where the model gives none."""
+        access = access or ServingAccess()
+        return [replace(m, bucket=m.bucket if m.bucket is not None else access.bucket,
+                        volume=m.volume if m.volume is not None else access.volumes.get(m.model),
+                        service_account_annotations=dict(m.service_account_annotations or
+                                                         access.service_account_annotations.get(m.model, {})))
+                for m in self.models]
 
