@@ -15,9 +15,9 @@ import pulumi
 from components.cluster_args import (AlicloudClusterArgs, AutoscalingArgs, AwsClusterArgs, BudgetArgs, ClusterArgs,
                                      FileSystemArgs, GpuGroupArgs, ObjectStorageArgs, PlatformSettings,
                                      SystemGroupArgs)
-from components.kubernetes.acceptance import GATE_TAINT
 from components.kubernetes.monitoring import AlertReceiver, MonitoringArgs, SmtpSettings
-from components.kubernetes.platform import (NODE_GROUP_LABEL, FabricSettings, GpuNodes,
+from components.kubernetes.nodes import GATE_TAINT, NODE_GROUP_LABEL, SYSTEM_GROUP
+from components.kubernetes.platform import (FabricSettings, GpuNodes,
                                             PriorityValues, Team, mig_slices)
 from components.kubernetes.serving import ModelServingArgs, ServingArgs
 
@@ -28,7 +28,6 @@ from .serving_spec import ENGINE_DTYPE, INTERNAL_LB, VLLM_IMAGE, check_fit as ch
 from .spec import AcceptanceSpec, ClusterSpec
 from .stackconfig import parse_cluster
 
-SYSTEM_GROUP = "system"
 _RESOLVED: dict[str, ResolvedPlan] = {}
 
 

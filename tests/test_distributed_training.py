@@ -16,7 +16,7 @@ import yaml
 
 from catalog.fabric import published_busbw_gbps
 from blueprints.stackconfig import ROOT
-from components.kubernetes.acceptance import GATE_TAINT
+from components.kubernetes.nodes import GATE_TAINT
 from components.kubernetes.charts import charts
 from components.kubernetes.monitoring import DCGM_COUNTERS, alert_rules
 from conftest import SHIPPED, gpu_groups, helm, resources, shipped_plan, validate_crd

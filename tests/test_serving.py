@@ -18,7 +18,7 @@ from google.protobuf import struct_pb2
 
 from blueprints.offline import readiness_serving
 from blueprints.stackconfig import ROOT
-from components.kubernetes.platform import GPU_RESOURCE, NODE_GROUP_LABEL
+from components.kubernetes.nodes import GPU_RESOURCE, NODE_GROUP_LABEL
 from components.kubernetes.serving import load_query
 
 STACK = "startup-serving"

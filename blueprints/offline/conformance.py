@@ -15,6 +15,7 @@ from typing import Any
 from catalog import load_catalog
 from catalog.ai_conformance import Checklist, checklist, table
 from catalog.clouds import type_of
+from components.kubernetes.nodes import ERDMA_RESOURCE, GPU_RESOURCE
 
 from .engine import Registration
 from .readiness import (
@@ -28,7 +29,7 @@ from .readiness import (
 )
 
 MET, NOT_MET, NOT_APPLICABLE = "met", "not met", "not applicable"
-GPU = "nvidia.com/gpu"
+GPU = GPU_RESOURCE
 TEMPLATE_GPU = "resources/nvidia.com/gpu"  # the autoscaler's node-template tag for GPU capacity (EKS)
 # Gateway API Inference Extension: v1 (GA) and its earlier x-k8s.io alpha group.
 INFERENCE_GROUPS = ("inference.networking.k8s.io", "inference.networking.x-k8s.io")
@@ -233,7 +234,7 @@ def _advanced_inference_ingress(d: Declared, minor: str) -> Judgement:
 
 def _high_performance_networking(d: Declared, minor: str) -> Judgement:
     efa = [r.name for r in d.regs if r.type == type_of("aws", "node_group") and _has_efa(d.regs, r)]
-    erdma = d.cloud == "ack" and any("aliyun/erdma" in str(r.inputs) for r in d.regs if r.type in POD_TEMPLATES
+    erdma = d.cloud == "ack" and any(ERDMA_RESOURCE in str(r.inputs) for r in d.regs if r.type in POD_TEMPLATES
                                      or "jobset" in r.type)
     if not efa and not erdma:
         return NOT_APPLICABLE, "no GPU group has an RDMA fabric (EFA or eRDMA)"

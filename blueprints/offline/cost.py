@@ -16,6 +16,7 @@ from catalog import load_catalog
 from catalog.clouds import ServicePriceKeys, profile, role_of, types_of
 from catalog.prices import hourly_price
 from catalog.service_prices import service_prices
+from components.kubernetes.nodes import NODE_GROUP_LABEL
 from ..spec import ClusterSpec
 from .engine import Registration
 
@@ -126,7 +127,7 @@ def _instance_price(instance_type: str, spec: ClusterSpec, resolved: Mapping[str
 def _block(spec: ClusterSpec, props: Mapping[str, Any]) -> Optional[tuple[int, float, str]]:
     """A capacity-block group's size, length in hours and window, when the stack gives both its start and end
     (else None: priced like any group, for a whole month, an upper bound)."""
-    group = spec.node_groups.get((props.get("labels") or {}).get("gpu-blueprints/node-group", ""))
+    group = spec.node_groups.get((props.get("labels") or {}).get(NODE_GROUP_LABEL, ""))
     if group is None or not (group.capacity_block_starts_at and group.capacity_block_ends_at):
         return None
     starts, ends = (dt.datetime.strptime(v, "%Y-%m-%dT%H:%M:%SZ")

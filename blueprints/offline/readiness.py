@@ -16,6 +16,7 @@ from catalog import load_catalog
 from catalog.chart_workloads import (Workload, addon_workloads, cluster_workloads, release_workloads,
                                        runtime_gpu_labels)
 from catalog.clouds import profile, type_of, types_of
+from components.kubernetes.nodes import GPU_RESOURCE, GPU_TAINT_KEY, STARTUP_TAINT_PREFIX
 from .engine import Registration
 
 BLOCKING, WARNING = "blocking", "warning"
@@ -31,7 +32,6 @@ LAUNCH_TEMPLATE = type_of("aws", "launch_template")
 NODE_TEMPLATE = "k8s.io/cluster-autoscaler/node-template/"
 EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
 # Labels the kubelet puts on every Linux node (https://kubernetes.io/docs/reference/labels-annotations-taints/).
-STARTUP_TAINT_PREFIX = "startup-taint.cluster-autoscaler.kubernetes.io/"  # transient: not in autoscaler templates
 WELL_KNOWN = {"kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64"}
 
 
@@ -169,14 +169,14 @@ def _template_pods(regs: Sequence[Registration]) -> list[Pod]:
         pods.append(Pod(f"{kind} {name}", kind, spec.get("nodeSelector") or {}, spec.get("tolerations") or [],
                         terms, gpu_agent=kind == "DaemonSet" and _selects_gpu_group(spec),
                         gpu_workload=kind != "DaemonSet" and any(
-                            "nvidia.com/gpu" in ((c.get("resources") or {}).get("limits") or {})
+                            GPU_RESOURCE in ((c.get("resources") or {}).get("limits") or {})
                             for c in spec.get("containers") or [])))
     return pods
 
 
 def _selects_gpu_group(spec: Mapping[str, Any]) -> bool:
     """A raw DaemonSet is a GPU node agent when it tolerates the GPU taint (ours select a GPU group by label)."""
-    return any(t.get("key") == "nvidia.com/gpu" for t in spec.get("tolerations") or [])
+    return any(t.get("key") == GPU_TAINT_KEY for t in spec.get("tolerations") or [])
 
 
 def _fact_pod(owner: str, w: Workload, values: Mapping[str, Any]) -> Optional[Pod]:

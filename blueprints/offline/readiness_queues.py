@@ -14,12 +14,13 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional, Sequence
 
 from catalog import load_catalog
+from components.kubernetes.nodes import GPU_RESOURCE, RDMA_RESOURCES
 from .engine import Registration
 from .readiness import BLOCKING, WARNING, Finding, Pool, _pools
 
 KUEUE = "kubernetes:kueue.x-k8s.io/"
-GPU = "nvidia.com/gpu"
-RDMA = {"efa": "vpc.amazonaws.com/efa", "erdma": "aliyun/erdma"}
+GPU = GPU_RESOURCE
+RDMA = RDMA_RESOURCES
 TEMPLATE_RESOURCES = "resources/"
 
 

@@ -10,7 +10,8 @@ import pulumi_kubernetes as k8s
 
 from ..base import ALICLOUD, Component, as_args
 from ..cluster_args import AlicloudClusterArgs, FileSystemArgs, GpuGroupArgs, platform_args
-from ..kubernetes.platform import MIG_CONFIG_LABEL, NODE_GROUP_LABEL, GpuPlatform, WorkloadServiceAccount
+from ..kubernetes.nodes import GPU_PRESENT_LABEL, MIG_CONFIG_LABEL, NODE_GROUP_LABEL, SYSTEM_GROUP
+from ..kubernetes.platform import GpuPlatform, WorkloadServiceAccount
 from ..providers import caller_provider
 from ..kubernetes.serving import ServingAccess, WeightsVolume
 from ..kubernetes.storage import SharedVolumeSpec, StorageClassSpec
@@ -25,9 +26,7 @@ from .ram import WorkloadRole, WorkloadRoleArgs
 from .storage import BucketArgs, DataBucket, SharedFileSystem, SharedFileSystemArgs
 
 TRAINING_SERVICE_ACCOUNT = "trainer"
-SYSTEM_GROUP = "system"
 SHARED_CLAIM = "shared-data"
-GPU_PRESENT_LABEL = "nvidia.com/gpu.present"  # what NVIDIA's device plugin and exporter charts select on
 # Add-ons installed with the cluster. Listing add-ons replaces ACK's default set, so the network plugin is named
 # too: Terway (shared-ENI terway-eniip), the plugin that enforces NetworkPolicy, with it enabled (Flannel does not
 # enforce it; the plugin is fixed when ACK creates the cluster). ACK Pro runs the managed CSI provisioner in its

@@ -10,7 +10,11 @@ from ..kubernetes.autoscaler import SERVICE_ACCOUNT as AUTOSCALER_SA, Autoscaler
 from ..kubernetes.kubeconfig import eks_kubeconfig
 from ..base import AWS, Component, as_args
 from ..cluster_args import AwsClusterArgs, GpuGroupArgs, platform_args
-from ..kubernetes.platform import MIG_CONFIG_LABEL, NODE_GROUP_LABEL, GpuPlatform, WorkloadServiceAccount
+# GPU_PRESENT_LABEL is set from the start so the device plugin, the exporter and scale-from-zero templates all
+# match GPU nodes (chart_workloads.yaml).
+from ..kubernetes.nodes import (EFA_PRESENT_LABEL, EFA_RESOURCE, GPU_PRESENT_LABEL, GPU_RESOURCE, MIG_CONFIG_LABEL,
+                               NODE_GROUP_LABEL, SYSTEM_GROUP)
+from ..kubernetes.platform import GpuPlatform, WorkloadServiceAccount
 from ..policy_document import Statement
 from ..providers import caller_provider
 from ..kubernetes.serving import ServingAccess
@@ -27,14 +31,10 @@ from .node_group import GpuNodeGroup, NodeGroupArgs, SystemNodeGroup
 from .storage import BucketArgs, DataBucket, LustreArgs, LustreFileSystem
 
 TRAINING_SERVICE_ACCOUNT = "trainer"
-SYSTEM_GROUP = "system"
 SHARED_CLAIM = "shared-data"
 # The label the Cluster Autoscaler's AWS provider reads to tell GPU nodes apart (GPULabel), so it waits for
 # the device plugin instead of treating a fresh GPU node as unready. cloudprovider/aws/aws_cloud_provider.go
 GPU_LABEL = "k8s.amazonaws.com/accelerator"
-# The label NVIDIA's device plugin chart requires (node affinity) when NFD is not installed, set from the start so
-# the plugin, the exporter and scale-from-zero templates all match GPU nodes (chart_workloads.yaml).
-GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
 # The FSx for Lustre CSI driver's static volumes: volumeHandle is the file system id.
 # https://github.com/kubernetes-sigs/aws-fsx-csi-driver/blob/master/examples/kubernetes/static_provisioning/README.md
 FSX_CSI_DRIVER = "fsx.csi.aws.com"
@@ -198,7 +198,7 @@ class GpuCluster(Component):
         labels = {**g.labels, NODE_GROUP_LABEL: g.name,
                   "gpu-blueprints/gpu-model": g.gpu_model,
                   GPU_LABEL: f"nvidia-{g.gpu_model.lower()}", GPU_PRESENT_LABEL: "true",
-                  **({"vpc.amazonaws.com/efa.present": "true"} if efa else {}),
+                  **({EFA_PRESENT_LABEL: "true"} if efa else {}),
                   **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {})}
         client_sgs = [self._eks.security_group_id] + ([fabric.security_group.id] if fabric else [])
         return GpuNodeGroup(f"{self._name}-{g.name}", NodeGroupArgs(
@@ -216,8 +216,7 @@ class GpuCluster(Component):
             capacity_block_starts_at=g.capacity_block_starts_at,
             local_nvme_raid0=g.local_nvme_raid0,
             release_version=args.node_release_version,
-            extended_resources={"nvidia.com/gpu": g.gpu_resources or g.gpus,
-                                "vpc.amazonaws.com/efa": efa},
+            extended_resources={GPU_RESOURCE: g.gpu_resources or g.gpus, EFA_RESOURCE: efa},
             tags=self._tags), opts=node_opts)
 
     def _storage(self) -> None:

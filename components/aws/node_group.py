@@ -13,6 +13,7 @@ import pulumi
 import pulumi_aws as aws
 
 from ..base import AWS, Args, Component, as_args
+from ..kubernetes.nodes import STARTUP_TAINT_PREFIX
 
 CAPACITY_TYPES = {"on-demand": "ON_DEMAND", "spot": "SPOT", "reservation": "ON_DEMAND",
                   "capacity-block": "CAPACITY_BLOCK"}
@@ -22,7 +23,6 @@ TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE", "Prefer
 # Cluster Autoscaler node templates for groups at zero nodes: tags on the Auto Scaling group.
 # https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/cloudprovider/aws/README.md
 NODE_TEMPLATE = "k8s.io/cluster-autoscaler/node-template"
-STARTUP_TAINT_PREFIX = "startup-taint.cluster-autoscaler.kubernetes.io/"
 
 # AL2023 nodeadm stripes every instance-store NVMe into one RAID0 array and puts kubelet and containerd
 # (so images and emptyDir volumes) on it. EKS merges this part with the NodeConfig it writes itself.

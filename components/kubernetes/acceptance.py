@@ -17,18 +17,13 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..base import Args, Component, KUBERNETES, as_args
+from .nodes import GATE_TAINT, NODE_GROUP_LABEL, STARTUP_TAINT_PREFIX  # noqa: F401 (GATE_TAINT: its gate)
 
 SCRIPT = Path(__file__).resolve().parents[2] / "acceptance" / "gpu_check.py"
 RECHECK_SCRIPT = SCRIPT.with_name("recheck.py")
 NAMESPACE = "gpu-acceptance"
 LABEL = "gpu-blueprints/acceptance"
 APP = {"app.kubernetes.io/name": "gpu-acceptance"}
-# New GPU nodes join behind this startup taint; acceptance/gpu_check.py lifts it when the node passes (the same
-# key as its GATE_TAINT_KEY). The Cluster Autoscaler treats the prefix as a startup taint
-# (cluster-autoscaler FAQ, "startup taints"), so a gated new node still counts as capacity on its way.
-GATE_TAINT = {"key": "startup-taint.cluster-autoscaler.kubernetes.io/gpu-acceptance", "value": "pending",
-              "effect": "NoSchedule"}
-STARTUP_TAINT_PREFIX = "startup-taint.cluster-autoscaler.kubernetes.io/"
 # PyTorch's CUDA runtime image, pinned (https://hub.docker.com/r/pytorch/pytorch/tags).
 IMAGE = "pytorch/pytorch:2.9.0-cuda12.8-cudnn9-runtime"
 # The checks need no root: every capability is dropped anyway, GPUs are reached through the device
@@ -125,7 +120,7 @@ def _scripts(expectations: Mapping[str, Mapping[str, Any]], recheck: bool) -> di
 
 def _check_spec(group: str, tolerations: Sequence[Mapping[str, str]], priority_class: Optional[str]) -> dict:
     """A DaemonSet that runs the check on the group's nodes not labelled yet (the label ends the pod)."""
-    selector = {**APP, "gpu-blueprints/node-group": group}
+    selector = {**APP, NODE_GROUP_LABEL: group}
     command = (f"python /opt/gpu-acceptance/gpu_check.py --expect /opt/gpu-acceptance/expect-{group}.json "
                "--report /tmp/report.json --label-node; sleep infinity")
     return {
@@ -135,7 +130,7 @@ def _check_spec(group: str, tolerations: Sequence[Mapping[str, str]], priority_c
             "spec": {
                 "serviceAccountName": "gpu-acceptance",
                 "priorityClassName": priority_class,
-                "nodeSelector": {"gpu-blueprints/node-group": group},
+                "nodeSelector": {NODE_GROUP_LABEL: group},
                 "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
                     "nodeSelectorTerms": [{"matchExpressions": [
                         {"key": LABEL, "operator": "DoesNotExist"}]}]}}},

@@ -18,6 +18,7 @@ import pulumi_kubernetes as k8s
 from ..base import Args, Component, KUBERNETES, as_args
 from .acceptance import HOME, NON_ROOT, SCRATCH_MOUNT, SCRATCH_VOLUME
 from .charts import chart_release
+from .nodes import EFA_RESOURCE, GPU_RESOURCE
 
 SCRIPT = Path(__file__).resolve().parents[2] / "acceptance" / "fabric_check.py"
 API = "jobset.x-k8s.io/v1alpha2"
@@ -80,8 +81,8 @@ def fabric_jobset(target: FabricTarget, args: FabricArgs, labels: Mapping[str, s
         f"--master-addr={name}-node-0-0.{name} --master-port={PORT} /opt/fabric/fabric_check.py "
         f"--group {target.group} --expect-transport {target.transport} --record --report /tmp/report.json"
         + (f" --min-busbw-gbps {target.min_busbw_gbps:g}" if target.min_busbw_gbps else ""))
-    limits = {"nvidia.com/gpu": target.gpus, **target.devices}
-    if "vpc.amazonaws.com/efa" in target.devices:
+    limits = {GPU_RESOURCE: target.gpus, **target.devices}
+    if EFA_RESOURCE in target.devices:
         limits["hugepages-2Mi"] = "5120Mi"  # libfabric's EFA provider registers its buffers in huge pages
     pod = {
         "restartPolicy": "Never",

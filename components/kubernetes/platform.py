@@ -13,20 +13,19 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..base import Args, Component, KUBERNETES, as_args
-from .acceptance import GATE_TAINT, NAMESPACE as ACCEPTANCE_NAMESPACE, STARTUP_TAINT_PREFIX, GpuAcceptance, GpuAcceptanceArgs
+from .acceptance import NAMESPACE as ACCEPTANCE_NAMESPACE, GpuAcceptance, GpuAcceptanceArgs
 from .autoscaler import AutoscalerArgs, ClusterAutoscaler
 from .charts import chart_release
 from .fabric import FabricArgs, FabricTarget, FabricValidation
 from .monitoring import DCGM_COUNTERS, GpuMonitoring, MonitoringArgs
+from .nodes import (EFA_PRESENT_LABEL, GATE_TAINT, GPU_PRESENT_LABEL, GPU_RESOURCE, MIG_CONFIG_LABEL, NODE_GROUP_LABEL,
+                    RDMA_RESOURCES, STARTUP_TAINT_PREFIX)
 from .queueing import FairQueueing, GpuFlavor, QueueingArgs, TeamQueue
 from .serving import ModelServing, ServingAccess, ServingArgs
 from .storage import ClusterStorage, ClusterStorageArgs, SharedVolumeSpec, StorageClassSpec
 
-GPU_RESOURCE = "nvidia.com/gpu"
 OPERATOR_NAMESPACE = "gpu-operator"
-MIG_CONFIG_LABEL = "nvidia.com/mig.config"  # the GPU Operator's MIG manager applies the profile this label names
 DCGM_METRICS = "gpu-metrics"  # ConfigMap with the exporter's counters (key dcgm-metrics.csv, GPU Operator docs)
-NODE_GROUP_LABEL = "gpu-blueprints/node-group"
 KEDA_NAMESPACE = "keda"
 
 
@@ -63,7 +62,6 @@ class GpuNodes(Args):
         return [t for t in self.taints if not t["key"].startswith(STARTUP_TAINT_PREFIX)]
 
 
-RDMA_RESOURCES = {"efa": "vpc.amazonaws.com/efa", "erdma": "aliyun/erdma"}
 # NCCL settings per fabric: AWS (aws-ofi-nccl picks EFA itself), Alibaba Cloud's eRDMA guide for NCCL
 # (IB verbs on the erdma devices, GPUDirect RDMA on, the bootstrap on eth0).
 FABRIC_ENV = {"efa": {"FI_PROVIDER": "efa"},
@@ -260,12 +258,12 @@ class GpuPlatform(Component):
             self.releases["dcgm-exporter"] = self._release(
                 name, "dcgm-exporter", OPERATOR_NAMESPACE, {"tolerations": tolerations,
                                                             "serviceMonitor": {"enabled": args.monitoring is not None},
-                                                            "nodeSelector": {"nvidia.com/gpu.present": "true"}},
+                                                            "nodeSelector": {GPU_PRESENT_LABEL: "true"}},
                 [operator_ns, *monitoring_deps])
         if any(g.rdma == "efa" for g in args.node_groups):
             self.releases["aws-efa-k8s-device-plugin"] = self._release(
                 name, "aws-efa-k8s-device-plugin", "kube-system", {
-                    "nodeSelector": {"vpc.amazonaws.com/efa.present": "true"}, "tolerations": tolerations})
+                    "nodeSelector": {EFA_PRESENT_LABEL: "true"}, "tolerations": tolerations})
         return monitoring_deps
 
     def _priority_classes(self, name: str, args: PlatformArgs, labels: Mapping[str, str]) -> None:

@@ -17,6 +17,7 @@ import yaml
 
 from ..base import Args, Component, KUBERNETES, as_args
 from .charts import chart_release
+from .nodes import GPU_RESOURCE
 
 API = "kueue.x-k8s.io/v1beta2"
 NAMESPACE = "kueue-system"
@@ -104,7 +105,7 @@ def manager_config(pods_ready_timeout_minutes: int) -> str:
 
 
 def covered_resources(flavors: Sequence[GpuFlavor]) -> list[str]:
-    return ["cpu", "memory", "nvidia.com/gpu", *sorted({k for f in flavors for k in f.extended})]
+    return ["cpu", "memory", GPU_RESOURCE, *sorted({k for f in flavors for k in f.extended})]
 
 
 def team_flavors(team: TeamQueue, flavors: Sequence[GpuFlavor], system_cpu: str, system_memory: str) -> list[dict]:
@@ -113,14 +114,14 @@ def team_flavors(team: TeamQueue, flavors: Sequence[GpuFlavor], system_cpu: str,
     extra = sorted({k for f in flavors for k in f.extended})
     rows = [{"name": SYSTEM_FLAVOR, "resources": [
         {"name": "cpu", "nominalQuota": system_cpu}, {"name": "memory", "nominalQuota": system_memory},
-        {"name": "nvidia.com/gpu", "nominalQuota": 0}, *({"name": r, "nominalQuota": 0} for r in extra)]}]
+        {"name": GPU_RESOURCE, "nominalQuota": 0}, *({"name": r, "nominalQuota": 0} for r in extra)]}]
     for f in flavors:
         slices = team.mig_slices.get(f.group, 1)
         nodes = math.ceil(team.gpus * slices / f.gpus_per_node) if f.gpus_per_node else 0
         rows.append({"name": f"gpu-{f.group}", "resources": [
             {"name": "cpu", "nominalQuota": nodes * f.vcpus},
             {"name": "memory", "nominalQuota": f"{nodes * f.memory_gib}Gi"},
-            {"name": "nvidia.com/gpu", "nominalQuota": team.gpus * slices},
+            {"name": GPU_RESOURCE, "nominalQuota": team.gpus * slices},
             *({"name": r, "nominalQuota": nodes * f.extended.get(r, 0)} for r in extra)]})
     return rows
 

@@ -26,6 +26,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..base import KUBERNETES, Args, Component, as_args
+from .nodes import GPU_RESOURCE
 
 PORT = 8000
 PROMETHEUS = "http://prometheus-operated.monitoring.svc:9090"
@@ -165,8 +166,6 @@ class ModelServing(Component):
     @staticmethod
     def _container(args: ModelServingArgs, mounts: list) -> dict:
         """The vLLM container: its GPUs, non-root on a read-only root, probes on /health."""
-        from .platform import GPU_RESOURCE  # the node contract's name (platform imports this module)
-
         source = "/models" if args.volume is not None else pulumi.Output.concat(
             "s3://", args.bucket, "/", args.weights_prefix)
         probe = {"httpGet": {"path": "/health", "port": PORT}, "periodSeconds": 10}

@@ -1,0 +1,32 @@
+"""The node contract: the labels, taints and resource names both clouds' clusters put on GPU nodes and the Kubernetes
+layer and the offline plan select on, each defined once.
+
+A cluster labels and taints its nodes with these names; the platform's charts, queues and checks select on the same
+ones; the offline plan's readiness checks read them back. Change a name here and every side follows.
+"""
+
+# Extended resources a GPU node advertises: NVIDIA's device plugin; the AWS EFA and Alibaba Cloud eRDMA plugins.
+GPU_RESOURCE = "nvidia.com/gpu"
+EFA_RESOURCE = "vpc.amazonaws.com/efa"
+ERDMA_RESOURCE = "aliyun/erdma"
+RDMA_RESOURCES = {"efa": EFA_RESOURCE, "erdma": ERDMA_RESOURCE}
+"""Fabric kind (as `GpuNodes.rdma` names it) -> the extended resource its device plugin advertises."""
+
+# Labels the clusters set on every node of a group.
+NODE_GROUP_LABEL = "gpu-blueprints/node-group"
+# The GPU Operator's MIG manager applies the profile this label names.
+MIG_CONFIG_LABEL = "nvidia.com/mig.config"
+# What NVIDIA's device plugin and exporter charts require (node affinity) when NFD is not installed, and what the
+# EFA device plugin chart selects on.
+GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
+EFA_PRESENT_LABEL = "vpc.amazonaws.com/efa.present"
+# The untainted on-demand CPU group for cluster services: its NODE_GROUP_LABEL value.
+SYSTEM_GROUP = "system"
+
+# New GPU nodes join behind this startup taint; acceptance/gpu_check.py lifts it when the node passes (the same
+# key as its GATE_TAINT_KEY). The Cluster Autoscaler treats the prefix as a startup taint
+# (cluster-autoscaler FAQ, "startup taints"), so a gated new node still counts as capacity on its way.
+STARTUP_TAINT_PREFIX = "startup-taint.cluster-autoscaler.kubernetes.io/"
+GATE_TAINT = {"key": STARTUP_TAINT_PREFIX + "gpu-acceptance", "value": "pending", "effect": "NoSchedule"}
+# The GPU groups' taint key: by convention (and the spec's default taint) the GPU resource's own name.
+GPU_TAINT_KEY = GPU_RESOURCE
