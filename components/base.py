@@ -32,6 +32,14 @@ class Component(pulumi.ComponentResource):
         super().__init__(self.type_token(), name, None,
                          pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(aliases=aliases)))
 
+    def publish(self, outputs: Mapping[str, Any]) -> None:
+        """The component's outputs: as attributes (Python callers), `outputs` (the whole map) and registered (the
+        engine, other languages through the component provider)."""
+        self.outputs = dict(outputs)
+        for key, value in outputs.items():
+            setattr(self, key, value)
+        self.register_outputs(self.outputs)
+
     @classmethod
     def type_token(cls) -> str:
         return f"{cls.PACKAGE}:index:{cls.__name__}"

@@ -114,7 +114,7 @@ class GpuCluster(Component):
         self._identity()
         self._account_services()
         self._platform()
-        self._publish()
+        self.publish(self._outputs)
 
     def _zones(self) -> None:
         """vSwitches go where the first GPU shape is sold; eRDMA pools and pinned pools get their zone's vSwitch
@@ -340,8 +340,3 @@ class GpuCluster(Component):
             "roleName": readers[m.model].role_name, "otherOpts": "-o umask=022 -o allow_other",
             "sigVersion": "v4"}) for m in serving.models})
 
-    def _publish(self) -> None:
-        self.outputs = self._outputs
-        for key_name, value in self._outputs.items():
-            setattr(self, key_name, value)
-        self.register_outputs(self._outputs)

@@ -103,7 +103,7 @@ class GpuCluster(Component):
         self._audit()
         self._account_services()
         self._platform()
-        self._publish()
+        self.publish(self._outputs)
 
     def _data_key(self) -> None:
         """The stack's KMS key. A Lustre file system caching the SSE-KMS data bucket needs the key policy to let FSx
@@ -343,8 +343,3 @@ class GpuCluster(Component):
         return ServingAccess(bucket=bucket.name, service_account_annotations={
             model: {"eks.amazonaws.com/role-arn": role.arn} for model, role in readers.items()})
 
-    def _publish(self) -> None:
-        self.outputs = self._outputs
-        for key, value in self._outputs.items():
-            setattr(self, key, value)
-        self.register_outputs(self._outputs)
