@@ -23,7 +23,6 @@ for name, folder in FOLDERS.items():
     packages += [name] + [f"{name}.{sub}" for sub in find_namespace_packages(folder, exclude=SKIP)]
 
 
-
 class BuildPy(build_py):
     """Ship only `blueprints/__init__.py` of the top package: the spec, resolver, composition, offline plan and CLI
     import the repository's folders by their top-level names and belong to the Pulumi project, not the library."""

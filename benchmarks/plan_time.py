@@ -27,8 +27,13 @@ from blueprints.stackconfig import available_stacks  # noqa: E402
 
 def plan_seconds(root: Path, stack: str) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "blueprints", "plan", "--stack", stack, "--format", "json"],
-                   cwd=root, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "blueprints", "plan", "--stack", stack, "--format", "json"],
+        cwd=root,
+        check=False,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     return time.perf_counter() - start
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from blueprints.offline.plan import make_plan  # noqa: E402
 from blueprints.offline.pack_config import stack_policy_config  # noqa: E402
+from blueprints.offline.plan import make_plan  # noqa: E402
 from blueprints.offline.policy import PackSession, proto  # noqa: E402
 
 
@@ -52,8 +52,10 @@ def main() -> None:
     median = statistics.median(times)
     print(f"stack {stack}: {len(registrations)} resources, packs {', '.join(packs)}")
     print(f"rule evaluations per pass: {evaluations}")
-    print(f"pass time: median {median * 1000:.0f} ms, min {min(times) * 1000:.0f} ms, "
-          f"max {max(times) * 1000:.0f} ms (n={runs})")
+    print(
+        f"pass time: median {median * 1000:.0f} ms, min {min(times) * 1000:.0f} ms, "
+        f"max {max(times) * 1000:.0f} ms (n={runs})"
+    )
     print(f"rules evaluated per second: {evaluations / median:,.0f} (median pass)")
     print(f"pack start-up (all packs, in parallel): {startup:.2f} s")
 

@@ -18,11 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from catalog import load_catalog  # noqa: E402
-from catalog.prices import load_prices  # noqa: E402
 from blueprints.sizing.candidates import advise  # noqa: E402
 from blueprints.sizing.serving import advise_serving  # noqa: E402
 from blueprints.sizing.workload import build_workload  # noqa: E402
+from catalog import load_catalog  # noqa: E402
+from catalog.prices import load_prices  # noqa: E402
 
 
 def main() -> None:
@@ -40,21 +40,36 @@ def main() -> None:
         times.append(time.perf_counter() - start)
     shapes = len(load_catalog().shapes)
     pairs = len(advice.candidates) + len(advice.infeasible)
-    print(f"catalog: {shapes} shapes, {pairs} shape-region pairs, {len(load_prices().prices)} prices "
-          f"(loaded once in {first_load * 1000:.0f} ms)")
-    print(f"advise (7B, 1T tokens, 30 days, all clouds and regions): median {statistics.median(times) * 1000:.1f} ms, "
-          f"max {max(times) * 1000:.1f} ms over {args.runs} runs (target < 1000 ms)")
-    serving = build_workload(model="llama-3-70b", mode="inference", precision="fp8", request_rate=5,
-                             input_tokens=1000, output_tokens=300, ttft_ms=1000, tpot_ms=50, spare_replicas=1)
+    print(
+        f"catalog: {shapes} shapes, {pairs} shape-region pairs, {len(load_prices().prices)} prices "
+        f"(loaded once in {first_load * 1000:.0f} ms)"
+    )
+    print(
+        f"advise (7B, 1T tokens, 30 days, all clouds and regions): median {statistics.median(times) * 1000:.1f} ms, "
+        f"max {max(times) * 1000:.1f} ms over {args.runs} runs (target < 1000 ms)"
+    )
+    serving = build_workload(
+        model="llama-3-70b",
+        mode="inference",
+        precision="fp8",
+        request_rate=5,
+        input_tokens=1000,
+        output_tokens=300,
+        ttft_ms=1000,
+        tpot_ms=50,
+        spare_replicas=1,
+    )
     times = []
     for _ in range(args.runs):
         start = time.perf_counter()
         served = advise_serving(serving)
         times.append(time.perf_counter() - start)
     pairs = len(served.candidates) + len(served.infeasible)
-    print(f"advise_serving (Llama 3 70B fp8, 5 req/s, TTFT 1 s, TPOT 50 ms, 1 spare; {pairs} shape-region pairs): "
-          f"median {statistics.median(times) * 1000:.1f} ms, max {max(times) * 1000:.1f} ms over {args.runs} runs "
-          f"(target < 1000 ms)")
+    print(
+        f"advise_serving (Llama 3 70B fp8, 5 req/s, TTFT 1 s, TPOT 50 ms, 1 spare; {pairs} shape-region pairs): "
+        f"median {statistics.median(times) * 1000:.1f} ms, max {max(times) * 1000:.1f} ms over {args.runs} runs "
+        f"(target < 1000 ms)"
+    )
 
 
 if __name__ == "__main__":

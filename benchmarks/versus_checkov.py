@@ -67,19 +67,35 @@ def write_inputs(stack: str, folder: Path) -> tuple[Path, Path, int]:
     for reg in plan.registrations:
         if reg.type.startswith("aws:"):
             tf_type = terraform_type(reg.type)
-            resources.append({"address": f"{tf_type}.{snake(reg.name).replace('-', '_')}", "mode": "managed",
-                              "type": tf_type, "name": snake(reg.name).replace("-", "_"),
-                              "provider_name": "registry.terraform.io/hashicorp/aws",
-                              "values": snake_keys(reg.inputs)})
+            resources.append(
+                {
+                    "address": f"{tf_type}.{snake(reg.name).replace('-', '_')}",
+                    "mode": "managed",
+                    "type": tf_type,
+                    "name": snake(reg.name).replace("-", "_"),
+                    "provider_name": "registry.terraform.io/hashicorp/aws",
+                    "values": snake_keys(reg.inputs),
+                }
+            )
         elif reg.type.startswith("kubernetes:") and "kind" in reg.inputs and not reg.type.startswith("kubernetes:helm"):
             manifests.append(reg.inputs)
     plan_json = folder / "plan.json"
-    plan_json.write_text(json.dumps({"format_version": "1.2", "terraform_version": "1.9.0",
-                                     "planned_values": {"root_module": {"resources": resources}},
-                                     "resource_changes": [{**{k: r[k] for k in ("address", "mode", "type", "name",
-                                                                                 "provider_name")},
-                                                           "change": {"actions": ["create"], "before": None,
-                                                                      "after": r["values"]}} for r in resources]}))
+    plan_json.write_text(
+        json.dumps(
+            {
+                "format_version": "1.2",
+                "terraform_version": "1.9.0",
+                "planned_values": {"root_module": {"resources": resources}},
+                "resource_changes": [
+                    {
+                        **{k: r[k] for k in ("address", "mode", "type", "name", "provider_name")},
+                        "change": {"actions": ["create"], "before": None, "after": r["values"]},
+                    }
+                    for r in resources
+                ],
+            }
+        )
+    )
     manifest_file = folder / "manifests.yaml"
     manifest_file.write_text("\n---\n".join(json.dumps(m) for m in manifests) + "\n")
     return plan_json, manifest_file, len(resources) + len(manifests)
@@ -97,8 +113,14 @@ def timed(command: list[str], env: dict | None = None) -> tuple[float, float]:
     """(CPU seconds of the process tree, wall seconds) of one run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, check=False)
+    subprocess.run(
+        command,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
@@ -119,8 +141,24 @@ def main() -> None:
         "plan+packs": (plan, None),
         "plan, no packs": (plan + ["--policy-pack", "none"], None),
         "plan+packs, pack processes": (plan, {"BLUEPRINTS_PACK_PROCESSES": "1", "BLUEPRINTS_GC": "1"}),
-        "checkov": ([str(checkov), "-f", str(plan_json), "-f", str(manifests), "--framework", "terraform_plan",
-                     "kubernetes", "--quiet", "--compact", "-o", "json", "--skip-download"], None),
+        "checkov": (
+            [
+                str(checkov),
+                "-f",
+                str(plan_json),
+                "-f",
+                str(manifests),
+                "--framework",
+                "terraform_plan",
+                "kubernetes",
+                "--quiet",
+                "--compact",
+                "-o",
+                "json",
+                "--skip-download",
+            ],
+            None,
+        ),
     }
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
     for _ in range(args.runs):  # interleaved, so machine load falls on every variant alike
@@ -128,15 +166,21 @@ def main() -> None:
             samples[name].append(timed(command, env))
     cpu = {name: statistics.median(c for c, _ in runs) for name, runs in samples.items()}
     wall = {name: statistics.median(w for _, w in runs) for name, runs in samples.items()}
-    print(f"stack {args.stack}: {count} resources given to Checkov; medians of {args.runs} runs; "
-          f"checkov {CHECKOV_VERSION}")
+    print(
+        f"stack {args.stack}: {count} resources given to Checkov; medians of {args.runs} runs; "
+        f"checkov {CHECKOV_VERSION}"
+    )
     print(f"{'what':<30} {'CPU s':>7} {'wall s':>7} {'CPU / checkov':>14}")
     for name in variants:
         print(f"{name:<30} {cpu[name]:>7.2f} {wall[name]:>7.2f} {cpu[name] / cpu['checkov']:>14.2f}")
-    print(f"{'packs share (hosted)':<30} {cpu['plan+packs'] - cpu['plan, no packs']:>7.2f} "
-          f"{wall['plan+packs'] - wall['plan, no packs']:>7.2f}")
-    print(f"{'packs share (processes, gc on)':<30} {cpu['plan+packs, pack processes'] - cpu['plan, no packs']:>7.2f} "
-          f"{wall['plan+packs, pack processes'] - wall['plan, no packs']:>7.2f}  (vs the no-packs plan with gc off)")
+    print(
+        f"{'packs share (hosted)':<30} {cpu['plan+packs'] - cpu['plan, no packs']:>7.2f} "
+        f"{wall['plan+packs'] - wall['plan, no packs']:>7.2f}"
+    )
+    print(
+        f"{'packs share (processes, gc on)':<30} {cpu['plan+packs, pack processes'] - cpu['plan, no packs']:>7.2f} "
+        f"{wall['plan+packs, pack processes'] - wall['plan, no packs']:>7.2f}  (vs the no-packs plan with gc off)"
+    )
 
 
 if __name__ == "__main__":

@@ -14,13 +14,12 @@ from typing import Optional, Sequence
 from .errors import EXIT_BAD_INPUT, EXIT_INTERNAL, BlueprintError
 from .output import STDOUT_NAMES, check_folder, write_output
 
-
 # One meaning per code across commands (README: exit codes). Unlike `terraform plan -detailed-exitcode`, whose 2
 # means "changes present", 2 here is always bad input; a change is never a failure by itself.
 EXIT_MEANINGS = {
     0: "done; nothing blocks",
     1: "the result blocks: mandatory compliance findings or blocking readiness gaps (plan), or a change that must "
-       "not merge (diff); the output is still written",
+    "not merge (diff); the output is still written",
     2: "bad input: each problem on its own line as 'error: <file>: <field>: <what is allowed>'; nothing written",
     3: "the program itself failed (a bug: the traceback is printed)",
 }
@@ -126,40 +125,71 @@ def _unknown_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> No
 
 
 def _command(commands, name: str, help_text: str) -> argparse.ArgumentParser:
-    return commands.add_parser(name, help=help_text, description=help_text,
-                               epilog=f"{EXAMPLES[name]}\n\n{exit_codes(name)}",
-                               formatter_class=argparse.RawDescriptionHelpFormatter)
+    return commands.add_parser(
+        name,
+        help=help_text,
+        description=help_text,
+        epilog=f"{EXAMPLES[name]}\n\n{exit_codes(name)}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m blueprints", description="GPU cluster blueprints, offline.",
-                     epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Parser(
+        prog="python -m blueprints",
+        description="GPU cluster blueprints, offline.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     plan = _command(commands, "plan", "run a stack's program under mocks: resources, cost, findings")
     which = plan.add_mutually_exclusive_group(required=True)
     which.add_argument("-s", "--stack", help="stack name, stacks/Pulumi.<stack>.yaml")
     which.add_argument("--all-stacks", action="store_true", help="every stack in the stacks folder (JSON: a bundle)")
-    plan.add_argument("--format", choices=("text", "json", "markdown", "sarif"), default="text",
-                      help="sarif: findings and readiness gaps as SARIF 2.1.0, for GitHub code scanning")
+    plan.add_argument(
+        "--format",
+        choices=("text", "json", "markdown", "sarif"),
+        default="text",
+        help="sarif: findings and readiness gaps as SARIF 2.1.0, for GitHub code scanning",
+    )
     plan.add_argument("--output", type=Path, help="write here (atomically) instead of standard output")
     plan.add_argument("--stacks-dir", type=Path, default=None, help="where the stack files are (default: stacks/)")
-    plan.add_argument("--policy-pack", action="append", dest="packs", metavar="PACK",
-                      help="judge with this pack from policies/ instead of the spec's compliance.frameworks "
-                           "(repeatable; 'none' runs no pack)")
-    plan.add_argument("--policy-pack-config", action="append", dest="pack_configs", metavar="FILE", type=Path,
-                      default=[], help="a pack's config JSON, as `pulumi preview --policy-pack-config` takes it: "
-                                       "the n-th configures the n-th --policy-pack, else the pack named by the "
-                                       "file (<pack>.json, as policy-config writes)")
+    plan.add_argument(
+        "--policy-pack",
+        action="append",
+        dest="packs",
+        metavar="PACK",
+        help="judge with this pack from policies/ instead of the spec's compliance.frameworks "
+        "(repeatable; 'none' runs no pack)",
+    )
+    plan.add_argument(
+        "--policy-pack-config",
+        action="append",
+        dest="pack_configs",
+        metavar="FILE",
+        type=Path,
+        default=[],
+        help="a pack's config JSON, as `pulumi preview --policy-pack-config` takes it: "
+        "the n-th configures the n-th --policy-pack, else the pack named by the "
+        "file (<pack>.json, as policy-config writes)",
+    )
     diff = _command(commands, "diff", "compare two plans (JSON from base and head): resources, cost, findings")
     diff.add_argument("base", type=Path, help="plan JSON of the base (a plan or an --all-stacks bundle)")
     diff.add_argument("head", type=Path, help="plan JSON of the head")
-    diff.add_argument("--format", choices=("text", "markdown", "sarif"), default="text",
-                      help="sarif: the head's findings and the merge blockers as SARIF 2.1.0")
+    diff.add_argument(
+        "--format",
+        choices=("text", "markdown", "sarif"),
+        default="text",
+        help="sarif: the head's findings and the merge blockers as SARIF 2.1.0",
+    )
     diff.add_argument("--output", type=Path, help="write here (atomically) instead of standard output")
-    diff.add_argument("--data-loss-acknowledged", action="store_true",
-                      help="the pull request acknowledges replacing or deleting protected data stores "
-                           "(the workflow sets it from the PR's label)")
+    diff.add_argument(
+        "--data-loss-acknowledged",
+        action="store_true",
+        help="the pull request acknowledges replacing or deleting protected data stores "
+        "(the workflow sets it from the PR's label)",
+    )
     ci = _command(commands, "ci-matrix", "stacks a change touches and their packs, as a JSON matrix")
     ci.add_argument("--changed-files", type=Path, help="file listing changed paths, one a line (default: all stacks)")
     ci.add_argument("--stacks", nargs="+", help="these stacks instead of working them out from changes")
@@ -174,9 +204,13 @@ def _parser() -> argparse.ArgumentParser:
 
 def _size_parser(commands) -> None:
     """`size`: the sizing and cost advisor (blueprints/sizing). Counts take units: 7B, 110M, 1T."""
-    size = commands.add_parser("size", help="GPUs, time and cost for a workload; optionally write its stack",
-                               description=SIZE_DESCRIPTION, epilog=SIZE_EPILOG,
-                               formatter_class=argparse.RawDescriptionHelpFormatter)
+    size = commands.add_parser(
+        "size",
+        help="GPUs, time and cost for a workload; optionally write its stack",
+        description=SIZE_DESCRIPTION,
+        epilog=SIZE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     size.add_argument("--params", help="model parameters with a unit, e.g. 7B, 110M, 175B")
     size.add_argument("--mode", choices=("training", "inference"), default="training")
     size.add_argument("--precision", help="fp32, bf16, fp16, fp8; int8 or int4 for inference (default bf16)")
@@ -192,8 +226,11 @@ def _size_parser(commands) -> None:
     size.add_argument("--layers", type=int)
     size.add_argument("--heads", type=int)
     size.add_argument("--kv-heads", type=int, help="key/value heads (grouped-query attention; default = --heads)")
-    size.add_argument("--model", help="a published architecture: llama-2-7b/13b/70b, llama-3-8b/70b, "
-                                      "llama-3.1-405b, mistral-7b, mixtral-8x7b, bert-base/large, gpt-3-175b")
+    size.add_argument(
+        "--model",
+        help="a published architecture: llama-2-7b/13b/70b, llama-3-8b/70b, "
+        "llama-3.1-405b, mistral-7b, mixtral-8x7b, bert-base/large, gpt-3-175b",
+    )
     vision = size.add_argument_group("vision and other work sized by FLOPs per sample")
     vision.add_argument("--workload", help="a named workload: resnet50 (ImageNet-1k, 90 epochs; flags override)")
     vision.add_argument("--flops-per-sample", help="forward-pass FLOPs per sample, e.g. 8.2G (training = 3x)")
@@ -215,8 +252,11 @@ def _size_parser(commands) -> None:
     size.add_argument("--spot-overhead", type=float, help="extra run time spot interruptions cost (default 0.10)")
     size.add_argument("--dataset-tb", type=float, help="training data to keep, TB (sizes storage)")
     size.add_argument("--checkpoints", type=int, dest="checkpoints_kept", help="checkpoints kept (default 3)")
-    size.add_argument("--usage-history", type=Path, help="CSV of monthly GPU-hours per shape: forecast and "
-                                                         "recommend commitments (needs requirements-advisor.txt)")
+    size.add_argument(
+        "--usage-history",
+        type=Path,
+        help="CSV of monthly GPU-hours per shape: forecast and recommend commitments (needs requirements-advisor.txt)",
+    )
     size.add_argument("--write-stack", metavar="NAME", help="write stacks/Pulumi.NAME.yaml for the cheapest candidate")
     size.add_argument("--budget-margin", type=float, default=0.2, help="budget = estimate x (1 + margin)")
     size.add_argument("--stacks-dir", type=Path, default=None, help="where --write-stack writes (default: stacks/)")
@@ -235,26 +275,50 @@ def _size(args: argparse.Namespace) -> int:
     from .sizing.workload import build_workload, parse_count
 
     if args.params is None and args.model is None and args.workload is None:
-        raise BlueprintError("--params", "required: model parameters with a unit, e.g. 7B, or --model NAME "
-                                         "(or --usage-history FILE)")
+        raise BlueprintError(
+            "--params", "required: model parameters with a unit, e.g. 7B, or --model NAME (or --usage-history FILE)"
+        )
     if not 0 <= args.budget_margin < float("inf"):  # nan and inf too: argparse's float() accepts them
         raise BlueprintError("--budget-margin", f"must be a finite number, 0 or more (got {args.budget_margin})")
     workload = build_workload(
-        params=None if args.params is None else parse_count(args.params, "--params"), model=args.model,
-        kv_heads=args.kv_heads, mode=args.mode, precision=args.precision,
-        optimizer=args.optimizer, sharding=args.sharding,
+        params=None if args.params is None else parse_count(args.params, "--params"),
+        model=args.model,
+        kv_heads=args.kv_heads,
+        mode=args.mode,
+        precision=args.precision,
+        optimizer=args.optimizer,
+        sharding=args.sharding,
         tokens=None if args.tokens is None else parse_count(args.tokens, "--tokens"),
-        steps=args.steps, global_batch=args.global_batch, seq_len=args.seq_len, micro_batch=args.micro_batch,
-        recompute=args.recompute, hidden_size=args.hidden_size, layers=args.layers, heads=args.heads, mfu=args.mfu,
+        steps=args.steps,
+        global_batch=args.global_batch,
+        seq_len=args.seq_len,
+        micro_batch=args.micro_batch,
+        recompute=args.recompute,
+        hidden_size=args.hidden_size,
+        layers=args.layers,
+        heads=args.heads,
+        mfu=args.mfu,
         target_hours=None if args.target_days is None else args.target_days * 24,
-        clouds=None if not args.clouds else tuple(args.clouds), regions=None if not args.regions else tuple(args.regions),
-        spot_overhead=args.spot_overhead, dataset_tb=args.dataset_tb, checkpoints_kept=args.checkpoints_kept,
-        request_rate=args.rps, concurrency=args.concurrency, input_tokens=args.input_tokens,
-        output_tokens=args.output_tokens, ttft_ms=args.ttft_ms, tpot_ms=args.tpot_ms,
-        spare_replicas=args.spare_replicas, mbu=args.mbu, workload=args.workload, epochs=args.epochs,
-        flops_per_sample=None if args.flops_per_sample is None else parse_count(args.flops_per_sample,
-                                                                                "--flops-per-sample"),
-        samples=None if args.samples is None else parse_count(args.samples, "--samples"))
+        clouds=None if not args.clouds else tuple(args.clouds),
+        regions=None if not args.regions else tuple(args.regions),
+        spot_overhead=args.spot_overhead,
+        dataset_tb=args.dataset_tb,
+        checkpoints_kept=args.checkpoints_kept,
+        request_rate=args.rps,
+        concurrency=args.concurrency,
+        input_tokens=args.input_tokens,
+        output_tokens=args.output_tokens,
+        ttft_ms=args.ttft_ms,
+        tpot_ms=args.tpot_ms,
+        spare_replicas=args.spare_replicas,
+        mbu=args.mbu,
+        workload=args.workload,
+        epochs=args.epochs,
+        flops_per_sample=None
+        if args.flops_per_sample is None
+        else parse_count(args.flops_per_sample, "--flops-per-sample"),
+        samples=None if args.samples is None else parse_count(args.samples, "--samples"),
+    )
     if workload.serving:
         from .sizing.serving import SERVING_RENDERERS, advise_serving
 
@@ -328,8 +392,8 @@ def run(argv: Sequence[str], own_process: bool = False) -> int:
         return _size(args)
     if args.command == "diff":
         from .offline.diff import check_exit_code, diff_plans, load_bundle
-        from .progress import progress
         from .offline.diff_render import render_diff_markdown, render_diff_text
+        from .progress import progress
 
         base, _ = load_bundle(args.base)
         head, failures = load_bundle(args.head)
@@ -374,12 +438,17 @@ def _plan(args: argparse.Namespace, own_process: bool = False) -> int:
     packs = None if args.packs is None else [p for p in args.packs if p != "none"]
     stacks_dir = args.stacks_dir or STACKS_DIR
     if not Path(stacks_dir).is_dir():
-        raise BlueprintError("--stacks-dir", f"{stacks_dir} is not a directory; name the folder that holds "
-                                             "Pulumi.<stack>.yaml files (default: stacks/)")
+        raise BlueprintError(
+            "--stacks-dir",
+            f"{stacks_dir} is not a directory; name the folder that holds Pulumi.<stack>.yaml files (default: stacks/)",
+        )
     if not args.all_stacks:  # one stack: bad input is an error and nothing is written
         plan = make_plan(args.stack, stacks_dir, packs=packs, pack_config_paths=args.pack_configs)
-        _write(plans_sarif([plan], stacks_dir, version()) if args.format == "sarif" else RENDERERS[args.format](plan),
-               args.output, coloured=args.format == "text")
+        _write(
+            plans_sarif([plan], stacks_dir, version()) if args.format == "sarif" else RENDERERS[args.format](plan),
+            args.output,
+            coloured=args.format == "text",
+        )
         return plan.exit_code
     plans, failures, texts, worst = [], [], [], 0
     for stack in progress(available_stacks(stacks_dir), "planning"):
@@ -401,8 +470,11 @@ def _plan(args: argparse.Namespace, own_process: bool = False) -> int:
     if args.format == "sarif":  # a stack that failed to plan is on stderr and in the exit code
         _write(plans_sarif(plans, stacks_dir, version()), args.output)
     else:
-        _write(render_bundle(plans, failures) if args.format == "json" else "\n".join(texts), args.output,
-               coloured=args.format == "text")
+        _write(
+            render_bundle(plans, failures) if args.format == "json" else "\n".join(texts),
+            args.output,
+            coloured=args.format == "text",
+        )
     return worst
 
 

@@ -77,8 +77,10 @@ def _aws_tag(where: str, key: str, value: str) -> Iterator[str]:
         yield f"{where}: tag value has {len(value)} characters; AWS allows at most 256"
     for text, what in ((key, "key"), (value, "value")):
         if not AWS_TAG_CHARS.match(text):
-            yield (f"{where}: tag {what} {text[:40]!r} has characters AWS refuses; allowed: letters, "
-                   "digits, spaces and _ . : / = + - @")
+            yield (
+                f"{where}: tag {what} {text[:40]!r} has characters AWS refuses; allowed: letters, "
+                "digits, spaces and _ . : / = + - @"
+            )
         if text.lower().startswith("aws:"):
             yield f"{where}: tag {what} starts with 'aws:', which AWS reserves"
 

@@ -12,19 +12,28 @@ from typing import Any, Mapping, Optional
 
 import pulumi
 
-from components.cluster_args import (AlicloudClusterArgs, AutoscalingArgs, AwsClusterArgs, BudgetArgs, ClusterArgs,
-                                     FileSystemArgs, GpuGroupArgs, ObjectStorageArgs, PlatformSettings,
-                                     SystemGroupArgs)
+from components.cluster_args import (
+    AlicloudClusterArgs,
+    AutoscalingArgs,
+    AwsClusterArgs,
+    BudgetArgs,
+    ClusterArgs,
+    FileSystemArgs,
+    GpuGroupArgs,
+    ObjectStorageArgs,
+    PlatformSettings,
+    SystemGroupArgs,
+)
 from components.kubernetes.monitoring import AlertReceiver, MonitoringArgs, SmtpSettings
 from components.kubernetes.nodes import GATE_TAINT, NODE_GROUP_LABEL, SYSTEM_GROUP
-from components.kubernetes.platform import (FabricSettings, GpuNodes,
-                                            PriorityValues, Team, mig_slices)
+from components.kubernetes.platform import FabricSettings, GpuNodes, PriorityValues, Team, mig_slices
 from components.kubernetes.serving import ModelServingArgs, ServingArgs
 
 from . import clock
 from .errors import BlueprintError
 from .resolver import ResolvedNodeGroup, ResolvedPlan, resolve
-from .serving_spec import ENGINE_DTYPE, INTERNAL_LB, VLLM_IMAGE, check_fit as check_serving_fit
+from .serving_spec import ENGINE_DTYPE, INTERNAL_LB, VLLM_IMAGE
+from .serving_spec import check_fit as check_serving_fit
 from .spec import AcceptanceSpec, ClusterSpec
 from .stackconfig import parse_cluster
 
@@ -53,15 +62,27 @@ def group_taints(group: ResolvedNodeGroup, acceptance: AcceptanceSpec) -> list[d
 def gpu_group_args(plan: ResolvedPlan, group: ResolvedNodeGroup) -> GpuGroupArgs:
     g = group.spec
     return GpuGroupArgs(
-        name=group.name, instance_type=group.shape.instance_type, gpu_model=group.shape.gpu.model,
-        gpus=group.shape.gpu.count, min_nodes=g.min_nodes, desired_nodes=g.desired_nodes, max_nodes=g.max_nodes,
-        root_volume_gib=g.root_volume_gib, capacity=g.capacity, capacity_reservation_id=g.capacity_reservation_id,
-        spot_max_price_usd=g.spot_max_price_usd, labels=dict(g.labels),
-        taints=group_taints(group, plan.spec.kubernetes.acceptance), mig_profile=g.mig_profile,
-        gpu_resources=group.shape.gpu.count * mig_slices(g.mig_profile), rdma_interfaces=group.rdma_interfaces,
-        placement_group=group.placement_group, zone=group.zone,
+        name=group.name,
+        instance_type=group.shape.instance_type,
+        gpu_model=group.shape.gpu.model,
+        gpus=group.shape.gpu.count,
+        min_nodes=g.min_nodes,
+        desired_nodes=g.desired_nodes,
+        max_nodes=g.max_nodes,
+        root_volume_gib=g.root_volume_gib,
+        capacity=g.capacity,
+        capacity_reservation_id=g.capacity_reservation_id,
+        spot_max_price_usd=g.spot_max_price_usd,
+        labels=dict(g.labels),
+        taints=group_taints(group, plan.spec.kubernetes.acceptance),
+        mig_profile=g.mig_profile,
+        gpu_resources=group.shape.gpu.count * mig_slices(g.mig_profile),
+        rdma_interfaces=group.rdma_interfaces,
+        placement_group=group.placement_group,
+        zone=group.zone,
         capacity_block_starts_at=g.capacity_block_starts_at,
-        local_nvme_raid0=plan.spec.storage.local_nvme_scratch and group.shape.local_nvme_gb > 0)
+        local_nvme_raid0=plan.spec.storage.local_nvme_scratch and group.shape.local_nvme_gb > 0,
+    )
 
 
 DEFAULT_RECEIVER = "budget-contacts"
@@ -76,23 +97,35 @@ def alert_routing(spec: ClusterSpec) -> tuple[list[AlertReceiver], Optional[Smtp
         if not key:
             return None
         if pulumi.Config().get(key) is None:
-            raise BlueprintError(f"stack {pulumi.get_stack()}", f"{field} names the config value {key!r}, which "
-                                 f"is not set: run `pulumi config set --secret {key} VALUE`")
+            raise BlueprintError(
+                f"stack {pulumi.get_stack()}",
+                f"{field} names the config value {key!r}, which "
+                f"is not set: run `pulumi config set --secret {key} VALUE`",
+            )
         return pulumi.Config().require_secret(key)
 
     where = "kubernetes.monitoring.alerts"
 
-    receivers = [AlertReceiver(name, emails=tuple(r.email),
-                               slack_url=secret(r.slack_url_config, f"{where}.receivers.{name}.slackUrlConfig"),
-                               slack_channel=r.slack_channel,
-                               webhook_url=secret(r.webhook_url_config, f"{where}.receivers.{name}.webhookUrlConfig"))
-                 for name, r in alerts.receivers.items()]
+    receivers = [
+        AlertReceiver(
+            name,
+            emails=tuple(r.email),
+            slack_url=secret(r.slack_url_config, f"{where}.receivers.{name}.slackUrlConfig"),
+            slack_channel=r.slack_channel,
+            webhook_url=secret(r.webhook_url_config, f"{where}.receivers.{name}.webhookUrlConfig"),
+        )
+        for name, r in alerts.receivers.items()
+    ]
     if not receivers and spec.budget.contacts:
         receivers = [AlertReceiver(DEFAULT_RECEIVER, emails=tuple(spec.budget.contacts))]
     smtp = alerts.smtp
-    return receivers, SmtpSettings(smtp.smarthost, smtp.sender, smtp.username,
-                                   secret(smtp.password_config, f"{where}.smtp.passwordConfig"),
-                                   smtp.require_tls) if smtp else None
+    return receivers, SmtpSettings(
+        smtp.smarthost,
+        smtp.sender,
+        smtp.username,
+        secret(smtp.password_config, f"{where}.smtp.passwordConfig"),
+        smtp.require_tls,
+    ) if smtp else None
 
 
 def _share(total: int, gpus: int, node_gpus: int, least: int, unit: str) -> str:
@@ -108,19 +141,38 @@ def serving_args(plan: ResolvedPlan) -> Optional[ServingArgs]:
     if not serving.models:
         return None
     cidrs = tuple(serving.exposure.allowed_cidrs)
-    return ServingArgs(namespace=serving.namespace, models=[ModelServingArgs(
-        model=name, namespace=serving.namespace, image=VLLM_IMAGE, weights_prefix=m.weights_prefix,
-        gpus=m.tensor_parallel, dtype=ENGINE_DTYPE[m.precision], max_context=m.max_context, max_batch=m.max_batch,
-        node_selector={NODE_GROUP_LABEL: m.node_group},
-        tolerations=[{"key": t.key, "operator": "Exists", "effect": t.effect}
-                     for t in spec.node_groups[m.node_group].taints],
-        cpu=_share(shapes[m.node_group].vcpus, m.tensor_parallel, shapes[m.node_group].gpu.count, 1, ""),
-        memory=_share(int(shapes[m.node_group].memory_gib), m.tensor_parallel, shapes[m.node_group].gpu.count, 4,
-                      "Gi"),
-        min_replicas=m.min_replicas, max_replicas=m.max_replicas, signal=m.signal, target=m.target,
-        allowed_cidrs=cidrs, internal_lb_annotations=INTERNAL_LB[spec.cloud] if cidrs else {},
-        annotations={"gpu-blueprints/model": m.model, "gpu-blueprints/precision": m.precision})
-        for name, m in serving.models.items()])
+    return ServingArgs(
+        namespace=serving.namespace,
+        models=[
+            ModelServingArgs(
+                model=name,
+                namespace=serving.namespace,
+                image=VLLM_IMAGE,
+                weights_prefix=m.weights_prefix,
+                gpus=m.tensor_parallel,
+                dtype=ENGINE_DTYPE[m.precision],
+                max_context=m.max_context,
+                max_batch=m.max_batch,
+                node_selector={NODE_GROUP_LABEL: m.node_group},
+                tolerations=[
+                    {"key": t.key, "operator": "Exists", "effect": t.effect}
+                    for t in spec.node_groups[m.node_group].taints
+                ],
+                cpu=_share(shapes[m.node_group].vcpus, m.tensor_parallel, shapes[m.node_group].gpu.count, 1, ""),
+                memory=_share(
+                    int(shapes[m.node_group].memory_gib), m.tensor_parallel, shapes[m.node_group].gpu.count, 4, "Gi"
+                ),
+                min_replicas=m.min_replicas,
+                max_replicas=m.max_replicas,
+                signal=m.signal,
+                target=m.target,
+                allowed_cidrs=cidrs,
+                internal_lb_annotations=INTERNAL_LB[spec.cloud] if cidrs else {},
+                annotations={"gpu-blueprints/model": m.model, "gpu-blueprints/precision": m.precision},
+            )
+            for name, m in serving.models.items()
+        ],
+    )
 
 
 def platform_settings(plan: ResolvedPlan) -> Optional[PlatformSettings]:
@@ -130,28 +182,48 @@ def platform_settings(plan: ResolvedPlan) -> Optional[PlatformSettings]:
     if not spec.enabled:
         return None
     check = spec.acceptance
-    fabric = FabricSettings(plan.fabric_image, spec.fabric_validation.run_on_create) \
-        if spec.fabric_validation.enabled and plan.fabric_image else None
+    fabric = (
+        FabricSettings(plan.fabric_image, spec.fabric_validation.run_on_create)
+        if spec.fabric_validation.enabled and plan.fabric_image
+        else None
+    )
     system = {NODE_GROUP_LABEL: SYSTEM_GROUP}
     receivers, smtp = alert_routing(plan.spec) if spec.monitoring.enabled else ([], None)
     return PlatformSettings(
-        node_groups=[GpuNodes(name=g.name, rdma=g.shape.rdma.kind if g.rdma_interfaces else "none",
-                              taints=group_taints(g, check), mig_profile=g.spec.mig_profile,
-                              acceptance=g.acceptance, gpus=g.shape.gpu.count, vcpus=g.shape.vcpus,
-                              memory_gib=g.shape.memory_gib, rdma_devices=g.rdma_interfaces,
-                              max_nodes=g.spec.max_nodes, fabric_min_busbw_gbps=g.fabric_min_busbw_gbps)
-                     for g in plan.node_groups],
+        node_groups=[
+            GpuNodes(
+                name=g.name,
+                rdma=g.shape.rdma.kind if g.rdma_interfaces else "none",
+                taints=group_taints(g, check),
+                mig_profile=g.spec.mig_profile,
+                acceptance=g.acceptance,
+                gpus=g.shape.gpu.count,
+                vcpus=g.shape.vcpus,
+                memory_gib=g.shape.memory_gib,
+                rdma_devices=g.rdma_interfaces,
+                max_nodes=g.spec.max_nodes,
+                fabric_min_busbw_gbps=g.fabric_min_busbw_gbps,
+            )
+            for g in plan.node_groups
+        ],
         gpu_stack=spec.gpu_stack,
-        teams={name: Team(t.gpus, t.max_gpus_per_pod, t.default_cpu, t.default_memory)
-               for name, t in spec.teams.items()},
+        teams={
+            name: Team(t.gpus, t.max_gpus_per_pod, t.default_cpu, t.default_memory) for name, t in spec.teams.items()
+        },
         priorities=PriorityValues(spec.priorities.critical, spec.priorities.standard, spec.priorities.preemptible),
         queueing=spec.queueing.pods_ready_timeout_minutes if spec.queueing.enabled else None,
         recheck_idle_hours=check.recheck_idle_hours if check.enabled else None,
         fabric=fabric,
-        monitoring=MonitoringArgs(system_node_selector=system, idle_gpu_minutes=spec.monitoring.idle_gpu_minutes,
-                                  retention_days=spec.monitoring.retention_days, receivers=receivers, smtp=smtp,
-                                  repeat_interval_hours=spec.monitoring.alerts.repeat_interval_hours)
-        if spec.monitoring.enabled else None,
+        monitoring=MonitoringArgs(
+            system_node_selector=system,
+            idle_gpu_minutes=spec.monitoring.idle_gpu_minutes,
+            retention_days=spec.monitoring.retention_days,
+            receivers=receivers,
+            smtp=smtp,
+            repeat_interval_hours=spec.monitoring.alerts.repeat_interval_hours,
+        )
+        if spec.monitoring.enabled
+        else None,
         serving=serving_args(plan),
     )
 
@@ -162,14 +234,20 @@ def cluster_args(plan: ResolvedPlan) -> ClusterArgs:
     if spec.cloud == "aws":
         return AwsClusterArgs(
             **common_cluster_args(plan),
-            budget=BudgetArgs(monthly_limit_usd=spec.budget.monthly_limit_usd,
-                              thresholds_pct=tuple(spec.budget.alert_thresholds_pct),
-                              contacts=tuple(spec.budget.contacts),
-                              activate_cost_tag=spec.budget.activate_cost_allocation_tag),
+            budget=BudgetArgs(
+                monthly_limit_usd=spec.budget.monthly_limit_usd,
+                thresholds_pct=tuple(spec.budget.alert_thresholds_pct),
+                contacts=tuple(spec.budget.contacts),
+                activate_cost_tag=spec.budget.activate_cost_allocation_tag,
+            ),
             public_api_cidrs=tuple(spec.networking.public_api_cidrs),
-            node_release_version=spec.node_image.release_version)
-    return AlicloudClusterArgs(**common_cluster_args(plan), kms_instance_id=spec.encryption.kms_instance_id,
-                               mlps_hardening="mlps" in spec.compliance.frameworks)
+            node_release_version=spec.node_image.release_version,
+        )
+    return AlicloudClusterArgs(
+        **common_cluster_args(plan),
+        kms_instance_id=spec.encryption.kms_instance_id,
+        mlps_hardening="mlps" in spec.compliance.frameworks,
+    )
 
 
 def common_cluster_args(plan: ResolvedPlan) -> dict:
@@ -180,30 +258,50 @@ def common_cluster_args(plan: ResolvedPlan) -> dict:
     scaling = spec.autoscaling
     system = plan.system
     return dict(
-        region=spec.region, kubernetes_version=spec.kubernetes_version, vpc_cidr=spec.networking.vpc_cidr,
-        system=SystemGroupArgs(instance_type=system.instance_type, min_nodes=system.spec.min_nodes,
-                               desired_nodes=system.spec.desired_nodes, max_nodes=system.spec.max_nodes,
-                               root_volume_gib=system.spec.root_volume_gib),
+        region=spec.region,
+        kubernetes_version=spec.kubernetes_version,
+        vpc_cidr=spec.networking.vpc_cidr,
+        system=SystemGroupArgs(
+            instance_type=system.instance_type,
+            min_nodes=system.spec.min_nodes,
+            desired_nodes=system.spec.desired_nodes,
+            max_nodes=system.spec.max_nodes,
+            root_volume_gib=system.spec.root_volume_gib,
+        ),
         gpu_groups=[gpu_group_args(plan, g) for g in plan.node_groups],
-        tags=dict(spec.project_tags), log_retention_days=spec.logging.retention_days,
+        tags=dict(spec.project_tags),
+        log_retention_days=spec.logging.retention_days,
         key_rotation_days=spec.encryption.key_rotation_days,
-        protect_data=spec.environment == "production", public_api=spec.networking.public_api,
+        protect_data=spec.environment == "production",
+        public_api=spec.networking.public_api,
         cluster_admins=tuple(spec.access.cluster_admins),
         addon_versions=dict(plan.addons.managed) if plan.addons else {},
         object_storage=ObjectStorageArgs(
             noncurrent_version_days=storage.object_storage.noncurrent_version_days,
             infrequent_access_after_days=storage.object_storage.infrequent_access_after_days,
-            cache=storage.object_storage.cache) if storage.object_storage.enabled else None,
-        file_system=FileSystemArgs(kind=fs.type, size_gib=fs.size_gib or 0, deployment=fs.deployment,
-                                   throughput_mbps_per_tib=fs.throughput_mbps_per_tib,
-                                   export_domain=fs.export_domain) if fs.type != "none" else None,
+            cache=storage.object_storage.cache,
+        )
+        if storage.object_storage.enabled
+        else None,
+        file_system=FileSystemArgs(
+            kind=fs.type,
+            size_gib=fs.size_gib or 0,
+            deployment=fs.deployment,
+            throughput_mbps_per_tib=fs.throughput_mbps_per_tib,
+            export_domain=fs.export_domain,
+        )
+        if fs.type != "none"
+        else None,
         trainer_namespace=spec.kubernetes.trainer_namespace,
         team_namespaces=tuple(sorted(spec.kubernetes.teams)) if spec.kubernetes.enabled else (),
         autoscaling=AutoscalingArgs(
             unneeded_minutes=scaling.scale_down_unneeded_minutes,
             utilization_threshold=scaling.scale_down_utilization_threshold,
             gpu_utilization_threshold=scaling.gpu_scale_down_utilization_threshold,
-            image_tag=plan.addons.autoscaler_image_tag if plan.addons else None) if scaling.enabled else None,
+            image_tag=plan.addons.autoscaler_image_tag if plan.addons else None,
+        )
+        if scaling.enabled
+        else None,
         threat_detection=spec.account_services.threat_detection == "create",
         audit_trail=spec.account_services.audit_trail == "create",
         zone=plan.zone,
@@ -211,8 +309,9 @@ def common_cluster_args(plan: ResolvedPlan) -> dict:
     )
 
 
-def build_cluster(plan: ResolvedPlan, name: str | None = None,
-                  opts: pulumi.ResourceOptions | None = None) -> pulumi.ComponentResource:
+def build_cluster(
+    plan: ResolvedPlan, name: str | None = None, opts: pulumi.ResourceOptions | None = None
+) -> pulumi.ComponentResource:
     """The cloud's GpuCluster for a resolved plan, named after the stack unless told otherwise."""
     name = name or pulumi.get_stack()
     args = cluster_args(plan)

@@ -5,9 +5,8 @@ Each check returns "field: what is wrong; the fix" lines, so the resolver report
 
 from __future__ import annotations
 
-from typing import Iterable
-
 from catalog.clouds import profile
+
 from .spec import ClusterSpec
 
 # EKS's default quota is 30 managed node groups per cluster, adjustable through Service Quotas:
@@ -23,17 +22,23 @@ def spec_conflicts(spec: ClusterSpec) -> list[str]:
     """Contradictions visible in the spec alone (before shapes are chosen)."""
     problems = []
     if len(spec.node_groups) > MAX_NODE_GROUPS:
-        problems.append(f"cluster.nodeGroups: {len(spec.node_groups)} GPU node groups; at most {MAX_NODE_GROUPS} "
-                        f"(EKS allows {EKS_MANAGED_NODE_GROUPS_QUOTA} managed node groups per cluster by default): "
-                        f"merge groups of one shape and raise their maxNodes, or split the cluster")
+        problems.append(
+            f"cluster.nodeGroups: {len(spec.node_groups)} GPU node groups; at most {MAX_NODE_GROUPS} "
+            f"(EKS allows {EKS_MANAGED_NODE_GROUPS_QUOTA} managed node groups per cluster by default): "
+            f"merge groups of one shape and raise their maxNodes, or split the cluster"
+        )
         return problems  # the per-group checks below would bury this under one line a group
     for name, group in spec.node_groups.items():
         where = f"cluster.nodeGroups.{name}"
         if group.capacity_reservation_id and group.capacity in ("spot", "on-demand"):
-            problems.append(f"{where}.capacityReservationId: {group.capacity} capacity never uses a reservation, so "
-                            f"{group.capacity_reservation_id!r} would be ignored; set capacity: reservation (an ODCR) "
-                            f"or capacity-block, or remove capacityReservationId")
+            problems.append(
+                f"{where}.capacityReservationId: {group.capacity} capacity never uses a reservation, so "
+                f"{group.capacity_reservation_id!r} would be ignored; set capacity: reservation (an ODCR) "
+                f"or capacity-block, or remove capacityReservationId"
+            )
         if group.capacity == "capacity-block" and not profile(spec.cloud).capacity_blocks:
-            problems.append(f"{where}.capacity: capacity blocks are an Amazon EC2 offering, not sold on {spec.cloud}; "
-                            f"use on-demand, spot or reservation (subscription)")
+            problems.append(
+                f"{where}.capacity: capacity blocks are an Amazon EC2 offering, not sold on {spec.cloud}; "
+                f"use on-demand, spot or reservation (subscription)"
+            )
     return problems

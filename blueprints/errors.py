@@ -73,6 +73,32 @@ def did_you_mean(value: object, allowed: Sequence[str]) -> str:
 
 # Letters of other scripts that render like Latin ones: the common subset of Unicode's confusables
 # (https://www.unicode.org/Public/security/latest/confusables.txt, UTS #39).
-_CONFUSABLES = {"а": "a", "с": "c", "е": "e", "о": "o", "р": "p", "х": "x", "у": "y", "і": "i", "ѕ": "s",
-                "А": "A", "В": "B", "С": "C", "Е": "E", "Н": "H", "К": "K", "М": "M", "О": "O", "Р": "P",
-                "Т": "T", "Х": "X", "ο": "o", "α": "a", "Ο": "O", "Α": "A", "Β": "B", "Ε": "E", "Η": "H"}
+_CONFUSABLES = {
+    "а": "a",
+    "с": "c",
+    "е": "e",
+    "о": "o",
+    "р": "p",
+    "х": "x",
+    "у": "y",
+    "і": "i",
+    "ѕ": "s",
+    "А": "A",
+    "В": "B",
+    "С": "C",
+    "Е": "E",
+    "Н": "H",
+    "К": "K",
+    "М": "M",
+    "О": "O",
+    "Р": "P",
+    "Т": "T",
+    "Х": "X",
+    "ο": "o",
+    "α": "a",
+    "Ο": "O",
+    "Α": "A",
+    "Β": "B",
+    "Ε": "E",
+    "Η": "H",
+}

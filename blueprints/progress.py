@@ -21,8 +21,8 @@ def progress(items: Sequence[T], what: str) -> Iterator[T]:
     if not enabled() or len(items) < 2:
         yield from items
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
@@ -31,4 +31,3 @@ def progress(items: Sequence[T], what: str) -> Iterator[T]:
             bar.update(task, description=f"{what} {item}")
             yield item
             bar.advance(task)
-

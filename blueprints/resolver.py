@@ -6,7 +6,6 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Optional
 
-from . import clock
 from catalog import Catalog, Shape, load_catalog
 from catalog.addons import AddonVersions, addon_versions
 from catalog.clouds import profile
@@ -16,6 +15,8 @@ from catalog.gpu_models import acceptance_expectation
 from catalog.kubernetes_versions import VersionSupport, support, supported_versions
 from catalog.prices import Quote, hourly_price, overridden_price, quote
 from catalog.system_shapes import load_system_shapes
+
+from . import clock
 from .conflicts import MAX_NODE_GROUPS, spec_conflicts
 from .errors import BlueprintError, did_you_mean
 from .spec import ClusterSpec, NodeGroupSpec, SystemNodesSpec
@@ -103,8 +104,12 @@ def _shape_meets(shape: Shape, group: NodeGroupSpec, rdma: bool, region: str) ->
 
 
 # How a node group's capacity is billed: an ODCR ("reservation") bills at the on-demand rate.
-CAPACITY_OPTION = {"on-demand": "on-demand", "reservation": "on-demand", "spot": "spot",
-                   "capacity-block": "capacity-block"}
+CAPACITY_OPTION = {
+    "on-demand": "on-demand",
+    "reservation": "on-demand",
+    "spot": "spot",
+    "capacity-block": "capacity-block",
+}
 
 
 def _quote(shape: Shape, spec: ClusterSpec, option: str = "on-demand") -> Optional[Quote]:
@@ -122,8 +127,10 @@ def _why_none(catalog: Catalog, spec: ClusterSpec, name: str, group: NodeGroupSp
     shapes = catalog.for_cloud(spec.cloud)
     models = sorted({s.gpu.model for s in shapes})
     if group.gpu_model not in models:
-        return (f"{where}.gpuModel: unknown GPU model {group.gpu_model!r} on {spec.cloud}; models: {', '.join(models)}"
-                f"{did_you_mean(group.gpu_model, models)}")
+        return (
+            f"{where}.gpuModel: unknown GPU model {group.gpu_model!r} on {spec.cloud}; models: {', '.join(models)}"
+            f"{did_you_mean(group.gpu_model, models)}"
+        )
     same = [s for s in shapes if s.gpu.model == group.gpu_model]
     counts = sorted({s.gpu.count for s in same})
     if not any(s.gpu.count >= group.gpus_per_node for s in same):
@@ -193,8 +200,7 @@ def _deployment_set_limit(spec: ClusterSpec, group: NodeGroupSpec) -> Optional[s
     if group.capacity == "spot" and not placement.holds_spot:
         return f"an {placement.family} holds no spot instances"
     if placement.max_instances is not None and group.max_nodes > placement.max_instances:
-        return (f"a {placement.name} holds at most {placement.max_instances} instances; maxNodes is "
-                f"{group.max_nodes}")
+        return f"a {placement.name} holds at most {placement.max_instances} instances; maxNodes is {group.max_nodes}"
     return None
 
 
@@ -205,20 +211,27 @@ def _check_zone(spec: ClusterSpec, where: str, zone: str) -> None:
     """Zone names as the cloud spells them (us-east-1a, cn-hangzhou-h): catalog/clouds.yaml."""
     names = profile(spec.cloud).zone
     if not names.pattern(spec.region).match(zone):
-        raise BlueprintError(where, f"{zone!r} is not a zone of {spec.region} (zones there are named like "
-                                    f"{names.example(spec.region)})")
+        raise BlueprintError(
+            where, f"{zone!r} is not a zone of {spec.region} (zones there are named like {names.example(spec.region)})"
+        )
 
 
 def _check_reserved(spec: ClusterSpec, name: str, group: NodeGroupSpec, today: Optional[dt.date] = None) -> None:
     """Reservations and capacity blocks as EKS documents them: the reservation's zone, and for a block, a fixed size."""
     where = f"cluster.nodeGroups.{name}"
     if group.capacity in RESERVED and profile(spec.cloud).reservation_needs_zone and not group.zone:
-        raise BlueprintError(f"{where}.zone", f"capacity {group.capacity!r} needs the reservation's zone "
-                                              f"(a subnet there carries the group), for example {spec.region}a")
+        raise BlueprintError(
+            f"{where}.zone",
+            f"capacity {group.capacity!r} needs the reservation's zone "
+            f"(a subnet there carries the group), for example {spec.region}a",
+        )
     if group.capacity == "capacity-block" and not group.min_nodes == group.desired_nodes == group.max_nodes:
-        raise BlueprintError(where, "a capacity block holds a fixed number of instances: set minNodes = desiredNodes "
-                                    f"= maxNodes to the block's size (got {group.min_nodes}/{group.desired_nodes}/"
-                                    f"{group.max_nodes})")
+        raise BlueprintError(
+            where,
+            "a capacity block holds a fixed number of instances: set minNodes = desiredNodes "
+            f"= maxNodes to the block's size (got {group.min_nodes}/{group.desired_nodes}/"
+            f"{group.max_nodes})",
+        )
     if group.capacity_block_ends_at and group.capacity != "capacity-block":
         raise BlueprintError(f"{where}.capacityBlockEndsAt", "only a capacity-block group has an end time")
     if group.capacity_block_starts_at and group.capacity != "capacity-block":
@@ -233,22 +246,31 @@ def _instant(where: str, value: str) -> dt.datetime:
         raise BlueprintError(where, f"{value!r} is not a date and time (UTC, like 2026-12-01T11:30:00Z)") from None
 
 
-def block_window(where: str, group: NodeGroupSpec,
-                 today: Optional[dt.date] = None) -> tuple[Optional[dt.datetime], Optional[dt.datetime]]:
+def block_window(
+    where: str, group: NodeGroupSpec, today: Optional[dt.date] = None
+) -> tuple[Optional[dt.datetime], Optional[dt.datetime]]:
     """A capacity block's start and end as real instants: an impossible date, an end already past (as of ``today``,
     default the plan's today, blueprints.clock) or a start not before the end is bad input, not a crash or a plan
     that cannot apply."""
-    starts = _instant(f"{where}.capacityBlockStartsAt", group.capacity_block_starts_at) \
-        if group.capacity_block_starts_at else None
-    ends = _instant(f"{where}.capacityBlockEndsAt", group.capacity_block_ends_at) \
-        if group.capacity_block_ends_at else None
+    starts = (
+        _instant(f"{where}.capacityBlockStartsAt", group.capacity_block_starts_at)
+        if group.capacity_block_starts_at
+        else None
+    )
+    ends = (
+        _instant(f"{where}.capacityBlockEndsAt", group.capacity_block_ends_at) if group.capacity_block_ends_at else None
+    )
     now = dt.datetime.combine(today or clock.today(), dt.time(), dt.timezone.utc)
     if ends is not None and ends <= now:
-        raise BlueprintError(f"{where}.capacityBlockEndsAt", f"{group.capacity_block_ends_at} has passed: give the "
-                                                             "end of a block that has not ended yet")
+        raise BlueprintError(
+            f"{where}.capacityBlockEndsAt",
+            f"{group.capacity_block_ends_at} has passed: give the end of a block that has not ended yet",
+        )
     if starts is not None and ends is not None and starts >= ends:
-        raise BlueprintError(f"{where}.capacityBlockStartsAt", f"{group.capacity_block_starts_at} is not before the "
-                                                               f"block's end {group.capacity_block_ends_at}")
+        raise BlueprintError(
+            f"{where}.capacityBlockStartsAt",
+            f"{group.capacity_block_starts_at} is not before the block's end {group.capacity_block_ends_at}",
+        )
     return starts, ends
 
 
@@ -268,13 +290,17 @@ def plan_zone(spec: ClusterSpec) -> tuple[Optional[str], list[str]]:
     if zone is None:
         # Alibaba Cloud zone letters differ by region: the program takes the first zone, by name, that sells the
         # shape (the same whatever order the data source lists them in); the spec can pin it.
-        return None, [f"zone: {' and '.join(users)} go in the first zone, by name, that sells the GPU shape; set "
-                      "networking.zone to pin it before the first `pulumi up`"] if users else []
+        return None, [
+            f"zone: {' and '.join(users)} go in the first zone, by name, that sells the GPU shape; set "
+            "networking.zone to pin it before the first `pulumi up`"
+        ] if users else []
     if not users:
         return zone, []
     verb = "goes" if len(users) == 1 else "go"
-    return zone, [f"zone: {' and '.join(users)} {verb} in {zone}, the default zone for {spec.region}; set networking.zone "
-                  "to pin another before the first `pulumi up` (moving it later replaces them)"]
+    return zone, [
+        f"zone: {' and '.join(users)} {verb} in {zone}, the default zone for {spec.region}; set networking.zone "
+        "to pin another before the first `pulumi up` (moving it later replaces them)"
+    ]
 
 
 def _cheapest(candidates: list[Shape], spec: ClusterSpec) -> Shape:
@@ -297,14 +323,17 @@ def _notes(spec: ClusterSpec, group: NodeGroupSpec, shape: Shape, placement: boo
         )
     if group.min_network_gbps and shape.network_baseline_gbps < group.min_network_gbps:
         burst = f" (up to {shape.network_gbps:g} burst)" if shape.network_gbps > shape.network_baseline_gbps else ""
-        notes.append(f"{group.min_network_gbps} Gbps requested; {label} sustains {shape.network_baseline_gbps:g} Gbps"
-                     f"{burst}")
+        notes.append(
+            f"{group.min_network_gbps} Gbps requested; {label} sustains {shape.network_baseline_gbps:g} Gbps{burst}"
+        )
     if shape.sales_note:
         notes.append(f"{label}: {shape.sales_note}")
     if spec.region not in shape.regions:
         payg = ", ".join(shape.regions) or "none in the data"
-        notes.append(f"{label} is sold in {spec.region} on request only (no pay-as-you-go offer there in Alibaba's "
-                     f"DescribeZones data): confirm quota with Alibaba Cloud sales; pay-as-you-go regions: {payg}")
+        notes.append(
+            f"{label} is sold in {spec.region} on request only (no pay-as-you-go offer there in Alibaba's "
+            f"DescribeZones data): confirm quota with Alibaba Cloud sales; pay-as-you-go regions: {payg}"
+        )
     if group.min_local_nvme_gb and shape.local_nvme_gb < group.min_local_nvme_gb:
         notes.append(
             f"{group.min_local_nvme_gb} GB local NVMe requested; {label} has {shape.local_nvme_gb} GB "
@@ -315,17 +344,24 @@ def _notes(spec: ClusterSpec, group: NodeGroupSpec, shape: Shape, placement: boo
         off = "networking.rdma is off" if group.rdma is None else "the group sets rdma: false"
         notes.append(f"{label} supports {shape.rdma.kind.upper()} but {off}, so none is attached")
     if rdma and shape.rdma.kind != "none" and not placement:
-        why = ("capacity blocks place instances themselves" if group.capacity == "capacity-block" else
-               _deployment_set_limit(spec, group) if _deployment_set_limit(spec, group) else
-               "an ODCR is not in a placement group unless placement: cluster asks" if group.capacity == "reservation"
-               and group.placement is None else "placement: none")
+        why = (
+            "capacity blocks place instances themselves"
+            if group.capacity == "capacity-block"
+            else _deployment_set_limit(spec, group)
+            if _deployment_set_limit(spec, group)
+            else "an ODCR is not in a placement group unless placement: cluster asks"
+            if group.capacity == "reservation" and group.placement is None
+            else "placement: none"
+        )
         kind = profile(spec.cloud).placement.name
         notes.append(f"no {kind} for {label} ({why})")
     option = CAPACITY_OPTION[group.capacity]
     overridden = overridden_price(spec.prices, shape.instance_type, option) is not None
     if option != "on-demand" and not overridden and _quote(shape, spec, option) is None:
-        notes.append(f"{group.capacity} capacity: the catalog has no {option} price for {label}; "
-                     f"the estimate uses the on-demand price, an upper bound")
+        notes.append(
+            f"{group.capacity} capacity: the catalog has no {option} price for {label}; "
+            f"the estimate uses the on-demand price, an upper bound"
+        )
     price, source = _price(shape, spec, option)
     found = None if overridden else (_quote(shape, spec, option) or _quote(shape, spec))
     if price is None:
@@ -348,12 +384,16 @@ def _check_mig(spec: ClusterSpec, name: str, group: NodeGroupSpec, shape: Shape)
         return
     where = f"cluster.nodeGroups.{name}.migProfile"
     if shape.gpu.model not in MIG_CAPABLE:
-        raise BlueprintError(where, f"{shape.instance_type} has {shape.gpu.model} GPUs, which have no MIG; "
-                                    f"MIG needs one of {', '.join(MIG_CAPABLE)}")
+        raise BlueprintError(
+            where,
+            f"{shape.instance_type} has {shape.gpu.model} GPUs, which have no MIG; "
+            f"MIG needs one of {', '.join(MIG_CAPABLE)}",
+        )
     slice_gb = profile.rsplit(".", 1)[-1]
     if slice_gb.endswith("gb") and int(slice_gb[:-2]) > shape.gpu.memory_gib:
-        raise BlueprintError(where, f"{profile} slices more memory than a {shape.gpu.model} has "
-                                    f"({shape.gpu.memory_gib} GiB)")
+        raise BlueprintError(
+            where, f"{profile} slices more memory than a {shape.gpu.model} has ({shape.gpu.memory_gib} GiB)"
+        )
 
 
 PRICE_MAX_AGE_DAYS = 180
@@ -362,12 +402,20 @@ PRICE_MAX_AGE_DAYS = 180
 def _stale_prices(groups: list[ResolvedNodeGroup], spec: ClusterSpec, today: Optional[dt.date]) -> list[str]:
     """List prices change: say when the catalog's are older than half a year."""
     today = today or dt.date.today()
-    old = sorted({(g.price_as_of or g.shape.price.as_of, g.shape.instance_type) for g in groups
-                  if g.usd_per_hour is not None and g.price_source != "stack override (prices)"
-                  and (today - dt.date.fromisoformat(g.price_as_of or g.shape.price.as_of)).days
-                  > PRICE_MAX_AGE_DAYS})
-    return [f"{instance} list price is from {as_of} ({(today - dt.date.fromisoformat(as_of)).days} days ago); "
-            f"check it on the price page or set prices.{instance}" for as_of, instance in old]
+    old = sorted(
+        {
+            (g.price_as_of or g.shape.price.as_of, g.shape.instance_type)
+            for g in groups
+            if g.usd_per_hour is not None
+            and g.price_source != "stack override (prices)"
+            and (today - dt.date.fromisoformat(g.price_as_of or g.shape.price.as_of)).days > PRICE_MAX_AGE_DAYS
+        }
+    )
+    return [
+        f"{instance} list price is from {as_of} ({(today - dt.date.fromisoformat(as_of)).days} days ago); "
+        f"check it on the price page or set prices.{instance}"
+        for as_of, instance in old
+    ]
 
 
 def _kubernetes_support(spec: ClusterSpec, today: Optional[dt.date]) -> tuple[VersionSupport, list[str]]:
@@ -378,14 +426,20 @@ def _kubernetes_support(spec: ClusterSpec, today: Optional[dt.date]) -> tuple[Ve
     now = [v for v in supported_versions(spec.cloud) if support(spec.cloud, v, today).support == "standard"]
     where = "cluster.kubernetesVersion"
     if state.support == "unknown":
-        raise BlueprintError(where, f"{service} does not offer Kubernetes {spec.kubernetes_version}; "
-                                    f"offered: {', '.join(now)}")
+        raise BlueprintError(
+            where, f"{service} does not offer Kubernetes {spec.kubernetes_version}; offered: {', '.join(now)}"
+        )
     if state.support == "ended":
-        raise BlueprintError(where, f"{service} support for Kubernetes {spec.kubernetes_version} ended on "
-                                    f"{state.ends.isoformat()}; use one of {', '.join(now)}")
+        raise BlueprintError(
+            where,
+            f"{service} support for Kubernetes {spec.kubernetes_version} ended on "
+            f"{state.ends.isoformat()}; use one of {', '.join(now)}",
+        )
     if state.support == "extended":
-        return state, [f"Kubernetes {spec.kubernetes_version} is in EKS extended support until "
-                       f"{state.ends.isoformat()}: the control plane costs more; upgrade to one of {', '.join(now)}"]
+        return state, [
+            f"Kubernetes {spec.kubernetes_version} is in EKS extended support until "
+            f"{state.ends.isoformat()}: the control plane costs more; upgrade to one of {', '.join(now)}"
+        ]
     return state, []
 
 
@@ -395,8 +449,7 @@ def _cpfs_step_notes(spec: ClusterSpec) -> list[str]:
     if fs.type != "cpfs":  # offered on Alibaba Cloud only (the spec checks)
         return []
     step = cpfs_scale_out_step_gib(spec.region)
-    return [f"storage: CPFS in {spec.region} scales out in steps of {step} GiB and never shrinks "
-            f"({cpfs_source()})"]
+    return [f"storage: CPFS in {spec.region} scales out in steps of {step} GiB and never shrinks ({cpfs_source()})"]
 
 
 def _fabric_notes(spec: ClusterSpec, groups: list[ResolvedNodeGroup]) -> list[str]:
@@ -411,8 +464,10 @@ def _fabric_notes(spec: ClusterSpec, groups: list[ResolvedNodeGroup]) -> list[st
         elif not k8s.acceptance.enabled:
             notes.append(f"{g.name}: fabric validation runs on accepted nodes only; kubernetes.acceptance is off")
         elif k8s.fabric_validation.image is None and default_image(spec.cloud) is None:
-            notes.append(f"{g.name}: no eRDMA fabric validation: set kubernetes.fabricValidation.image to an image with "
-                         "PyTorch and the eRDMA user-space driver (Alibaba Cloud publishes no default)")
+            notes.append(
+                f"{g.name}: no eRDMA fabric validation: set kubernetes.fabricValidation.image to an image with "
+                "PyTorch and the eRDMA user-space driver (Alibaba Cloud publishes no default)"
+            )
     return notes
 
 
@@ -427,9 +482,13 @@ def _system_group(spec: ClusterSpec) -> tuple[ResolvedSystemGroup, list[str]]:
     found = shape.price_in(spec.region) if shape else None
     if found is None:
         why = "is not in catalog/system_shapes.yaml" if shape is None else f"has no list price for {spec.region}"
-        return (ResolvedSystemGroup(spec.system_nodes, instance_type, None, "no list price"),
-                [f"system: {instance_type} {why}; its nodes are left out of the cost estimate "
-                 f"(set prices.{instance_type})"])
+        return (
+            ResolvedSystemGroup(spec.system_nodes, instance_type, None, "no list price"),
+            [
+                f"system: {instance_type} {why}; its nodes are left out of the cost estimate "
+                f"(set prices.{instance_type})"
+            ],
+        )
     source = f"{shapes.sources[found.source or shape.sources.price]} as of {found.as_of} ({found.region})"
     return ResolvedSystemGroup(spec.system_nodes, instance_type, found.usd_per_hour, source), []
 
@@ -466,8 +525,9 @@ def resolve(spec: ClusterSpec, catalog: Optional[Catalog] = None, today: Optiona
     return _finish(spec, groups, kubernetes, version_notes, zone, zone_notes, today)
 
 
-def _resolve_group(catalog: Catalog, spec: ClusterSpec, name: str, group: NodeGroupSpec,
-                   zone: Optional[str], today: Optional[dt.date]) -> ResolvedNodeGroup:
+def _resolve_group(
+    catalog: Catalog, spec: ClusterSpec, name: str, group: NodeGroupSpec, zone: Optional[str], today: Optional[dt.date]
+) -> ResolvedNodeGroup:
     """One group's shape, price and placement (resolve collects its errors)."""
     if group.zone:
         _check_zone(spec, f"cluster.nodeGroups.{name}.zone", group.zone)
@@ -487,34 +547,60 @@ def _resolve_group(catalog: Catalog, spec: ClusterSpec, name: str, group: NodeGr
     placement = group_placement(spec, group, rdma_interfaces)
     option = CAPACITY_OPTION[group.capacity]
     price, source = _price(shape, spec, option)
-    used = None if overridden_price(spec.prices, shape.instance_type, option) is not None else \
-        (_quote(shape, spec, option) or _quote(shape, spec))
+    used = (
+        None
+        if overridden_price(spec.prices, shape.instance_type, option) is not None
+        else (_quote(shape, spec, option) or _quote(shape, spec))
+    )
     notes = tuple(f"{name}: {n}" for n in _notes(spec, group, shape, placement))
     check = spec.kubernetes.acceptance
     published = published_busbw_gbps(shape.instance_type)
     return ResolvedNodeGroup(
-        name, group, shape, price, source, rdma_interfaces, placement, notes,
+        name,
+        group,
+        shape,
+        price,
+        source,
+        rdma_interfaces,
+        placement,
+        notes,
         zone=group.zone or (zone if rdma_interfaces else None),
         acceptance=acceptance_expectation(shape, check.thresholds) if check.enabled else None,
-        fabric_min_busbw_gbps=round(published * spec.kubernetes.fabric_validation.threshold, 1)
-        if published else None,
-        price_as_of=used.as_of if used else None, price_option=used.option if used else "on-demand")
+        fabric_min_busbw_gbps=round(published * spec.kubernetes.fabric_validation.threshold, 1) if published else None,
+        price_as_of=used.as_of if used else None,
+        price_option=used.option if used else "on-demand",
+    )
 
 
-def _finish(spec: ClusterSpec, groups: list[ResolvedNodeGroup], kubernetes: Optional[VersionSupport],
-            version_notes: list[str], zone: Optional[str], zone_notes: list[str],
-            today: Optional[dt.date]) -> ResolvedPlan:
+def _finish(
+    spec: ClusterSpec,
+    groups: list[ResolvedNodeGroup],
+    kubernetes: Optional[VersionSupport],
+    version_notes: list[str],
+    zone: Optional[str],
+    zone_notes: list[str],
+    today: Optional[dt.date],
+) -> ResolvedPlan:
     """The system group, zones, notes and the plan, once every group resolved."""
     plan = ResolvedPlan(spec=spec, node_groups=tuple(groups))
     system, system_notes = _system_group(spec)
     system_notes += _fabric_notes(spec, groups) + _cpfs_step_notes(spec)
-    distinct = sorted({g.zone for g in groups if g.zone} | ({zone} if zone and spec.storage.parallel_fs.type != "none"
-                                                           else set()))
+    distinct = sorted(
+        {g.zone for g in groups if g.zone} | ({zone} if zone and spec.storage.parallel_fs.type != "none" else set())
+    )
     if len(distinct) > 3:
-        raise BlueprintError("cluster.nodeGroups", f"the cluster has subnets in three zones; the groups and the file "
-                                                   f"system ask for {len(distinct)}: {', '.join(distinct)}")
-    plan_notes = (version_notes + zone_notes + [n for g in groups for n in g.notes] + system_notes
-                  + _stale_prices(groups, spec, today))
+        raise BlueprintError(
+            "cluster.nodeGroups",
+            f"the cluster has subnets in three zones; the groups and the file "
+            f"system ask for {len(distinct)}: {', '.join(distinct)}",
+        )
+    plan_notes = (
+        version_notes
+        + zone_notes
+        + [n for g in groups for n in g.notes]
+        + system_notes
+        + _stale_prices(groups, spec, today)
+    )
     hourly = plan.gpu_hourly_usd()
     guide = spec.price_guidance_usd_per_hour
     if guide and hourly is not None and abs(hourly - guide) > GUIDANCE_TOLERANCE * guide:
@@ -522,6 +608,13 @@ def _finish(spec: ClusterSpec, groups: list[ResolvedNodeGroup], kubernetes: Opti
             f"the {spec.preset or 'stack'} sizing guidance expects about ${guide:,.2f}/h of GPU nodes; "
             f"this plan's list price is ${hourly:,.2f}/h"
         )
-    return ResolvedPlan(spec=spec, node_groups=tuple(groups), notes=tuple(plan_notes), kubernetes=kubernetes,
-                        system=system, addons=addon_versions(spec.cloud, spec.kubernetes_version),
-                        fabric_image=spec.kubernetes.fabric_validation.image or default_image(spec.cloud), zone=zone)
+    return ResolvedPlan(
+        spec=spec,
+        node_groups=tuple(groups),
+        notes=tuple(plan_notes),
+        kubernetes=kubernetes,
+        system=system,
+        addons=addon_versions(spec.cloud, spec.kubernetes_version),
+        fabric_image=spec.kubernetes.fabric_validation.image or default_image(spec.cloud),
+        zone=zone,
+    )

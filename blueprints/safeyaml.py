@@ -92,16 +92,23 @@ def check_limits(text: str) -> None:
                 sizes[event.anchor] = 1
         elif isinstance(event, yaml.AliasEvent):
             if event.anchor not in sizes:  # undefined, or an alias inside the node it names
-                raise YamlLimitError(f"alias *{event.anchor} refers to no complete anchor (undefined or "
-                                     "recursive)", _line(event), _path(stack))
+                raise YamlLimitError(
+                    f"alias *{event.anchor} refers to no complete anchor (undefined or recursive)",
+                    _line(event),
+                    _path(stack),
+                )
             count = sizes[event.anchor]
         else:
             continue
         total += count
         if total > MAX_NODES:
-            raise YamlLimitError(f"the file expands to more than {MAX_NODES} values (an alias "
-                                 "counts as everything it names, each time it is used); write the values out "
-                                 "or use fewer aliases", _line(event), _path(stack))
+            raise YamlLimitError(
+                f"the file expands to more than {MAX_NODES} values (an alias "
+                "counts as everything it names, each time it is used); write the values out "
+                "or use fewer aliases",
+                _line(event),
+                _path(stack),
+            )
         if stack:
             stack[-1].count += count
 
@@ -125,8 +132,13 @@ def _duplicates(node: yaml.Node, path: str, seen_nodes: set[int], out: list[Yaml
             where = f"{path}.{name}" if path else name
             ident = (key.tag, name)
             if ident in first:
-                out.append(YamlLimitError(f"duplicate key (first at line {first[ident]}); a key may appear "
-                                          "once in a mapping", _line(key), where))
+                out.append(
+                    YamlLimitError(
+                        f"duplicate key (first at line {first[ident]}); a key may appear once in a mapping",
+                        _line(key),
+                        where,
+                    )
+                )
             else:
                 first[ident] = _line(key)
             _duplicates(value, where, seen_nodes, out)

@@ -35,16 +35,19 @@ Signal = Literal["requests-waiting", "kv-cache", "gpu-utilization"]
 ENGINE_DTYPE = {"bf16": "bfloat16", "fp16": "float16", "fp8": "fp8", "int8": "int8", "int4": "int4"}
 # A Service of type LoadBalancer kept inside the VPC, per cloud:
 # https://kubernetes.io/docs/concepts/services-networking/service/#internal-load-balancer (read 2026-11-24).
-INTERNAL_LB = {"aws": {"service.beta.kubernetes.io/aws-load-balancer-internal": "true"},
-               "alicloud": {"service.beta.kubernetes.io/alibaba-cloud-loadbalancer-address-type": "intranet"}}
+INTERNAL_LB = {
+    "aws": {"service.beta.kubernetes.io/aws-load-balancer-internal": "true"},
+    "alicloud": {"service.beta.kubernetes.io/alibaba-cloud-loadbalancer-address-type": "intranet"},
+}
 NAME = re.compile(r"^[a-z][a-z0-9-]{0,30}$")
 
 
 class SpecModel(BaseModel):
     """spec.SpecModel's settings (spec.py imports this module, so it cannot import spec.py back)."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True,
-                              allow_inf_nan=False)
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True, allow_inf_nan=False
+    )
 
 
 class ExposureSpec(SpecModel):
@@ -52,9 +55,11 @@ class ExposureSpec(SpecModel):
     scrape). Internal: a load balancer inside the VPC, reachable only from allowedCidrs."""
 
     mode: Literal["private", "internal"] = Field(
-        "private", description="private (in-cluster only) or internal (VPC-internal load balancer).")
+        "private", description="private (in-cluster only) or internal (VPC-internal load balancer)."
+    )
     allowed_cidrs: list[str] = Field(
-        default_factory=list, description="internal: the networks that may call the endpoint (never 0.0.0.0/0).")
+        default_factory=list, description="internal: the networks that may call the endpoint (never 0.0.0.0/0)."
+    )
 
     @field_validator("allowed_cidrs")
     @classmethod
@@ -62,8 +67,9 @@ class ExposureSpec(SpecModel):
         for cidr in v:
             net = ipaddress.ip_network(cidr, strict=False)
             if net.prefixlen == 0:
-                raise ValueError(f"{cidr} admits every address; list the networks that call the model "
-                                 "(for example 10.0.0.0/16)")
+                raise ValueError(
+                    f"{cidr} admits every address; list the networks that call the model (for example 10.0.0.0/16)"
+                )
         return v
 
     @model_validator(mode="after")
@@ -79,27 +85,35 @@ class ModelSpec(SpecModel):
     model: str = Field(description="Published architecture from catalog/model_shapes.yaml (sizes the replica).")
     weights_prefix: str = Field(
         description="Prefix of the stack's own bucket holding the weights in Hugging Face layout, such as "
-                    "models/mistral-7b/ (no s3:// or oss://: the stack's bucket only).")
+        "models/mistral-7b/ (no s3:// or oss://: the stack's bucket only)."
+    )
     node_group: str = Field(description="GPU node group the replicas run on.")
     tensor_parallel: int = Field(1, ge=1, le=16, description="GPUs per replica (vLLM --tensor-parallel-size).")
     precision: Precision = Field(
-        "fp16", description="Weights precision: bf16/fp16 (vLLM --dtype), fp8 (quantized at load), int8/int4 (the "
-                            "weights must be a quantized AWQ/GPTQ checkpoint).")
+        "fp16",
+        description="Weights precision: bf16/fp16 (vLLM --dtype), fp8 (quantized at load), int8/int4 (the "
+        "weights must be a quantized AWQ/GPTQ checkpoint).",
+    )
     max_context: int = Field(4096, ge=128, le=1_048_576, description="vLLM --max-model-len, tokens.")
     max_batch: int = Field(16, ge=1, le=4096, description="vLLM --max-num-seqs: sequences decoded together.")
     min_replicas: int = Field(0, ge=0, le=1000, description="Fewest replicas; 0 scales the model to zero.")
     max_replicas: int = Field(1, ge=1, le=1000, description="Most replicas the autoscaler may run.")
     signal: Signal = Field("requests-waiting", description="Load signal the replicas follow.")
     target: float = Field(
-        5, gt=0, description="Per-replica target of the signal: requests waiting, or a 0-1 fraction for "
-                             "kv-cache and gpu-utilization.")
+        5,
+        gt=0,
+        description="Per-replica target of the signal: requests waiting, or a 0-1 fraction for "
+        "kv-cache and gpu-utilization.",
+    )
 
     @field_validator("weights_prefix")
     @classmethod
     def _prefix(cls, v: str) -> str:
         if not PREFIX.match(v):
-            raise ValueError(f"{v!r} is not a prefix of the stack's bucket; write a relative key prefix ending "
-                             "in '/', such as models/mistral-7b/ (no s3://, oss://, leading '/' or '..')")
+            raise ValueError(
+                f"{v!r} is not a prefix of the stack's bucket; write a relative key prefix ending "
+                "in '/', such as models/mistral-7b/ (no s3://, oss://, leading '/' or '..')"
+            )
         return v
 
     @field_validator("model")
@@ -113,21 +127,24 @@ class ModelSpec(SpecModel):
     @model_validator(mode="after")
     def _consistent(self) -> ModelSpec:
         if self.min_replicas > self.max_replicas:
-            raise ValueError(f"minReplicas {self.min_replicas} is above maxReplicas {self.max_replicas}; "
-                             "allowed: 0 <= minReplicas <= maxReplicas")
+            raise ValueError(
+                f"minReplicas {self.min_replicas} is above maxReplicas {self.max_replicas}; "
+                "allowed: 0 <= minReplicas <= maxReplicas"
+            )
         heads = model_shapes()[1][self.model].heads
         if heads % self.tensor_parallel:
             degrees = [d for d in range(1, 17) if heads % d == 0]
-            raise ValueError(f"tensorParallel {self.tensor_parallel} does not divide {self.model}'s {heads} "
-                             f"attention heads; allowed: {', '.join(map(str, degrees))}")
+            raise ValueError(
+                f"tensorParallel {self.tensor_parallel} does not divide {self.model}'s {heads} "
+                f"attention heads; allowed: {', '.join(map(str, degrees))}"
+            )
         if self.signal != "requests-waiting" and self.target > 1:
             raise ValueError(f"target {self.target:g} for {self.signal} is a fraction from 0 to 1 (0.8 = 80%)")
         return self
 
 
 class ServingSpec(SpecModel):
-    namespace: str = Field("serving", pattern=r"^[a-z][a-z0-9-]{0,30}$",
-                           description="Namespace of the model servers.")
+    namespace: str = Field("serving", pattern=r"^[a-z][a-z0-9-]{0,30}$", description="Namespace of the model servers.")
     models: dict[str, ModelSpec] = Field(default_factory=dict, description="Models served, by name.")
     exposure: ExposureSpec = Field(default_factory=ExposureSpec, description="Who may call the models.")
 
@@ -147,29 +164,58 @@ def spec_problems(spec) -> list[str]:
     for name, m in serving.models.items():
         where = f"cluster.serving.models.{name}"
         if m.node_group not in spec.node_groups:
-            problems.append(f"{where}.nodeGroup: {m.node_group!r} is not a node group; allowed: "
-                            f"{', '.join(sorted(spec.node_groups))}")
+            problems.append(
+                f"{where}.nodeGroup: {m.node_group!r} is not a node group; allowed: "
+                f"{', '.join(sorted(spec.node_groups))}"
+            )
         elif m.tensor_parallel > spec.node_groups[m.node_group].gpus_per_node:
-            problems.append(f"{where}.tensorParallel: {m.tensor_parallel} GPUs per replica but nodes of "
-                            f"{m.node_group} have {spec.node_groups[m.node_group].gpus_per_node}; a replica spans "
-                            f"one node: allowed up to {spec.node_groups[m.node_group].gpus_per_node}")
-    taken = {*spec.kubernetes.teams, spec.kubernetes.trainer_namespace, "default", "kube-system", "kube-public",
-             "kube-node-lease", "gpu-operator", "gpu-acceptance", "kueue-system", "jobset-system", "monitoring", "keda"}
+            problems.append(
+                f"{where}.tensorParallel: {m.tensor_parallel} GPUs per replica but nodes of "
+                f"{m.node_group} have {spec.node_groups[m.node_group].gpus_per_node}; a replica spans "
+                f"one node: allowed up to {spec.node_groups[m.node_group].gpus_per_node}"
+            )
+    taken = {
+        *spec.kubernetes.teams,
+        spec.kubernetes.trainer_namespace,
+        "default",
+        "kube-system",
+        "kube-public",
+        "kube-node-lease",
+        "gpu-operator",
+        "gpu-acceptance",
+        "kueue-system",
+        "jobset-system",
+        "monitoring",
+        "keda",
+    }
     if serving.models and serving.namespace in taken:
-        problems.append(f"cluster.serving.namespace: {serving.namespace!r} is already used (a team, the trainer "
-                        "namespace or a platform namespace); allowed: a namespace of its own (default serving)")
+        problems.append(
+            f"cluster.serving.namespace: {serving.namespace!r} is already used (a team, the trainer "
+            "namespace or a platform namespace); allowed: a namespace of its own (default serving)"
+        )
     if serving.models and not spec.storage.object_storage.enabled:
-        problems.append("cluster.serving.models: weights load from the stack's bucket; set "
-                        "storage.objectStorage.enabled: true")
+        problems.append(
+            "cluster.serving.models: weights load from the stack's bucket; set storage.objectStorage.enabled: true"
+        )
     return problems
 
 
 def replica_need_gib(m: ModelSpec) -> tuple[float, float]:
     """(weights, KV cache) in GiB one replica holds at its precision, context and batch (sizing/memory.py)."""
     shape = model_shapes()[1][m.model]
-    w = Workload(params=shape.params, mode="inference", precision=m.precision, model=m.model, tokens=1,
-                 hidden_size=shape.hidden_size, layers=shape.layers, heads=shape.heads, kv_heads=shape.kv_heads,
-                 seq_len=m.max_context, micro_batch=m.max_batch)
+    w = Workload(
+        params=shape.params,
+        mode="inference",
+        precision=m.precision,
+        model=m.model,
+        tokens=1,
+        hidden_size=shape.hidden_size,
+        layers=shape.layers,
+        heads=shape.heads,
+        kv_heads=shape.kv_heads,
+        seq_len=m.max_context,
+        micro_batch=m.max_batch,
+    )
     parts = {p.name: p.bytes for p in breakdown(w).parts}
     return parts["weights"] / 2**30, parts["kv_cache"] / 2**30
 
@@ -194,8 +240,10 @@ def fit_problem(name: str, m: ModelSpec, gpu_model: str, memory_gib: float, inst
     usable = m.tensor_parallel * usable_bytes(memory_gib) / 2**30
     if weights + kv <= usable:
         return None
-    return (f"cluster.serving.models.{name}: {m.model} at {m.precision} needs {weights:,.1f} GiB of weights + "
-            f"{kv:,.1f} GiB of KV cache ({m.max_context} tokens x {m.max_batch} sequences) but "
-            f"{m.tensor_parallel} x {gpu_model} on {instance_type} leave {usable:,.1f} GiB usable (80% of "
-            f"{memory_gib:g} GiB each); allowed: a smaller maxContext or maxBatch, a lower precision, more "
-            f"tensorParallel, or a group with larger GPUs")
+    return (
+        f"cluster.serving.models.{name}: {m.model} at {m.precision} needs {weights:,.1f} GiB of weights + "
+        f"{kv:,.1f} GiB of KV cache ({m.max_context} tokens x {m.max_batch} sequences) but "
+        f"{m.tensor_parallel} x {gpu_model} on {instance_type} leave {usable:,.1f} GiB usable (80% of "
+        f"{memory_gib:g} GiB each); allowed: a smaller maxContext or maxBatch, a lower precision, more "
+        f"tensorParallel, or a group with larger GPUs"
+    )

@@ -16,7 +16,8 @@ from pydantic.alias_generators import to_camel
 
 from catalog.clouds import profile
 
-from .serving_spec import ServingSpec, spec_problems as serving_problems
+from .serving_spec import ServingSpec
+from .serving_spec import spec_problems as serving_problems
 
 Cloud = Literal["aws", "alicloud"]
 Capacity = Literal["on-demand", "spot", "reservation", "capacity-block"]
@@ -43,15 +44,19 @@ NAS_MIN_GIB, NAS_MAX_GIB, NAS_STEP_GIB = 100, 262_144, 100
 
 def _check_counts(minimum: int, desired: int, maximum: int) -> None:
     if not minimum <= desired <= maximum:
-        raise ValueError(f"node counts must satisfy minNodes <= desiredNodes <= maxNodes "
-                         f"(got {minimum} <= {desired} <= {maximum})")
+        raise ValueError(
+            f"node counts must satisfy minNodes <= desiredNodes <= maxNodes (got {minimum} <= {desired} <= {maximum})"
+        )
 
 
 class SpecModel(BaseModel):
     """camelCase in stack files, snake_case in Python; unknown keys are an error."""
 
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True,
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        frozen=True,
         allow_inf_nan=False,  # YAML's .inf/.nan are floats; no budget, price or size is infinite (issue #27)
     )
 
@@ -91,31 +96,37 @@ class NodeGroupSpec(SpecModel):
     max_nodes: int = Field(1, gt=0, le=1000, description="Maximum nodes.")
     capacity: Capacity = Field("on-demand", description="How the nodes are bought.")
     capacity_reservation_id: Optional[str] = Field(
-        None, description="Capacity reservation or capacity block id (required for reservation and capacity-block); "
-                          "an ODCR group may name a capacity reservation resource group's ARN instead."
+        None,
+        description="Capacity reservation or capacity block id (required for reservation and capacity-block); "
+        "an ODCR group may name a capacity reservation resource group's ARN instead.",
     )
     zone: Optional[str] = Field(
-        None, description="Availability zone of the group's nodes (one subnet). Required with a reservation or "
-                          "capacity block (the reservation's zone); default for RDMA groups: networking.zone."
+        None,
+        description="Availability zone of the group's nodes (one subnet). Required with a reservation or "
+        "capacity block (the reservation's zone); default for RDMA groups: networking.zone.",
     )
     rdma: Optional[bool] = Field(
-        None, description="RDMA (AWS EFA, Alibaba Cloud eRDMA) for this group; default: networking.rdma. An "
-                          "inference group beside a training group sets false and gets the cheapest shape."
+        None,
+        description="RDMA (AWS EFA, Alibaba Cloud eRDMA) for this group; default: networking.rdma. An "
+        "inference group beside a training group sets false and gets the cheapest shape.",
     )
     placement: Optional[Literal["cluster", "none"]] = Field(
-        None, description="A cluster placement group (AWS) / low-latency deployment set (Alibaba Cloud) of the "
-                          "group's own, RDMA groups only; default: networking.placement, but none for reservations "
-                          "(ODCRs) and never for capacity blocks, which AWS places itself."
+        None,
+        description="A cluster placement group (AWS) / low-latency deployment set (Alibaba Cloud) of the "
+        "group's own, RDMA groups only; default: networking.placement, but none for reservations "
+        "(ODCRs) and never for capacity blocks, which AWS places itself.",
     )
     capacity_block_starts_at: Optional[str] = Field(
-        None, pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$",
+        None,
+        pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$",
         description="Capacity blocks: the block's start (UTC, 2026-12-01T11:30:00Z); the group waits at zero and a "
-                    "scheduled action scales it to the block's size then. With the end, prices the block's length."
+        "scheduled action scales it to the block's size then. With the end, prices the block's length.",
     )
     capacity_block_ends_at: Optional[str] = Field(
-        None, pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$",
+        None,
+        pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$",
         description="Capacity blocks: the block's end time (UTC, 2026-12-01T11:30:00Z); EKS itself scales the group "
-                    "to zero 40 minutes before it. With the start, prices the block's length (paid up front)."
+        "to zero 40 minutes before it. With the start, prices the block's length (paid up front).",
     )
     spot_max_price_usd: Optional[float] = Field(
         None, gt=0, description="Highest hourly price paid for spot nodes (Alibaba Cloud spot price limit)."
@@ -123,8 +134,9 @@ class NodeGroupSpec(SpecModel):
     root_volume_gib: int = Field(200, ge=50, le=16_384, description="Encrypted root volume size, GiB.")
     labels: dict[str, str] = Field(default_factory=dict, description="Kubernetes node labels.")
     mig_profile: Optional[str] = Field(
-        None, description="MIG layout the GPU Operator applies (all-1g.10gb, all-3g.40gb, all-balanced...); "
-                          "A100/H100-class GPUs only."
+        None,
+        description="MIG layout the GPU Operator applies (all-1g.10gb, all-3g.40gb, all-balanced...); "
+        "A100/H100-class GPUs only.",
     )
     taints: list[Taint] = Field(
         default_factory=lambda: [Taint(key="nvidia.com/gpu", value="present", effect="NoSchedule")],
@@ -143,8 +155,10 @@ class NodeGroupSpec(SpecModel):
     @classmethod
     def _mig(cls, v: Optional[str]) -> Optional[str]:
         if v is not None and not MIG_PROFILE.match(v):
-            raise ValueError(f"MIG profile {v!r} is not a GPU Operator profile name such as all-1g.10gb, "
-                             "all-3g.40gb, all-balanced or all-disabled")
+            raise ValueError(
+                f"MIG profile {v!r} is not a GPU Operator profile name such as all-1g.10gb, "
+                "all-3g.40gb, all-balanced or all-disabled"
+            )
         return v
 
     @model_validator(mode="after")
@@ -162,8 +176,7 @@ class SystemNodesSpec(SpecModel):
     """
 
     instance_type: Optional[str] = Field(
-        None, description="Instance type; default: the cloud's entry in catalog/system_shapes.yaml "
-                          "(4 vCPU / 16 GiB)."
+        None, description="Instance type; default: the cloud's entry in catalog/system_shapes.yaml (4 vCPU / 16 GiB)."
     )
     min_nodes: int = Field(2, ge=2, le=100, description="Minimum nodes; at least 2 so controllers survive a node loss.")
     desired_nodes: int = Field(2, ge=2, le=100, description="Nodes to start with.")
@@ -199,22 +212,25 @@ class AccessSpec(SpecModel):
     cluster_admins: list[str] = Field(
         default_factory=list,
         description="Cluster administrators: IAM role/user ARNs on AWS (EKS access entries), RAM user or role "
-                    "ids on Alibaba Cloud (role:<id> for a RAM role). The identity that runs `pulumi up` is "
-                    "an admin as well.",
+        "ids on Alibaba Cloud (role:<id> for a RAM role). The identity that runs `pulumi up` is "
+        "an admin as well.",
     )
 
 
 class NetworkingSpec(SpecModel):
-    rdma: bool = Field(False, description="Give GPU nodes RDMA (AWS EFA, Alibaba Cloud eRDMA); a node group's "
-                                          "own rdma overrides it.")
+    rdma: bool = Field(
+        False, description="Give GPU nodes RDMA (AWS EFA, Alibaba Cloud eRDMA); a node group's own rdma overrides it."
+    )
     placement: Literal["cluster", "none"] = Field(
-        "cluster", description="Default for RDMA node groups: a cluster placement group each (skipped for capacity "
-                               "blocks and reservations); a node group's own placement overrides it."
+        "cluster",
+        description="Default for RDMA node groups: a cluster placement group each (skipped for capacity "
+        "blocks and reservations); a node group's own placement overrides it.",
     )
     zone: Optional[str] = Field(
-        None, description="Zone of RDMA node groups and the parallel file system, fixed by the spec so it never moves "
-                          "when the cloud lists zones differently; default on AWS: the region's zone a (the plan notes "
-                          "say so); on Alibaba Cloud: the first zone, by name, that sells the group's shape."
+        None,
+        description="Zone of RDMA node groups and the parallel file system, fixed by the spec so it never moves "
+        "when the cloud lists zones differently; default on AWS: the region's zone a (the plan notes "
+        "say so); on Alibaba Cloud: the first zone, by name, that sells the group's shape.",
     )
     vpc_cidr: str = Field("10.0.0.0/16", description="VPC CIDR block.")
     public_api: bool = Field(False, description="Expose the Kubernetes API publicly (private by default).")
@@ -258,9 +274,10 @@ class ParallelFsSpec(SpecModel):
         125, description="FSx for Lustre PERSISTENT_2 throughput per TiB."
     )
     export_domain: Optional[str] = Field(
-        None, pattern=r"^cpfs-[a-z0-9-]+\.[a-z0-9-]+\.cpfs\.aliyuncs\.com$",
+        None,
+        pattern=r"^cpfs-[a-z0-9-]+\.[a-z0-9-]+\.cpfs\.aliyuncs\.com$",
         description="CPFS: the NFS export's domain, which only DescribeProtocolMountTarget returns; set it after "
-                    "the first `pulumi up` (output cpfs_export_id) so pods get a claim on the file system.",
+        "the first `pulumi up` (output cpfs_export_id) so pods get a claim on the file system.",
     )
 
     @model_validator(mode="after")
@@ -283,7 +300,8 @@ class ObjectStorageSpec(SpecModel):
     enabled: bool = Field(True, description="Create the stack's data bucket (S3 or OSS).")
     expected_size_tb: float = Field(1.0, ge=0, description="Data you expect to keep, TB (drives the cost estimate).")
     cache: bool = Field(
-        False, description="Front the bucket with the parallel file system as a cache (FSx data repository / CPFS data flow)."
+        False,
+        description="Front the bucket with the parallel file system as a cache (FSx data repository / CPFS data flow).",
     )
     noncurrent_version_days: int = Field(90, gt=0, description="Days old object versions are kept.")
     infrequent_access_after_days: Optional[int] = Field(
@@ -295,9 +313,11 @@ class StorageSpec(SpecModel):
     parallel_fs: ParallelFsSpec = Field(default_factory=ParallelFsSpec, description="Shared parallel file system.")
     object_storage: ObjectStorageSpec = Field(default_factory=ObjectStorageSpec, description="Object storage.")
     local_nvme_scratch: bool = Field(
-        True, description="AWS: stripe the GPU nodes' instance-store NVMe as RAID0 for kubelet and containerd, so "
-                          "pods' emptyDir and images live on it (AL2023 nodeadm localStorage). Shapes without "
-                          "NVMe and Alibaba Cloud GPU shapes (none has local NVMe) are unaffected.")
+        True,
+        description="AWS: stripe the GPU nodes' instance-store NVMe as RAID0 for kubelet and containerd, so "
+        "pods' emptyDir and images live on it (AL2023 nodeadm localStorage). Shapes without "
+        "NVMe and Alibaba Cloud GPU shapes (none has local NVMe) are unaffected.",
+    )
 
 
 class BudgetSpec(SpecModel):
@@ -307,10 +327,12 @@ class BudgetSpec(SpecModel):
     )
     contacts: list[str] = Field(default_factory=list, description="E-mail addresses that receive alerts.")
     activate_cost_allocation_tag: bool = Field(
-        False, description="AWS: activate the `gpu-cluster` cost allocation tag the budget filters on. A tag key can "
-                           "be activated only once resources carry it (AWS lists it up to 24 hours later), so turn "
-                           "this on for the second `pulumi up`; activation is account-wide and idempotent, and it is "
-                           "kept when the stack is destroyed (other stacks' budgets use it).")
+        False,
+        description="AWS: activate the `gpu-cluster` cost allocation tag the budget filters on. A tag key can "
+        "be activated only once resources carry it (AWS lists it up to 24 hours later), so turn "
+        "this on for the second `pulumi up`; activation is account-wide and idempotent, and it is "
+        "kept when the stack is destroyed (other stacks' budgets use it).",
+    )
 
     @field_validator("alert_thresholds_pct")
     @classmethod
@@ -340,10 +362,12 @@ class NodeImageSpec(SpecModel):
     `ignoreChanges`). Releases: https://github.com/awslabs/amazon-eks-ami/releases"""
 
     release_version: Optional[str] = Field(
-        None, pattern=r"^\d+\.\d+\.\d+-\d{8}$",
+        None,
+        pattern=r"^\d+\.\d+\.\d+-\d{8}$",
         description="EKS AMI release, `<kubernetes version>-<yyyymmdd>` (for example 1.33.5-20251120); its minor must "
-                    "be the cluster's kubernetesVersion. ACK node images are chosen by ACK at creation and change "
-                    "only when the node pool is upgraded.")
+        "be the cluster's kubernetesVersion. ACK node images are chosen by ACK at creation and change "
+        "only when the node pool is upgraded.",
+    )
 
 
 class EncryptionSpec(SpecModel):
@@ -352,14 +376,20 @@ class EncryptionSpec(SpecModel):
     for software-protected keys (pulumi-alicloud 4.0.0 `kms.Key.rotation_interval`). Read 2026-11-24."""
 
     key_rotation_days: int = Field(
-        90, ge=7, le=2560, description="Days between automatic rotations of the stack's KMS key (AWS 90-2560, "
-                                       "Alibaba Cloud 7-365); the baseline pack flags more than 90 unless its "
-                                       "kms rotation rule is configured otherwise.")
+        90,
+        ge=7,
+        le=2560,
+        description="Days between automatic rotations of the stack's KMS key (AWS 90-2560, "
+        "Alibaba Cloud 7-365); the baseline pack flags more than 90 unless its "
+        "kms rotation rule is configured otherwise.",
+    )
     kms_instance_id: Optional[str] = Field(
-        None, pattern=r"^kst-[a-z0-9]{3,64}$",
+        None,
+        pattern=r"^kst-[a-z0-9]{3,64}$",
         description="Alibaba Cloud: create the stack key in this KMS instance (software key management). A key "
-                    "outside an instance is a default key, which KMS rotates every 365 days whatever "
-                    "keyRotationDays says (pulumi-alicloud 4.0.0 `kms.Key.rotation_interval`).")
+        "outside an instance is a default key, which KMS rotates every 365 days whatever "
+        "keyRotationDays says (pulumi-alicloud 4.0.0 `kms.Key.rotation_interval`).",
+    )
 
 
 class AccountServicesSpec(SpecModel):
@@ -368,14 +398,18 @@ class AccountServicesSpec(SpecModel):
     one that exists instead of creating its own. https://docs.aws.amazon.com/guardduty/latest/ug/guardduty_settingup.html"""
 
     threat_detection: Literal["create", "existing"] = Field(
-        "create", description="create: the stack declares GuardDuty (with EKS runtime monitoring) or Security Center; "
-                              "existing: the account already runs it (another stack, or the organisation), the stack "
-                              "declares none and the threat-detection rule is told so.")
+        "create",
+        description="create: the stack declares GuardDuty (with EKS runtime monitoring) or Security Center; "
+        "existing: the account already runs it (another stack, or the organisation), the stack "
+        "declares none and the threat-detection rule is told so.",
+    )
     audit_trail: Literal["create", "existing"] = Field(
-        "create", description="create: the stack declares the account's audit trail (CloudTrail management events in "
-                              "every region / ActionTrail); existing: an organisation trail already records them, the "
-                              "stack keeps only what is its own (AWS: a trail of S3 object events for its buckets, the "
-                              "HIPAA/GDPR data-access record) and the audit-trail rule is told so.")
+        "create",
+        description="create: the stack declares the account's audit trail (CloudTrail management events in "
+        "every region / ActionTrail); existing: an organisation trail already records them, the "
+        "stack keeps only what is its own (AWS: a trail of S3 object events for its buckets, the "
+        "HIPAA/GDPR data-access record) and the audit-trail rule is told so.",
+    )
 
 
 class ComplianceSpec(SpecModel):
@@ -409,11 +443,17 @@ class PrioritySpec(SpecModel):
 class AcceptanceSpec(SpecModel):
     enabled: bool = Field(True, description="Run the GPU acceptance check on every new GPU node.")
     gate: bool = Field(
-        True, description="New GPU nodes join with a startup taint that the check removes when the node passes; a "
-                          "failed node is tainted NoExecute with the reason, so no job lands on it without opting in.")
+        True,
+        description="New GPU nodes join with a startup taint that the check removes when the node passes; a "
+        "failed node is tainted NoExecute with the reason, so no job lands on it without opting in.",
+    )
     recheck_idle_hours: Optional[int] = Field(
-        None, ge=1, le=720, description="Re-run the check on GPU nodes that hold no GPU pod, every this many hours "
-                                         "(null: only when a node joins).")
+        None,
+        ge=1,
+        le=720,
+        description="Re-run the check on GPU nodes that hold no GPU pod, every this many hours "
+        "(null: only when a node joins).",
+    )
     thresholds: dict[Literal["matmul", "memory", "host_link", "allreduce"], float] = Field(
         default_factory=dict, description="Fraction of the catalog spec a node must reach, per measurement."
     )
@@ -436,21 +476,30 @@ class AcceptanceSpec(SpecModel):
 class QueueingSpec(SpecModel):
     enabled: bool = Field(True, description="Kueue: a ClusterQueue per team in one cohort, LocalQueue per team.")
     pods_ready_timeout_minutes: int = Field(
-        10, ge=1, le=1440, description="All-or-nothing admission: a job whose pods are not all running after this "
-                                       "long gives its quota back and is requeued.")
+        10,
+        ge=1,
+        le=1440,
+        description="All-or-nothing admission: a job whose pods are not all running after this "
+        "long gives its quota back and is requeued.",
+    )
 
 
 class FabricValidationSpec(SpecModel):
     enabled: bool = Field(True, description="Declare the multi-node NCCL fabric validation for each RDMA group.")
     run_on_create: bool = Field(
-        False, description="Start it with `pulumi up` (it scales two GPU nodes up); otherwise it waits suspended "
-                           "until you resume it (README: validating the fabric).")
+        False,
+        description="Start it with `pulumi up` (it scales two GPU nodes up); otherwise it waits suspended "
+        "until you resume it (README: validating the fabric).",
+    )
     threshold: float = Field(
-        0.8, gt=0, le=1, description="Fraction of the shape's published two-node all-reduce bus bandwidth to reach.")
+        0.8, gt=0, le=1, description="Fraction of the shape's published two-node all-reduce bus bandwidth to reach."
+    )
     image: Optional[str] = Field(
-        None, description="Image with PyTorch, NCCL and the fabric's user-space stack; default on AWS: the Deep "
-                          "Learning Container with EFA (catalog/fabric.yaml). Alibaba Cloud has no such "
-                          "public default: eRDMA groups are validated once this names an image with the eRDMA driver.")
+        None,
+        description="Image with PyTorch, NCCL and the fabric's user-space stack; default on AWS: the Deep "
+        "Learning Container with EFA (catalog/fabric.yaml). Alibaba Cloud has no such "
+        "public default: eRDMA groups are validated once this names an image with the eRDMA driver.",
+    )
 
 
 class SmtpSpec(SpecModel):
@@ -460,9 +509,11 @@ class SmtpSpec(SpecModel):
     sender: str = Field(description="The From address.")
     username: Optional[str] = Field(None, description="SMTP user; null sends without authentication.")
     password_config: Optional[str] = Field(
-        None, pattern=r"^[A-Za-z0-9_.:-]+$",
+        None,
+        pattern=r"^[A-Za-z0-9_.:-]+$",
         description="Name of a stack config value holding the SMTP password, set with "
-                    "`pulumi config set --secret NAME` (kept as a Pulumi secret, never in the spec).")
+        "`pulumi config set --secret NAME` (kept as a Pulumi secret, never in the spec).",
+    )
     require_tls: bool = Field(True, description="Refuse to send without STARTTLS.")
 
     @field_validator("sender")
@@ -479,12 +530,16 @@ class AlertReceiverSpec(SpecModel):
 
     email: list[str] = Field(default_factory=list, description="E-mail addresses (needs monitoring.alerts.smtp).")
     slack_url_config: Optional[str] = Field(
-        None, pattern=r"^[A-Za-z0-9_.:-]+$",
-        description="Name of a secret stack config value holding a Slack incoming-webhook URL.")
+        None,
+        pattern=r"^[A-Za-z0-9_.:-]+$",
+        description="Name of a secret stack config value holding a Slack incoming-webhook URL.",
+    )
     slack_channel: Optional[str] = Field(None, description="Slack channel, e.g. #gpu-alerts; null: the hook's.")
     webhook_url_config: Optional[str] = Field(
-        None, pattern=r"^[A-Za-z0-9_.:-]+$",
-        description="Name of a secret stack config value holding a webhook URL Alertmanager POSTs alerts to.")
+        None,
+        pattern=r"^[A-Za-z0-9_.:-]+$",
+        description="Name of a secret stack config value holding a webhook URL Alertmanager POSTs alerts to.",
+    )
 
     @field_validator("email")
     @classmethod
@@ -499,8 +554,10 @@ class AlertsSpec(SpecModel):
     """Alertmanager routing for the GPU alert rules. With no receivers, alerts go by e-mail to budget.contacts."""
 
     receivers: dict[str, AlertReceiverSpec] = Field(
-        default_factory=dict, description="Receiver name -> where it sends; every alert goes to each receiver. "
-                                          "Empty: one receiver e-mailing budget.contacts.")
+        default_factory=dict,
+        description="Receiver name -> where it sends; every alert goes to each receiver. "
+        "Empty: one receiver e-mailing budget.contacts.",
+    )
     smtp: Optional[SmtpSpec] = Field(None, description="The SMTP relay e-mail receivers send through.")
     repeat_interval_hours: int = Field(4, ge=1, le=168, description="Hours before a firing alert is sent again.")
 
@@ -509,7 +566,8 @@ class MonitoringSpec(SpecModel):
     enabled: bool = Field(True, description="kube-prometheus-stack with DCGM dashboards and GPU alert rules.")
     alerts: AlertsSpec = Field(default_factory=AlertsSpec, description="Where Alertmanager sends the alerts.")
     idle_gpu_minutes: int = Field(
-        60, ge=5, le=10_080, description="Alert when a GPU held by a pod stays idle this long (give it back).")
+        60, ge=5, le=10_080, description="Alert when a GPU held by a pod stays idle this long (give it back)."
+    )
     retention_days: int = Field(15, ge=1, le=365, description="Days Prometheus keeps metrics.")
 
 
@@ -521,17 +579,19 @@ class KubernetesSpec(SpecModel):
         "gpu-operator", description="NVIDIA GPU Operator, or the lighter device plugin plus DCGM exporter."
     )
     training_namespace: Optional[str] = Field(
-        None, pattern=r"^[a-z][a-z0-9-]{0,30}$",
+        None,
+        pattern=r"^[a-z][a-z0-9-]{0,30}$",
         description="Namespace of the stack's own `trainer` ServiceAccount (workload identity) and file-system "
-                    "claim, kept whatever teams are added (default `training`); every team namespace also gets its "
-                    "own `trainer` identity and claim.",
+        "claim, kept whatever teams are added (default `training`); every team namespace also gets its "
+        "own `trainer` identity and claim.",
     )
     teams: dict[str, TeamSpec] = Field(default_factory=dict, description="Team namespaces with GPU quotas.")
     priorities: PrioritySpec = Field(default_factory=PrioritySpec, description="PriorityClass values.")
     acceptance: AcceptanceSpec = Field(default_factory=AcceptanceSpec, description="GPU node acceptance check.")
     queueing: QueueingSpec = Field(default_factory=QueueingSpec, description="Fair queueing with Kueue.")
     fabric_validation: FabricValidationSpec = Field(
-        default_factory=FabricValidationSpec, description="Multi-node NCCL validation of RDMA groups.")
+        default_factory=FabricValidationSpec, description="Multi-node NCCL validation of RDMA groups."
+    )
     monitoring: MonitoringSpec = Field(default_factory=MonitoringSpec, description="GPU observability.")
 
     @property
@@ -542,8 +602,17 @@ class KubernetesSpec(SpecModel):
     @field_validator("teams")
     @classmethod
     def _team_names(cls, v: dict[str, TeamSpec]) -> dict[str, TeamSpec]:
-        reserved = {"default", "kube-system", "kube-public", "kube-node-lease", "gpu-operator", "gpu-acceptance",
-                    "kueue-system", "jobset-system", "monitoring"}
+        reserved = {
+            "default",
+            "kube-system",
+            "kube-public",
+            "kube-node-lease",
+            "gpu-operator",
+            "gpu-acceptance",
+            "kueue-system",
+            "jobset-system",
+            "monitoring",
+        }
         for name in v:
             if not NAME.match(name) or name in reserved:
                 raise ValueError(f"team name {name!r} must be a new namespace name: lowercase letters, digits, '-'")
@@ -564,9 +633,7 @@ class ClusterSpec(SpecModel):
     kubernetes_version: Literal["1.32", "1.33", "1.34", "1.35", "1.36"] = Field(
         "1.35", description="Kubernetes minor version of the cluster (see catalog/kubernetes_versions.yaml)."
     )
-    node_groups: dict[str, NodeGroupSpec] = Field(
-        min_length=1, description="GPU node groups by name."
-    )
+    node_groups: dict[str, NodeGroupSpec] = Field(min_length=1, description="GPU node groups by name.")
     system_nodes: SystemNodesSpec = Field(
         default_factory=SystemNodesSpec, description="Untainted CPU nodes for cluster services."
     )
@@ -579,15 +646,18 @@ class ClusterSpec(SpecModel):
     logging: LoggingSpec = Field(default_factory=LoggingSpec, description="Audit log retention.")
     encryption: EncryptionSpec = Field(default_factory=EncryptionSpec, description="The stack key's rotation.")
     node_image: NodeImageSpec = Field(
-        default_factory=NodeImageSpec, description="The node image release, pinned or held from creation.")
+        default_factory=NodeImageSpec, description="The node image release, pinned or held from creation."
+    )
     account_services: AccountServicesSpec = Field(
-        default_factory=AccountServicesSpec, description="Account-level services: create them or use existing ones.")
+        default_factory=AccountServicesSpec, description="Account-level services: create them or use existing ones."
+    )
     kubernetes: KubernetesSpec = Field(default_factory=KubernetesSpec, description="The GPU platform layer.")
     serving: ServingSpec = Field(default_factory=ServingSpec, description="Models served with vLLM (serving_spec.py).")
     tags: dict[str, str] = Field(default_factory=dict, description="Tags put on every resource.")
     prices: dict[str, Union[float, dict[PriceOption, float]]] = Field(
-        default_factory=dict, description="Hourly USD price overrides by instance type (negotiated rates): a number "
-                                          "for every purchase option, or {on-demand: 30.0, spot: 12.0} per option."
+        default_factory=dict,
+        description="Hourly USD price overrides by instance type (negotiated rates): a number "
+        "for every purchase option, or {on-demand: 30.0, spot: 12.0} per option.",
     )
     price_guidance_usd_per_hour: Optional[float] = Field(
         None, gt=0, description="The hourly cost the preset's sizing guidance expects (for notes only)."
@@ -614,13 +684,16 @@ class ClusterSpec(SpecModel):
             if isinstance(given, dict):
                 unknown = [o for o in given if o not in options]
                 if unknown:
-                    raise ValueError(f"price for {instance_type}: {unknown[0]!r} is not a purchase option; "
-                                     f"use {', '.join(options)}")
-            for option, price in (given.items() if isinstance(given, dict) else [("", given)]):
+                    raise ValueError(
+                        f"price for {instance_type}: {unknown[0]!r} is not a purchase option; use {', '.join(options)}"
+                    )
+            for option, price in given.items() if isinstance(given, dict) else [("", given)]:
                 name = f"{instance_type} ({option})" if option else instance_type
                 if isinstance(price, bool) or not isinstance(price, (int, float)):
-                    raise ValueError(f"price for {name} must be a USD amount per hour, or per purchase option "
-                                     f"({{on-demand: 30.0, spot: 12.0}}) (got {price!r})")
+                    raise ValueError(
+                        f"price for {name} must be a USD amount per hour, or per purchase option "
+                        f"({{on-demand: 30.0, spot: 12.0}}) (got {price!r})"
+                    )
                 if not (price > 0 and math.isfinite(price)):
                     raise ValueError(f"price for {name} must be a positive, finite USD amount per hour (got {price})")
         return v
@@ -629,33 +702,42 @@ class ClusterSpec(SpecModel):
     def _cloud_consistency(self) -> "ClusterSpec":
         cloud = profile(self.cloud)
         if not cloud.region.matches(self.region):
-            raise ValueError(f"region {self.region!r} is not an {self.cloud} region name "
-                             f"(for example {cloud.region.example})")
+            raise ValueError(
+                f"region {self.region!r} is not an {self.cloud} region name (for example {cloud.region.example})"
+            )
         fs = self.storage.parallel_fs.type
         allowed_fs = {"none", *cloud.file_systems}
         if fs not in allowed_fs:
-            raise ValueError(f"parallel file system {fs!r} is not offered on {self.cloud}; use one of {sorted(allowed_fs)}")
+            raise ValueError(
+                f"parallel file system {fs!r} is not offered on {self.cloud}; use one of {sorted(allowed_fs)}"
+            )
         if self.storage.object_storage.cache and fs == "none":
             raise ValueError("objectStorage.cache needs a parallel file system to act as the cache")
         if self.storage.object_storage.cache and fs == "nas":
             raise ValueError("objectStorage.cache needs parallelFs type cpfs on alicloud (NAS has no OSS data flow)")
         system_type = self.system_nodes.instance_type
         if system_type and not cloud.instance_type.matches(system_type):
-            raise ValueError(f"systemNodes.instanceType {system_type!r} is not an {self.cloud} instance type "
-                             f"(for example {cloud.instance_type.example})")
+            raise ValueError(
+                f"systemNodes.instanceType {system_type!r} is not an {self.cloud} instance type "
+                f"(for example {cloud.instance_type.example})"
+            )
         for admin in self.access.cluster_admins:
             if not cloud.admin_principal.matches(admin):
                 raise ValueError(f"access.clusterAdmins: {admin!r} is not {cloud.admin_principal.describe}")
         release = self.node_image.release_version
         if release and ".".join(release.split(".")[:2]) != self.kubernetes_version:
-            raise ValueError(f"nodeImage.releaseVersion {release} is for Kubernetes "
-                             f"{'.'.join(release.split('.')[:2])}, not the cluster's {self.kubernetes_version}")
+            raise ValueError(
+                f"nodeImage.releaseVersion {release} is for Kubernetes "
+                f"{'.'.join(release.split('.')[:2])}, not the cluster's {self.kubernetes_version}"
+            )
         if self.encryption.kms_instance_id and not cloud.kms.instances:
             raise ValueError(f"encryption.kmsInstanceId is an Alibaba Cloud KMS instance; {cloud.name} keys need none")
         low, high = cloud.kms.rotation_days
         if not low <= self.encryption.key_rotation_days <= high:
-            raise ValueError(f"encryption.keyRotationDays {self.encryption.key_rotation_days}: {self.cloud} KMS "
-                             f"rotates every {low} to {high} days")
+            raise ValueError(
+                f"encryption.keyRotationDays {self.encryption.key_rotation_days}: {self.cloud} KMS "
+                f"rotates every {low} to {high} days"
+            )
         if "mlps" in self.compliance.frameworks and self.logging.retention_days < 180:
             raise ValueError("MLPS 2.0 level 3 keeps audit logs at least 180 days; set logging.retentionDays >= 180")
         for problem in serving_problems(self)[:1]:

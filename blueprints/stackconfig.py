@@ -14,6 +14,7 @@ import yaml
 from pydantic import ValidationError
 
 from catalog.clouds import cloud_of_package, profile
+
 from . import safeyaml
 from .cloudtext import tag_problems, text_problems
 from .errors import MAX_REPORTED, BlueprintError, did_you_mean
@@ -38,9 +39,19 @@ def available_stacks(stacks_dir: Path = STACKS_DIR) -> list[str]:
 
 def _file_kind(path: Path) -> str:
     mode = os.stat(path).st_mode if os.path.exists(path) else 0
-    return ("a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
-            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
-            else "a broken link" if not mode else "not a regular file")
+    return (
+        "a directory"
+        if stat.S_ISDIR(mode)
+        else "a FIFO (named pipe)"
+        if stat.S_ISFIFO(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "a broken link"
+        if not mode
+        else "not a regular file"
+    )
 
 
 def available_presets() -> list[str]:
@@ -57,8 +68,10 @@ def read_stack_config(stack: str, stacks_dir: Path = STACKS_DIR) -> dict[str, An
     path = stacks_dir / f"Pulumi.{stack}.yaml"
     source = stack_source(stack, stacks_dir)
     if not Path(stacks_dir).is_dir():
-        raise BlueprintError("--stacks-dir", f"{stacks_dir} is not a directory; name the folder that holds "
-                                             "Pulumi.<stack>.yaml files (default: stacks/)")
+        raise BlueprintError(
+            "--stacks-dir",
+            f"{stacks_dir} is not a directory; name the folder that holds Pulumi.<stack>.yaml files (default: stacks/)",
+        )
     if os.path.lexists(path) and not path.is_file():  # a folder, FIFO or device: never open it (a FIFO blocks)
         kind = _file_kind(path)
         raise BlueprintError(source, f"is {kind}, not a stack file; a stack file is a regular YAML file")
@@ -66,11 +79,13 @@ def read_stack_config(stack: str, stacks_dir: Path = STACKS_DIR) -> dict[str, An
         known = ", ".join(available_stacks(stacks_dir)) or "none"
         raise BlueprintError("--stack", f"unknown stack {stack!r}; stacks in {stacks_dir.name}/: {known}")
     if not STACK_NAME.match(stack):
-        raise BlueprintError(source, f"stack name {stack!r} is not usable in cloud resource names; use lowercase "
-                                     "letters, digits and '-', starting with a letter, at most 30 characters")
+        raise BlueprintError(
+            source,
+            f"stack name {stack!r} is not usable in cloud resource names; use lowercase "
+            "letters, digits and '-', starting with a letter, at most 30 characters",
+        )
     if path.stat().st_size > safeyaml.MAX_BYTES:  # refuse before reading it into memory
-        raise BlueprintError(source, f"{path.stat().st_size} bytes; a stack file may have at most "
-                                     f"{safeyaml.MAX_BYTES}")
+        raise BlueprintError(source, f"{path.stat().st_size} bytes; a stack file may have at most {safeyaml.MAX_BYTES}")
     try:
         document, duplicates = safeyaml.load(path.read_bytes().decode("utf-8"))
     except safeyaml.YamlLimitError as exc:
@@ -79,12 +94,16 @@ def read_stack_config(stack: str, stacks_dir: Path = STACKS_DIR) -> dict[str, An
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or "not valid YAML"
-        tag = re.search(r"for the tag '([^']*)'", problem) if isinstance(exc, yaml.constructor.ConstructorError) \
-            else None
+        tag = (
+            re.search(r"for the tag '([^']*)'", problem) if isinstance(exc, yaml.constructor.ConstructorError) else None
+        )
         if tag:  # `!Ref x` is valid YAML; it is the tag that a stack file cannot use
-            raise BlueprintError(source, f"the YAML tag {tag.group(1)}{where} is not supported: a stack file holds "
-                                         "plain values (Pulumi reads no CloudFormation or custom tags); write the "
-                                         "value itself") from None
+            raise BlueprintError(
+                source,
+                f"the YAML tag {tag.group(1)}{where} is not supported: a stack file holds "
+                "plain values (Pulumi reads no CloudFormation or custom tags); write the "
+                "value itself",
+            ) from None
         raise BlueprintError(source, f"malformed YAML{where}: {problem}") from None
     except UnicodeDecodeError:
         raise BlueprintError(source, "not UTF-8 text") from None
@@ -169,10 +188,10 @@ def _describe_one(error: Mapping[str, Any]) -> str:
     elif isinstance(value, float) and error["type"] in ("literal_error", "string_type", "enum"):
         # `kubernetesVersion: 1.35` is a number to YAML (and 1.30 becomes 1.3): say so, not "got 1.35".
         allowed = re.findall(r"'([^']*)'", str((error.get("ctx") or {}).get("expected", "")))
-        example = next((a for a in allowed if a == str(value)), None) \
-            or next((a for a in allowed if a.startswith(str(value))), allowed[-1] if allowed else str(value))
-        message = (f"{message}; YAML read the unquoted {value!r} as a number: quote it "
-                   f"({error['loc'][-1]}: \"{example}\")")
+        example = next((a for a in allowed if a == str(value)), None) or next(
+            (a for a in allowed if a.startswith(str(value))), allowed[-1] if allowed else str(value)
+        )
+        message = f'{message}; YAML read the unquoted {value!r} as a number: quote it ({error["loc"][-1]}: "{example}")'
     elif error["type"] == "literal_error" and isinstance(value, str):
         allowed = re.findall(r"'([^']*)'", str((error.get("ctx") or {}).get("expected", "")))
         message = f"{message} (got {repr(value)[:60]}){did_you_mean(value, allowed)}"

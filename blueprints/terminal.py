@@ -19,8 +19,11 @@ DEFAULT_WIDTH = 160  # tables when neither COLUMNS nor a terminal says otherwise
 
 class _PlanHighlighter(RegexHighlighter):
     base_style = "plan."
-    highlights = [r"(?P<bad>\[(mandatory|blocking)\]|\bOVER\b|\bUNKNOWN\b|AT LEAST|\bfailed\b)",
-                  r"(?P<warn>\[(advisory|warning)\])", r"(?P<good>\bwithin\b)"]
+    highlights = [
+        r"(?P<bad>\[(mandatory|blocking)\]|\bOVER\b|\bUNKNOWN\b|AT LEAST|\bfailed\b)",
+        r"(?P<warn>\[(advisory|warning)\])",
+        r"(?P<good>\bwithin\b)",
+    ]
 
 
 THEME = Theme({"plan.bad": "bold red", "plan.warn": "yellow", "plan.good": "green"})
@@ -33,8 +36,15 @@ def width() -> int:
 
 def write_coloured(text: str, stream: Optional[TextIO] = None, force_terminal: Optional[bool] = None) -> None:
     """Write ``text`` to ``stream`` (standard output), coloured only where rich sees a terminal and no NO_COLOR."""
-    console = Console(file=stream or sys.stdout, highlighter=_PlanHighlighter(), theme=THEME, soft_wrap=True,
-                      emoji=False, markup=False, force_terminal=force_terminal)
+    console = Console(
+        file=stream or sys.stdout,
+        highlighter=_PlanHighlighter(),
+        theme=THEME,
+        soft_wrap=True,
+        emoji=False,
+        markup=False,
+        force_terminal=force_terminal,
+    )
     if not console.is_terminal or console.no_color:
         console.file.write(text)
         return

@@ -6,8 +6,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal, Optional
 
-import yaml
 from pydantic import BaseModel, ConfigDict
+
 from .yamlfile import load_yaml
 
 CATALOG_FILE = Path(__file__).with_name("shapes.yaml")
@@ -87,10 +87,12 @@ class Shape(_Frozen):
 
         row = home_price(self.instance_type, self.home_region)
         if row is None:
-            return PriceFacts(usd_per_hour=None, region=self.home_region, as_of=None, source=None,
-                              note=self.unpriced_note)
-        return PriceFacts(usd_per_hour=row.usd_per_hour, region=row.region, as_of=row.as_of, source=row.source,
-                          note=row.note)
+            return PriceFacts(
+                usd_per_hour=None, region=self.home_region, as_of=None, source=None, note=self.unpriced_note
+            )
+        return PriceFacts(
+            usd_per_hour=row.usd_per_hour, region=row.region, as_of=row.as_of, source=row.source, note=row.note
+        )
 
     @property
     def total_gpu_memory_gib(self) -> float:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Literal, Mapping, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
+
 from .yamlfile import load_yaml
 
 FACTS_FILE = Path(__file__).with_name("chart_workloads.yaml")
@@ -78,7 +79,9 @@ def runtime_gpu_labels(chart: str) -> dict[str, str]:
     entry = _facts()["charts"].get(chart) or {}
     labels = dict(entry.get("runtime_gpu_labels") or {})
     for w in entry.get("workloads", []):
-        labels.update({k: v for k, v in (w.get("node_selector") or {}).items() if k.startswith("nvidia.com/gpu.deploy.")})
+        labels.update(
+            {k: v for k, v in (w.get("node_selector") or {}).items() if k.startswith("nvidia.com/gpu.deploy.")}
+        )
     return labels
 
 

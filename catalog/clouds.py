@@ -140,9 +140,20 @@ class Clouds(_Frozen):
     @model_validator(mode="after")
     def _sources_known(self) -> "Clouds":
         for cloud, p in self.clouds.items():
-            keys = (p.region.source, p.zone.source, p.instance_type.source, p.accelerated.source,
-                    p.admin_principal.source, p.resource_arn_source, p.kms.source, p.file_systems_source,
-                    p.rdma.source, p.placement.source, p.capacity_source, p.resource_types_source)
+            keys = (
+                p.region.source,
+                p.zone.source,
+                p.instance_type.source,
+                p.accelerated.source,
+                p.admin_principal.source,
+                p.resource_arn_source,
+                p.kms.source,
+                p.file_systems_source,
+                p.rdma.source,
+                p.placement.source,
+                p.capacity_source,
+                p.resource_types_source,
+            )
             unknown = [k for k in keys if k not in self.sources]
             if unknown:
                 raise ValueError(f"clouds.{cloud}: unknown source(s) {unknown}")

@@ -29,8 +29,14 @@ class GpuModel(BaseModel):
 
     def peak(self, precision: str) -> tuple[Optional[float], str]:
         """Dense peak at ``precision`` and, when there is none, the reason (int4 weight-only computes in fp16)."""
-        field = {"bf16": "bf16_tflops", "fp16": "fp16_tflops", "fp8": "fp8_tflops", "int8": "int8_tops",
-                 "int4": "fp16_tflops", "fp32": "fp32_tflops"}[precision]
+        field = {
+            "bf16": "bf16_tflops",
+            "fp16": "fp16_tflops",
+            "fp8": "fp8_tflops",
+            "int8": "int8_tops",
+            "int4": "fp16_tflops",
+            "fp32": "fp32_tflops",
+        }[precision]
         value = getattr(self, field)
         if value is not None:
             return value, ""
@@ -49,8 +55,12 @@ def acceptance_expectation(shape: Shape, thresholds: Optional[Mapping[str, float
     model = gpu_models()[1][shape.gpu.model]
     multi_gpu_link = model.gpu_link_gbps if shape.gpu.interconnect in ("nvlink", "nvswitch") else model.host_link_gbps
     return {
-        "gpu_model": shape.gpu.model, "gpu_count": shape.gpu.count,
-        "bf16_tflops": model.bf16_tflops, "fp16_tflops": model.fp16_tflops, "memory_gbps": model.memory_gbps,
-        "host_link_gbps": model.host_link_gbps, "gpu_link_gbps": multi_gpu_link if shape.gpu.count > 1 else None,
+        "gpu_model": shape.gpu.model,
+        "gpu_count": shape.gpu.count,
+        "bf16_tflops": model.bf16_tflops,
+        "fp16_tflops": model.fp16_tflops,
+        "memory_gbps": model.memory_gbps,
+        "host_link_gbps": model.host_link_gbps,
+        "gpu_link_gbps": multi_gpu_link if shape.gpu.count > 1 else None,
         "thresholds": dict(thresholds or {}),
     }

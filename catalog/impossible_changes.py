@@ -34,5 +34,10 @@ class OneWay:
 @lru_cache(maxsize=1)
 def one_way_inputs() -> dict[str, tuple[OneWay, ...]]:
     data = load_yaml(PATH)["types"]
-    return {t: tuple(OneWay(t, e["input"], e["only"], e["what"], " ".join(e["source"].split()), e.get("when") or {})
-                     for e in entries) for t, entries in data.items()}
+    return {
+        t: tuple(
+            OneWay(t, e["input"], e["only"], e["what"], " ".join(e["source"].split()), e.get("when") or {})
+            for e in entries
+        )
+        for t, entries in data.items()
+    }

@@ -22,11 +22,13 @@ AUTOSCALING = KeyUser(
     "Auto Scaling (encrypted node volumes)",
     "role/aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling",
     ("kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey", "kms:CreateGrant"),
-    "https://docs.aws.amazon.com/autoscaling/ec2/userguide/key-policy-requirements-EBS-encryption.html")
+    "https://docs.aws.amazon.com/autoscaling/ec2/userguide/key-policy-requirements-EBS-encryption.html",
+)
 # FSx for Lustre linked to an SSE-KMS bucket: the file system's S3 service-linked role, through S3.
 FSX_LINKED_BUCKET = KeyUser(
     "FSx for Lustre (linked SSE-KMS bucket)",
     "role/aws-service-role/s3.data-source.lustre.fsx.amazonaws.com/AWSServiceRoleForFSxS3Access_",
     # The guide also lists kms:DescribeKey under an encryption-context condition it never carries: not needed.
     ("kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*"),
-    "https://docs.aws.amazon.com/fsx/latest/LustreGuide/s3-server-side-encryption-support.html")
+    "https://docs.aws.amazon.com/fsx/latest/LustreGuide/s3-server-side-encryption-support.html",
+)

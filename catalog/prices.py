@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Literal, Mapping, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
+
 from .yamlfile import load_yaml
 
 PRICES_FILE = Path(__file__).with_name("prices.yaml")
@@ -21,11 +22,20 @@ OPTIONS: tuple[str, ...] = ("on-demand", "spot", "commit-1y", "commit-3y", "capa
 
 # What each option is called on each cloud, for people reading a plan or `size` output.
 OPTION_LABELS = {
-    "aws": {"on-demand": "On-Demand", "spot": "Spot", "commit-1y": "1-year Reserved Instance (standard, no upfront)",
-            "commit-3y": "3-year Reserved Instance (standard, no upfront)",
-            "capacity-block": "EC2 Capacity Block for ML"},
-    "alicloud": {"on-demand": "pay-as-you-go", "spot": "preemptible instance", "commit-1y": "1-year subscription",
-                 "commit-3y": "3-year subscription", "capacity-block": "capacity block (not sold)"},
+    "aws": {
+        "on-demand": "On-Demand",
+        "spot": "Spot",
+        "commit-1y": "1-year Reserved Instance (standard, no upfront)",
+        "commit-3y": "3-year Reserved Instance (standard, no upfront)",
+        "capacity-block": "EC2 Capacity Block for ML",
+    },
+    "alicloud": {
+        "on-demand": "pay-as-you-go",
+        "spot": "preemptible instance",
+        "commit-1y": "1-year subscription",
+        "commit-3y": "3-year subscription",
+        "capacity-block": "capacity block (not sold)",
+    },
 }
 
 # Regions by continent-scale area: "nearest documented price" looks in the same area first, then anywhere.
@@ -72,8 +82,13 @@ class PriceTable(_Frozen):
             return None
         area = next((a for a, regions in AREAS.items() if region in regions), None)
         same = [p for p in rows if area and p.region in AREAS[area]]
-        return sorted(same or rows, key=lambda p: (AREAS.get(area or "", ()).index(p.region)
-                                                   if area and p.region in AREAS[area] else 99, p.region))[0]
+        return sorted(
+            same or rows,
+            key=lambda p: (
+                AREAS.get(area or "", ()).index(p.region) if area and p.region in AREAS[area] else 99,
+                p.region,
+            ),
+        )[0]
 
     def source_url(self, price: Price) -> str:
         return self.sources.get(price.source, price.source)
@@ -100,21 +115,35 @@ class Quote(_Frozen):
         return f"{self.source} as of {self.as_of} ({self.region}, {self.option})"
 
 
-def quote(instance_type: str, region: str, option: str = "on-demand",
-          table: Optional[PriceTable] = None) -> Optional[Quote]:
+def quote(
+    instance_type: str, region: str, option: str = "on-demand", table: Optional[PriceTable] = None
+) -> Optional[Quote]:
     """The price of ``instance_type`` in ``region`` under ``option``; the nearest documented one with a note."""
     table = table or load_prices()
     found = table.exact(instance_type, region, option)
     if found:
-        return Quote(usd_per_hour=found.usd_per_hour, region=found.region, option=option,
-                     source=table.source_url(found), as_of=found.as_of, exact=True, note=found.note)
+        return Quote(
+            usd_per_hour=found.usd_per_hour,
+            region=found.region,
+            option=option,
+            source=table.source_url(found),
+            as_of=found.as_of,
+            exact=True,
+            note=found.note,
+        )
     near = table.nearest(instance_type, region, option)
     if near is None:
         return None
-    return Quote(usd_per_hour=near.usd_per_hour, region=near.region, option=option, source=table.source_url(near),
-                 as_of=near.as_of, exact=False,
-                 note=f"no {option} price for {instance_type} in {region} in the catalog; "
-                      f"using {near.region}'s (nearest documented), {region} may differ")
+    return Quote(
+        usd_per_hour=near.usd_per_hour,
+        region=near.region,
+        option=option,
+        source=table.source_url(near),
+        as_of=near.as_of,
+        exact=False,
+        note=f"no {option} price for {instance_type} in {region} in the catalog; "
+        f"using {near.region}'s (nearest documented), {region} may differ",
+    )
 
 
 Overrides = Mapping[str, Union[float, Mapping[str, float]]]
@@ -143,8 +172,9 @@ def flat_overrides(overrides: Optional[Overrides]) -> dict[str, float]:
     return {t: v for t, v in flat.items() if v is not None}
 
 
-def hourly_price(instance_type: str, region: Optional[str] = None, option: str = "on-demand",
-                 overrides: Optional[Overrides] = None) -> tuple[Optional[float], str]:
+def hourly_price(
+    instance_type: str, region: Optional[str] = None, option: str = "on-demand", overrides: Optional[Overrides] = None
+) -> tuple[Optional[float], str]:
     """The one price lookup every consumer uses (resolver, plan cost, cost rules): (USD per hour, its source).
 
     A caller's override (a stack's `prices:`, a pack's `prices` config) wins; then the catalog's price in

@@ -38,8 +38,12 @@ def replacement_rules() -> dict[str, ReplacementRules]:
         key, _, detail = entry["source"].partition(" ")
         origin = sources[key].split()[0] if sources[key].startswith("https://") else " ".join(sources[key].split())
         rules[type_] = ReplacementRules(
-            type=type_, source=" ".join(p for p in (origin, detail) if p),
-            replaces=tuple(entry["replaces"]), data_store=bool(entry.get("dataStore")),
-            replaces_when_shrinking=entry.get("replacesWhenShrinking"), fixed_name=entry.get("fixedName"),
-            deletes_first_when_named=entry.get("deletesFirstWhenNamed"))
+            type=type_,
+            source=" ".join(p for p in (origin, detail) if p),
+            replaces=tuple(entry["replaces"]),
+            data_store=bool(entry.get("dataStore")),
+            replaces_when_shrinking=entry.get("replacesWhenShrinking"),
+            fixed_name=entry.get("fixedName"),
+            deletes_first_when_named=entry.get("deletesFirstWhenNamed"),
+        )
     return rules

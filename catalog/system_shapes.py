@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict
+
 from .yamlfile import load_yaml
 
 SYSTEM_SHAPES_FILE = Path(__file__).with_name("system_shapes.yaml")

@@ -2,7 +2,6 @@
 that arrive either as the args dataclass (Python programs) or as a dict (the component provider's construct)."""
 
 import dataclasses
-import typing
 from collections import abc
 from typing import Any, Mapping, Optional, TypeVar, Union, get_args, get_origin
 
@@ -29,8 +28,9 @@ class Component(pulumi.ComponentResource):
 
     def __init__(self, name: str, opts: Optional[pulumi.ResourceOptions]):
         aliases = [pulumi.Alias(type_=self.LEGACY_TYPE)] if self.LEGACY_TYPE else []
-        super().__init__(self.type_token(), name, None,
-                         pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(aliases=aliases)))
+        super().__init__(
+            self.type_token(), name, None, pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(aliases=aliases))
+        )
 
     def publish(self, outputs: Mapping[str, Any]) -> None:
         """The component's outputs: as attributes (Python callers), `outputs` (the whole map) and registered (the

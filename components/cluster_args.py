@@ -6,13 +6,11 @@ fills them from a resolved plan, a consumer fills them by hand. Facts (instance 
 arrive here already decided; nothing below reads the catalog, a preset or a stack.
 """
 
-
 from dataclasses import dataclass, field, fields
 from typing import Any, Mapping, Optional, Sequence
 
-from .base import Args
 from . import inherited_docs  # noqa: F401  (schema descriptions of the common fields)
-
+from .base import Args
 from .kubernetes.monitoring import MonitoringArgs
 from .kubernetes.platform import FabricSettings, GpuNodes, PlatformArgs, PriorityValues, Team
 from .kubernetes.serving import ServingArgs

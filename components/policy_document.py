@@ -4,13 +4,12 @@ Used instead of hand-written JSON strings so every policy is built from the same
 checked shapes, and resource ARNs that are still Outputs slot in without string splicing.
 """
 
-
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
-from .base import Args
-
 import pulumi
+
+from .base import Args
 
 
 @dataclass(frozen=True)
@@ -34,8 +33,7 @@ class Statement(Args):
         body: dict[str, Any] = {"Sid": self.sid} if self.sid else {}
         body.update({"Effect": self.effect, "Action": sorted(self.actions)})
         if self.principals is not None:
-            body["Principal"] = (dict(self.principals) if isinstance(self.principals, Mapping)
-                                 else list(self.principals))
+            body["Principal"] = dict(self.principals) if isinstance(self.principals, Mapping) else list(self.principals)
         if self.resources:
             body["Resource"] = list(self.resources)
         if self.conditions:
@@ -56,8 +54,9 @@ def ram_policy_json(statements: Sequence[Statement]) -> pulumi.Output[str]:
     return policy_json(statements, RAM_VERSION)
 
 
-def source_conditions(source_account: Optional[pulumi.Input[str]] = None,
-                      source_arn: Optional[pulumi.Input[str]] = None) -> dict[str, dict[str, Any]]:
+def source_conditions(
+    source_account: Optional[pulumi.Input[str]] = None, source_arn: Optional[pulumi.Input[str]] = None
+) -> dict[str, dict[str, Any]]:
     """Trust-policy conditions against the cross-service confused deputy: the account (StringEquals
     aws:SourceAccount) and the resource pattern (ArnLike aws:SourceArn) the service acts for
     (https://docs.aws.amazon.com/IAM/latest/UserGuide/confused-deputy.html)."""
@@ -69,9 +68,15 @@ def source_conditions(source_account: Optional[pulumi.Input[str]] = None,
     return conditions
 
 
-def service_role(name: str, service: str, statements: Sequence[Statement], tags: dict[str, str],
-                 opts: pulumi.ResourceOptions, source_account: Optional[pulumi.Input[str]] = None,
-                 source_arn: Optional[pulumi.Input[str]] = None) -> "pulumi.Resource":
+def service_role(
+    name: str,
+    service: str,
+    statements: Sequence[Statement],
+    tags: dict[str, str],
+    opts: pulumi.ResourceOptions,
+    source_account: Optional[pulumi.Input[str]] = None,
+    source_arn: Optional[pulumi.Input[str]] = None,
+) -> "pulumi.Resource":
     """An IAM role one AWS service assumes, with exactly the statements it needs (flow logs, CloudTrail).
 
     Pass ``source_account``/``source_arn`` where the service sends aws:SourceAccount/aws:SourceArn when it
@@ -79,8 +84,20 @@ def service_role(name: str, service: str, statements: Sequence[Statement], tags:
     on an absent key denies the assumption)."""
     import pulumi_aws as aws
 
-    role = aws.iam.Role(name, assume_role_policy=policy_json([Statement(
-        sid="ServiceAssume", actions=["sts:AssumeRole"], principals={"Service": service},
-        conditions=source_conditions(source_account, source_arn))]), tags=tags, opts=opts)
+    role = aws.iam.Role(
+        name,
+        assume_role_policy=policy_json(
+            [
+                Statement(
+                    sid="ServiceAssume",
+                    actions=["sts:AssumeRole"],
+                    principals={"Service": service},
+                    conditions=source_conditions(source_account, source_arn),
+                )
+            ]
+        ),
+        tags=tags,
+        opts=opts,
+    )
     aws.iam.RolePolicy(name, role=role.id, policy=policy_json(statements), opts=opts)
     return role

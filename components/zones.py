@@ -27,7 +27,7 @@ def subnet_zones(available: Sequence[str], pinned: Mapping[Optional[str], str]) 
     if len(wanted) > SUBNET_COUNT:
         raise ZoneError(None, f"{len(wanted)} zones pinned ({', '.join(wanted)}); the cluster has {SUBNET_COUNT}")
     rest = [z for z in sorted(listed) if z not in wanted]
-    return sorted(wanted + rest[:SUBNET_COUNT - len(wanted)])
+    return sorted(wanted + rest[: SUBNET_COUNT - len(wanted)])
 
 
 def check_offered(group: str, instance_type: str, zone: str, offered: Sequence[str]) -> None:
@@ -56,16 +56,22 @@ def zoned_groups(groups: Sequence) -> list:
     return [g for g in groups if g.zone or g.rdma_interfaces]
 
 
-def choose_zones(available: Sequence[str], groups: Sequence, sells: Mapping[str, Sequence[str]],
-                 zone: Optional[str], pin_default: bool) -> ZoneChoice:
+def choose_zones(
+    available: Sequence[str],
+    groups: Sequence,
+    sells: Mapping[str, Sequence[str]],
+    zone: Optional[str],
+    pin_default: bool,
+) -> ZoneChoice:
     """Zones from the args (the spec), never from the order a data source lists them in. Without a zone from the
     caller, the cluster's zone is the first by name that sells every unpinned zoned group's shape (`sells`: shape ->
     zones selling it). `pin_default` keeps the cluster's zone among the subnets. A pinned zone that does not sell its
     group's shape is a ZoneError, raised before any resource depends on it."""
     zoned = zoned_groups(groups)
-    default = zone or next((z for z in sorted(available) if all(z in sells[g.instance_type]
-                                                                for g in zoned if not g.zone)),
-                           sorted(available)[0])
+    default = zone or next(
+        (z for z in sorted(available) if all(z in sells[g.instance_type] for g in zoned if not g.zone)),
+        sorted(available)[0],
+    )
     pinned = {g.name: g.zone or default for g in zoned}
     subnets = subnet_zones(available, {**pinned, **({None: default} if pin_default else {})})
     for g in zoned:

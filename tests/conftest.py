@@ -100,8 +100,11 @@ def system_groups(plan: Plan) -> list[dict[str, Any]]:
 
 
 def gpu_templates(plan: Plan) -> list[dict[str, Any]]:
-    return [r.inputs for r in plan.registrations
-            if r.type == "aws:ec2/launchTemplate:LaunchTemplate" and not r.name.endswith("-system")]
+    return [
+        r.inputs
+        for r in plan.registrations
+        if r.type == "aws:ec2/launchTemplate:LaunchTemplate" and not r.name.endswith("-system")
+    ]
 
 
 def helm(plan: Plan, name: str) -> dict[str, Any]:
@@ -123,8 +126,9 @@ CLI_TIMEOUT = 60  # a hang fails through the timeout; no wall-clock assertion on
 
 def run_cli(*argv: str) -> subprocess.CompletedProcess:
     """`python -m blueprints ...` in a child process, as a user runs it."""
-    return subprocess.run([sys.executable, "-m", "blueprints", *argv], cwd=ROOT, capture_output=True, text=True,
-                          timeout=CLI_TIMEOUT)
+    return subprocess.run(
+        [sys.executable, "-m", "blueprints", *argv], cwd=ROOT, capture_output=True, text=True, timeout=CLI_TIMEOUT
+    )
 
 
 def one_line(result: subprocess.CompletedProcess) -> str:
@@ -135,8 +139,9 @@ def one_line(result: subprocess.CompletedProcess) -> str:
     return line
 
 
-def run_on_terminal(argv: list[str], terminal: str, env: dict, timeout: int = CLI_TIMEOUT
-                    ) -> tuple[subprocess.CompletedProcess, bytes]:
+def run_on_terminal(
+    argv: list[str], terminal: str, env: dict, timeout: int = CLI_TIMEOUT
+) -> tuple[subprocess.CompletedProcess, bytes]:
     """Run the CLI with `terminal` ("stdout" or "stderr") a pseudo-terminal and the other stream a pipe; return the
     result and what the terminal received (read while the child writes, or it blocks on a full terminal)."""
     leader, follower = pty.openpty()
@@ -154,11 +159,15 @@ def run_on_terminal(argv: list[str], terminal: str, env: dict, timeout: int = CL
 
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
-    streams = {"stdout": follower, "stderr": subprocess.PIPE} if terminal == "stdout" else \
-        {"stdout": subprocess.PIPE, "stderr": follower}
+    streams = (
+        {"stdout": follower, "stderr": subprocess.PIPE}
+        if terminal == "stdout"
+        else {"stdout": subprocess.PIPE, "stderr": follower}
+    )
     try:
-        result = subprocess.run([sys.executable, "-m", "blueprints", *argv], cwd=ROOT, env=env, timeout=timeout,
-                                **streams)
+        result = subprocess.run(
+            [sys.executable, "-m", "blueprints", *argv], cwd=ROOT, env=env, timeout=timeout, **streams
+        )
     finally:
         os.close(follower)
         reader.join(timeout=10)

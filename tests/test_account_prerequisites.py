@@ -26,22 +26,34 @@ def test_a_new_account_gets_the_auto_scaling_role_before_the_key_names_it():
 
 
 def test_an_account_with_the_role_creates_none(monkeypatch):
-    monkeypatch.setitem(mocks._INVOKES, "aws:iam/getRoles:getRoles", lambda m, a: {
-        "id": "x", "names": ["AWSServiceRoleForAutoScaling"], "arns": []})
-    monkeypatch.setitem(mocks._INVOKES, "aws:iam/getRole:getRole", lambda m, a: {
-        "id": a["name"], "name": a["name"], "tags": {}, "arn": "arn:aws:iam::123456789012:role/x"})
+    monkeypatch.setitem(
+        mocks._INVOKES,
+        "aws:iam/getRoles:getRoles",
+        lambda m, a: {"id": "x", "names": ["AWSServiceRoleForAutoScaling"], "arns": []},
+    )
+    monkeypatch.setitem(
+        mocks._INVOKES,
+        "aws:iam/getRole:getRole",
+        lambda m, a: {"id": a["name"], "name": a["name"], "tags": {}, "arn": "arn:aws:iam::123456789012:role/x"},
+    )
     plan = make_plan("startup-t4")
     assert not [r for r in plan.registrations if r.type == SLR]
 
 
-@pytest.mark.parametrize("tags, adopted", [
-    ({}, True),  # organisation-managed
-    ({"gpu-cluster": "research-a100"}, True),  # another shipped stack's
-    ({"gpu-blueprints/detector-owner": "startup-t4-guardduty"}, False),  # the one this stack created
-])
+@pytest.mark.parametrize(
+    "tags, adopted",
+    [
+        ({}, True),  # organisation-managed
+        ({"gpu-cluster": "research-a100"}, True),  # another shipped stack's
+        ({"gpu-blueprints/detector-owner": "startup-t4-guardduty"}, False),  # the one this stack created
+    ],
+)
 def test_an_existing_detector_is_adopted_unless_it_is_ours(monkeypatch, tags, adopted):
-    monkeypatch.setitem(mocks._INVOKES, "aws:guardduty/getDetector:getDetector", lambda m, a: {
-        "id": "12abc34d567e8fa901bc2d34e56789f0", "tags": tags, "status": "ENABLED"})
+    monkeypatch.setitem(
+        mocks._INVOKES,
+        "aws:guardduty/getDetector:getDetector",
+        lambda m, a: {"id": "12abc34d567e8fa901bc2d34e56789f0", "tags": tags, "status": "ENABLED"},
+    )
     plan = make_plan("startup-t4")
     detectors = resources(plan, DETECTOR)
     features = resources(plan, "aws:guardduty/detectorFeature:DetectorFeature")

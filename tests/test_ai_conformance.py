@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import SHIPPED, shipped_plan
 from google.protobuf import struct_pb2
 
 from blueprints.offline.conformance import JUDGES, MET, NOT_MET, assess
 from blueprints.offline.engine import Registration
 from blueprints.offline.render import render_markdown, render_text
 from catalog.ai_conformance import checklist, minors, table
+from conftest import SHIPPED, shipped_plan
 
 UPSTREAM = Path(__file__).parent / "data" / "ai_conformance"
 SERVING_ITEMS = {"ai_inference", "pod_autoscaling"}  # met once a model is served behind a route and scales on load
@@ -32,14 +32,16 @@ def test_catalog_items_are_the_upstream_checklists_items(path):
     minor = path.stem.removeprefix("AIConformance-")
     doc = yaml.safe_load(path.read_text())
     assert doc["metadata"]["kubernetesVersion"] == f"v{minor}"
-    upstream = [(item["id"], area, item["level"], item["description"])
-                for area, items in doc["spec"].items() for item in items]
+    upstream = [
+        (item["id"], area, item["level"], item["description"]) for area, items in doc["spec"].items() for item in items
+    ]
     ours = checklist(minor)
     assert [(i.id, i.area, i.level, i.description) for i in ours.items] == upstream
     assert ours.path == f"docs/{path.name}"
     source_md = (UPSTREAM / "SOURCE.md").read_text()
-    assert re.search(rf"\| {re.escape(path.name)} \| docs/{re.escape(path.name)} \| {ours.commit} \| {ours.date} \|",
-                     source_md)
+    assert re.search(
+        rf"\| {re.escape(path.name)} \| docs/{re.escape(path.name)} \| {ours.commit} \| {ours.date} \|", source_md
+    )
 
 
 def test_every_upstream_version_is_in_the_catalog_and_every_item_has_a_judge():
@@ -63,8 +65,9 @@ def test_every_shipped_stack_meets_the_platform_must_items(stack):
     plan = shipped_plan(stack)
     found = verdicts(plan)
     must = {k: v for k, v in found.items() if v.level == "MUST"}
-    assert {k for k, v in must.items() if v.status != MET} <= SERVING_ITEMS, \
-        {k: v.detail for k, v in must.items() if v.status != MET}
+    assert {k for k, v in must.items() if v.status != MET} <= SERVING_ITEMS, {
+        k: v.detail for k, v in must.items() if v.status != MET
+    }
     assert "gpu-operator" in found["accelerator_metrics"].detail
     assert "kueue" in found["gang_scheduling"].detail
     assert "kube-prometheus-stack" in found["ai_service_metrics"].detail
@@ -90,8 +93,9 @@ def test_unmet_items_do_not_change_the_exit_code_and_show_in_every_format():
 # ----------------------------------------------------------------------------- removing what meets an item
 def test_a_stack_without_kueue_has_no_gang_scheduling(plan_variant):
     assert verdicts(shipped_plan("startup-t4"))["gang_scheduling"].status == MET
-    plan = plan_variant("startup-t4", lambda c: c.setdefault("kubernetes", {}).setdefault("queueing", {}).update(
-        enabled=False))
+    plan = plan_variant(
+        "startup-t4", lambda c: c.setdefault("kubernetes", {}).setdefault("queueing", {}).update(enabled=False)
+    )
     assert verdicts(plan)["gang_scheduling"].status == NOT_MET
 
 
@@ -103,8 +107,9 @@ def test_a_stack_without_the_autoscaler_has_no_cluster_autoscaling(plan_variant)
 
 
 def test_a_stack_without_monitoring_has_no_ai_service_metrics(plan_variant):
-    plan = plan_variant("startup-t4", lambda c: c.setdefault("kubernetes", {}).setdefault("monitoring", {}).update(
-        enabled=False))
+    plan = plan_variant(
+        "startup-t4", lambda c: c.setdefault("kubernetes", {}).setdefault("monitoring", {}).update(enabled=False)
+    )
     assert verdicts(plan)["ai_service_metrics"].status == NOT_MET
     assert verdicts(plan)["accelerator_metrics"].status == MET  # the exporter still serves /metrics
 
@@ -149,15 +154,27 @@ def test_the_device_plugin_stack_is_judged_by_its_own_charts(plan_variant):
     plan = plan_variant("startup-t4", lambda c: c.setdefault("kubernetes", {}).update(gpuStack="device-plugin"))
     found = verdicts(plan)
     assert found["accelerator_metrics"].status == MET and "dcgm-exporter" in found["accelerator_metrics"].detail
-    assert found["secure_accelerator_access"].status == MET and \
-        "nvidia-device-plugin" in found["secure_accelerator_access"].detail
+    assert (
+        found["secure_accelerator_access"].status == MET
+        and "nvidia-device-plugin" in found["secure_accelerator_access"].detail
+    )
 
 
 # ----------------------------------------------------------------------------- serving resources flip the items
 def _object(urn_tail: str, type_: str, inputs: dict[str, Any]) -> Registration:
-    return Registration(urn=f"urn:pulumi:test::p::{type_}::{urn_tail}", id="", type=type_, name=urn_tail, parent="",
-                        provider="", custom=True, protect=False, dependencies=[], property_dependencies={},
-                        properties=_struct(inputs))
+    return Registration(
+        urn=f"urn:pulumi:test::p::{type_}::{urn_tail}",
+        id="",
+        type=type_,
+        name=urn_tail,
+        parent="",
+        provider="",
+        custom=True,
+        protect=False,
+        dependencies=[],
+        property_dependencies={},
+        properties=_struct(inputs),
+    )
 
 
 def _release(chart: str) -> Registration:
@@ -168,15 +185,48 @@ GATEWAY = "kubernetes:gateway.networking.k8s.io/v1:"
 SERVED = [
     _release("gateway-helm"),
     _object("gw", GATEWAY + "Gateway", {"metadata": {"name": "inference"}, "spec": {"gatewayClassName": "eg"}}),
-    _object("route", GATEWAY + "HTTPRoute", {"metadata": {"name": "llama"}, "spec": {"rules": [{"backendRefs": [
-        {"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": "llama"}]}]}}),
+    _object(
+        "route",
+        GATEWAY + "HTTPRoute",
+        {
+            "metadata": {"name": "llama"},
+            "spec": {
+                "rules": [
+                    {
+                        "backendRefs": [
+                            {"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": "llama"}
+                        ]
+                    }
+                ]
+            },
+        },
+    ),
     _object("pool", "kubernetes:inference.networking.k8s.io/v1:InferencePool", {"metadata": {"name": "llama"}}),
     _release("keda"),
-    _object("vllm", "kubernetes:apps/v1:Deployment", {"metadata": {"name": "llama"}, "spec": {"template": {"spec": {
-        "containers": [{"name": "vllm", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}}}),
-    _object("so", "kubernetes:keda.sh/v1alpha1:ScaledObject", {"metadata": {"name": "llama"}, "spec": {
-        "scaleTargetRef": {"name": "llama"}, "minReplicaCount": 0,
-        "triggers": [{"type": "prometheus", "metadata": {"query": "sum(vllm:num_requests_waiting)"}}]}}),
+    _object(
+        "vllm",
+        "kubernetes:apps/v1:Deployment",
+        {
+            "metadata": {"name": "llama"},
+            "spec": {
+                "template": {
+                    "spec": {"containers": [{"name": "vllm", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}
+                }
+            },
+        },
+    ),
+    _object(
+        "so",
+        "kubernetes:keda.sh/v1alpha1:ScaledObject",
+        {
+            "metadata": {"name": "llama"},
+            "spec": {
+                "scaleTargetRef": {"name": "llama"},
+                "minReplicaCount": 0,
+                "triggers": [{"type": "prometheus", "metadata": {"query": "sum(vllm:num_requests_waiting)"}}],
+            },
+        },
+    ),
 ]
 
 
@@ -199,12 +249,22 @@ def test_each_missing_serving_piece_leaves_its_item_unmet(dropped):
 
 
 def test_an_hpa_on_cpu_only_is_not_pod_autoscaling_on_custom_metrics():
-    hpa = _object("hpa", "kubernetes:autoscaling/v2:HorizontalPodAutoscaler", {"metadata": {"name": "llama"}, "spec": {
-        "metrics": [{"type": "Resource", "resource": {"name": "cpu"}}]}})
+    hpa = _object(
+        "hpa",
+        "kubernetes:autoscaling/v2:HorizontalPodAutoscaler",
+        {"metadata": {"name": "llama"}, "spec": {"metrics": [{"type": "Resource", "resource": {"name": "cpu"}}]}},
+    )
     regs = list(shipped_plan("research-a100").registrations) + [_release("prometheus-adapter"), hpa]
     assert {v.id: v for v in assess(regs, "1.35").verdicts}["pod_autoscaling"].status == NOT_MET
-    custom = dataclasses.replace(hpa, properties=_struct({"metadata": {"name": "llama"}, "spec": {"metrics": [
-        {"type": "Pods", "pods": {"metric": {"name": "vllm_num_requests_waiting"}}}]}}))
+    custom = dataclasses.replace(
+        hpa,
+        properties=_struct(
+            {
+                "metadata": {"name": "llama"},
+                "spec": {"metrics": [{"type": "Pods", "pods": {"metric": {"name": "vllm_num_requests_waiting"}}}]},
+            }
+        ),
+    )
     regs[-1] = custom
     assert {v.id: v for v in assess(regs, "1.35").verdicts}["pod_autoscaling"].status == MET
 
@@ -220,8 +280,14 @@ def test_the_checklist_follows_the_cluster_minor(plan_variant):
 
 
 def test_a_scaler_of_a_workload_without_gpus_is_not_pod_autoscaling_for_accelerators():
-    cpu = _object("vllm", "kubernetes:apps/v1:Deployment", {"metadata": {"name": "llama"}, "spec": {"template": {
-        "spec": {"containers": [{"name": "vllm", "resources": {"limits": {"cpu": "4"}}}]}}}})
+    cpu = _object(
+        "vllm",
+        "kubernetes:apps/v1:Deployment",
+        {
+            "metadata": {"name": "llama"},
+            "spec": {"template": {"spec": {"containers": [{"name": "vllm", "resources": {"limits": {"cpu": "4"}}}]}}},
+        },
+    )
     regs = list(shipped_plan("research-a100").registrations) + [cpu if r.name == "vllm" else r for r in SERVED]
     found = {v.id: v for v in assess(regs, "1.35").verdicts}["pod_autoscaling"]
     assert found.status == NOT_MET and "request no nvidia.com/gpu" in found.detail
@@ -233,6 +299,9 @@ def test_high_performance_networking_follows_the_efa_groups():
     assert "aws-efa-k8s-device-plugin" in efa["high_performance_networking"].detail
     plain = {v.id: v for v in assess(shipped_plan("startup-t4").registrations, "1.36").verdicts}
     assert plain["high_performance_networking"].status == "not applicable"
-    without = [r for r in shipped_plan("research-a100").registrations if not (
-        r.type == "kubernetes:helm.sh/v3:Release" and r.inputs.get("name") == "aws-efa-k8s-device-plugin")]
+    without = [
+        r
+        for r in shipped_plan("research-a100").registrations
+        if not (r.type == "kubernetes:helm.sh/v3:Release" and r.inputs.get("name") == "aws-efa-k8s-device-plugin")
+    ]
     assert {v.id: v for v in assess(without, "1.36").verdicts}["high_performance_networking"].status == NOT_MET

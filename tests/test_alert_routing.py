@@ -37,6 +37,7 @@ def alert_findings(plan) -> set[str]:
 def alerts_spec(**alerts):
     def change(cluster):
         cluster.setdefault("kubernetes", {}).setdefault("monitoring", {})["alerts"] = alerts
+
     return change
 
 
@@ -50,15 +51,28 @@ def test_default_e_mails_the_budget_contacts():
 
 
 def test_receivers_from_the_spec_keep_urls_and_password_secret(tmp_path):
-    plan = plan_with(tmp_path, "research-a100", alerts_spec(
-        receivers={"oncall": {"slackUrlConfig": "alerts-slack-url", "slackChannel": "#gpu"},
-                   "dingtalk": {"webhookUrlConfig": "alerts-dingtalk-url"},
-                   "mail": {"email": ["oncall@example.com"]}},
-        smtp={"smarthost": "smtp.example.com:587", "sender": "alerts@example.com", "username": "alerts",
-              "passwordConfig": "alerts-smtp-password"}),
-        secrets={"alerts-slack-url": "https://hooks.slack.com/services/T0/B0/XXXX",
-                 "alerts-dingtalk-url": "http://dingtalk-webhook:8060/dingtalk/ops/send",
-                 "alerts-smtp-password": "pw"})
+    plan = plan_with(
+        tmp_path,
+        "research-a100",
+        alerts_spec(
+            receivers={
+                "oncall": {"slackUrlConfig": "alerts-slack-url", "slackChannel": "#gpu"},
+                "dingtalk": {"webhookUrlConfig": "alerts-dingtalk-url"},
+                "mail": {"email": ["oncall@example.com"]},
+            },
+            smtp={
+                "smarthost": "smtp.example.com:587",
+                "sender": "alerts@example.com",
+                "username": "alerts",
+                "passwordConfig": "alerts-smtp-password",
+            },
+        ),
+        secrets={
+            "alerts-slack-url": "https://hooks.slack.com/services/T0/B0/XXXX",
+            "alerts-dingtalk-url": "http://dingtalk-webhook:8060/dingtalk/ops/send",
+            "alerts-smtp-password": "pw",
+        },
+    )
     config = helm(plan, CHART)["values"]["alertmanager"]["config"]
     by_name = {r["name"]: r for r in config["receivers"]}
     assert by_name["oncall"]["slack_configs"][0]["api_url"] == {"secret": True}
@@ -79,16 +93,19 @@ def test_a_missing_secret_config_value_stops_the_program(tmp_path):
 def test_no_receiver_warns(tmp_path):
     def change(cluster):
         cluster["budget"]["contacts"] = []
+
     plan = plan_with(tmp_path, "startup-t4", change)
     assert alert_findings(plan) == {"alert-receivers"}
-    assert "alertmanager" not in helm(plan, CHART)["values"] or \
-        "config" not in helm(plan, CHART)["values"]["alertmanager"]
+    assert (
+        "alertmanager" not in helm(plan, CHART)["values"] or "config" not in helm(plan, CHART)["values"]["alertmanager"]
+    )
 
 
 def test_e_mail_without_smtp_warns_and_with_smtp_does_not(tmp_path):
     assert alert_findings(shipped_plan("startup-t4")) == {"alert-smtp"}
-    fixed = plan_with(tmp_path, "startup-t4", alerts_spec(smtp={"smarthost": "smtp.example.com:25",
-                                                                "sender": "alerts@example.com"}))
+    fixed = plan_with(
+        tmp_path, "startup-t4", alerts_spec(smtp={"smarthost": "smtp.example.com:25", "sender": "alerts@example.com"})
+    )
     assert alert_findings(fixed) == set()
 
 
@@ -101,8 +118,10 @@ def amtool():
 
 
 def rendered(tmp_path: Path) -> Path:
-    receivers = [AlertReceiver("budget-contacts", emails=("finops@example.com",)),
-                 AlertReceiver("oncall", slack_url="https://hooks.slack.com/services/T0/B0/XXXX", slack_channel="#gpu")]
+    receivers = [
+        AlertReceiver("budget-contacts", emails=("finops@example.com",)),
+        AlertReceiver("oncall", slack_url="https://hooks.slack.com/services/T0/B0/XXXX", slack_channel="#gpu"),
+    ]
     smtp = SmtpSettings("smtp.example.com:587", "alerts@example.com", "alerts", "pw")
     path = tmp_path / "alertmanager.yaml"
     path.write_text(yaml.safe_dump(alertmanager_config(receivers, smtp)))
@@ -122,17 +141,35 @@ def test_amtool_accepts_the_rendered_config_and_rejects_a_broken_one(amtool, tmp
 def test_xid_alert_is_routed_to_the_configured_receivers(amtool, tmp_path):
     """The labels of the XID alert promtool's test expects (tests/data/promtool) go to every receiver."""
     cases = yaml.safe_load((ROOT / "tests/data/promtool/gpu_alerts_test.yaml").read_text())["tests"]
-    [labels] = [{"alertname": "GpuXidFatal", **alert["exp_labels"]}
-                for case in cases for test in case["alert_rule_test"] if test["alertname"] == "GpuXidFatal"
-                for alert in test["exp_alerts"]]
+    [labels] = [
+        {"alertname": "GpuXidFatal", **alert["exp_labels"]}
+        for case in cases
+        for test in case["alert_rule_test"]
+        if test["alertname"] == "GpuXidFatal"
+        for alert in test["exp_alerts"]
+    ]
     args = [f"{k}={v}" for k, v in labels.items()]
     path = rendered(tmp_path)
-    run = subprocess.run([amtool, "config", "routes", "test", f"--config.file={path}",
-                          "--verify.receivers=budget-contacts,oncall", *args], capture_output=True, text=True)
+    run = subprocess.run(
+        [
+            amtool,
+            "config",
+            "routes",
+            "test",
+            f"--config.file={path}",
+            "--verify.receivers=budget-contacts,oncall",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.strip() == "budget-contacts,oncall"
-    watchdog = subprocess.run([amtool, "config", "routes", "test", f"--config.file={path}", "alertname=Watchdog"],
-                              capture_output=True, text=True)
+    watchdog = subprocess.run(
+        [amtool, "config", "routes", "test", f"--config.file={path}", "alertname=Watchdog"],
+        capture_output=True,
+        text=True,
+    )
     assert watchdog.stdout.strip() == "null"  # the chart's always-firing heartbeat is not mailed
 
 
@@ -149,6 +186,7 @@ def test_grafana_admin_password_is_generated_and_a_secret_output(stack):
 
 def test_plan_lists_the_credential_outputs():
     from blueprints.offline.render import render_text
+
     text = render_text(shipped_plan("startup-t4"))
     section = text.split("Credentials (secret stack outputs")[1].split("\n\n")[0]
     assert "grafana_admin_password" in section and "kubeconfig" in section

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from catalog import load_catalog
 from blueprints.errors import BlueprintError
+from catalog import load_catalog
 from conftest import gpu_groups, resources, shipped_plan, system_groups
 
 ALI_STACKS = ["startup-t4-aliyun", "research-a100-aliyun", "enterprise-aliyun"]
@@ -30,8 +30,11 @@ def test_node_pool_instance_types_come_from_the_catalog(stack):
 def test_erdma_only_where_the_shape_supports_it():
     enterprise = shipped_plan("enterprise-aliyun")
     assert enterprise.resolved.node_groups[0].shape.rdma.kind == "erdma"
-    [addon] = [a for a in resources(enterprise, "alicloud:cs/kubernetesAddon:KubernetesAddon")
-               if a["name"] == "ack-erdma-controller"]
+    [addon] = [
+        a
+        for a in resources(enterprise, "alicloud:cs/kubernetesAddon:KubernetesAddon")
+        if a["name"] == "ack-erdma-controller"
+    ]
     assert json.loads(addon["config"]) == {"preferDriver": "ofed"}
     # ACK installs and authorizes its add-on: the stack adds no RAM role with ENI permissions for it.
     assert not [r for r in resources(enterprise, "alicloud:ram/policy:Policy") if "ecs:" in r["policyDocument"]]
@@ -103,8 +106,12 @@ def test_enterprise_cache_is_a_cpfs_data_flow_from_the_bucket_over_tls():
 
 def test_cache_on_nas_is_refused_with_one_line(plan_variant):
     with pytest.raises(BlueprintError, match="objectStorage.cache needs parallelFs type cpfs"):
-        plan_variant("research-a100-aliyun", lambda c: c.setdefault("storage", {}).update(
-            parallelFs={"type": "nas", "sizeGib": 10000}, objectStorage={"cache": True}))
+        plan_variant(
+            "research-a100-aliyun",
+            lambda c: c.setdefault("storage", {}).update(
+                parallelFs={"type": "nas", "sizeGib": 10000}, objectStorage={"cache": True}
+            ),
+        )
 
 
 @pytest.mark.parametrize("stack", ALI_STACKS)
@@ -146,6 +153,7 @@ def test_security_center_switch_is_the_providers_string(stack):
 def test_the_system_pool_is_never_elastic_so_coredns_has_nodes(stack):
     # Nodes of an auto-scaling pool are labelled k8s.aliyun.com=true, which CoreDNS and metrics-server avoid.
     plan = shipped_plan(stack)
-    system = [r.inputs for r in plan.registrations
-              if r.type == "alicloud:cs/nodePool:NodePool" and r.name.endswith("-system")]
+    system = [
+        r.inputs for r in plan.registrations if r.type == "alicloud:cs/nodePool:NodePool" and r.name.endswith("-system")
+    ]
     assert system and all(p["scalingConfig"]["enable"] is False and p["desiredSize"] >= 1 for p in system)

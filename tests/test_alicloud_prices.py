@@ -5,6 +5,7 @@ pay-as-you-go and preemptible rows equal the data's figure (pay-as-you-go) and t
 (preemptible) within 0.0001 USD/h (the catalog rounds to 4 decimals). Rows that deliberately differ are listed in
 PAGE_ROWS with the reason; anything else that differs fails.
 """
+
 import csv
 from collections import defaultdict
 from pathlib import Path
@@ -20,10 +21,14 @@ TOLERANCE = 0.0001  # USD per hour: the catalog keeps 4 decimals of the data's 8
 # Alibaba price-page figures (ali-pricing, 2025-11-01) kept where the API data has no pay-as-you-go offer for the
 # type in that region (it is sold there on request): nothing in the data to compare them with.
 PAGE_ROWS = {
-    ("ecs.gn7i-c32g1.32xlarge", "cn-hangzhou"), ("ecs.gn7e-c16g1.4xlarge", "cn-hangzhou"),
-    ("ecs.gn7e-c16g1.8xlarge", "cn-hangzhou"), ("ecs.gn7e-c16g1.16xlarge", "cn-hangzhou"),
-    ("ecs.gn7e-c16g1.32xlarge", "cn-hangzhou"), ("ecs.ebmgn7e.32xlarge", "cn-hangzhou"),
-    ("ecs.ebmgn7ex.32xlarge", "cn-wulanchabu"), ("ecs.gn8is-8x.32xlarge", "ap-southeast-1"),
+    ("ecs.gn7i-c32g1.32xlarge", "cn-hangzhou"),
+    ("ecs.gn7e-c16g1.4xlarge", "cn-hangzhou"),
+    ("ecs.gn7e-c16g1.8xlarge", "cn-hangzhou"),
+    ("ecs.gn7e-c16g1.16xlarge", "cn-hangzhou"),
+    ("ecs.gn7e-c16g1.32xlarge", "cn-hangzhou"),
+    ("ecs.ebmgn7e.32xlarge", "cn-hangzhou"),
+    ("ecs.ebmgn7ex.32xlarge", "cn-wulanchabu"),
+    ("ecs.gn8is-8x.32xlarge", "ap-southeast-1"),
     ("ecs.gn8v-8x.48xlarge", "cn-wulanchabu"),
 }
 
@@ -90,6 +95,7 @@ def test_issue_29_t4_price_is_alibabas_not_the_old_page_figure():
 
 # ---- The resolver sells only what the region sells (issue 29 item 2) ----
 
+
 def _resolved(base, **changes):
     from test_resolver import resolved
 
@@ -99,8 +105,10 @@ def _resolved(base, **changes):
 def test_shipped_alibaba_stacks_name_the_on_request_shape_in_the_plan():
     from test_resolver import notes
 
-    for stack, shape in (("research-a100-aliyun", "ecs.gn7e-c16g1.16xlarge"),
-                         ("enterprise-aliyun", "ecs.gn8v-8x.48xlarge")):
+    for stack, shape in (
+        ("research-a100-aliyun", "ecs.gn7e-c16g1.16xlarge"),
+        ("enterprise-aliyun", "ecs.gn8v-8x.48xlarge"),
+    ):
         plan = _resolved(stack)
         assert plan.node_groups[0].shape.instance_type == shape
         assert plan.spec.region not in plan.node_groups[0].shape.regions
@@ -112,8 +120,9 @@ def test_shipped_alibaba_stacks_name_the_on_request_shape_in_the_plan():
 def test_a_shape_sold_pay_as_you_go_beats_a_cheaper_one_sold_only_on_request():
     # 4 x A10 in cn-shenzhen: gn7i-c32g1.32xlarge is sold there pay-as-you-go ($7.36/h); gn7i-4x.8xlarge only on
     # request (its nearest price, $4.91/h in us-east-1, is lower). Cheapest-first alone would pick the latter.
-    plan = _resolved("startup-t4-aliyun", region="cn-shenzhen", nodeGroups__gpu__gpuModel="A10",
-                     nodeGroups__gpu__gpusPerNode=4)
+    plan = _resolved(
+        "startup-t4-aliyun", region="cn-shenzhen", nodeGroups__gpu__gpuModel="A10", nodeGroups__gpu__gpusPerNode=4
+    )
     assert plan.node_groups[0].shape.instance_type == "ecs.gn7i-c32g1.32xlarge"
 
 
@@ -122,8 +131,7 @@ def test_a_shape_is_never_picked_where_it_is_neither_sold_nor_on_request():
 
     # gn7e-c16g1.16xlarge: pay-as-you-go only in ap-northeast-1, on request in four mainland regions; not Shenzhen.
     with pytest.raises(BlueprintError, match="not sold in cn-shenzhen"):
-        _resolved("research-a100-aliyun", region="cn-shenzhen",
-                  nodeGroups__gpu__instanceType="ecs.gn7e-c16g1.16xlarge")
+        _resolved("research-a100-aliyun", region="cn-shenzhen", nodeGroups__gpu__instanceType="ecs.gn7e-c16g1.16xlarge")
     # T4 shapes in cn-heyuan: the data sells none there, and no page lists one there.
     with pytest.raises(BlueprintError, match="cn-heyuan"):
         _resolved("startup-t4-aliyun", region="cn-heyuan")

@@ -32,16 +32,14 @@ PAIRS = {
     (a.SystemGroupArgs, "max_nodes"): (s.SystemNodesSpec, "max_nodes", None),
     (a.SystemGroupArgs, "root_volume_gib"): (s.SystemNodesSpec, "root_volume_gib", None),
     (a.ObjectStorageArgs, "noncurrent_version_days"): (s.ObjectStorageSpec, "noncurrent_version_days", None),
-    (a.ObjectStorageArgs, "infrequent_access_after_days"): (s.ObjectStorageSpec, "infrequent_access_after_days",
-                                                             None),
+    (a.ObjectStorageArgs, "infrequent_access_after_days"): (s.ObjectStorageSpec, "infrequent_access_after_days", None),
     (a.ObjectStorageArgs, "cache"): (s.ObjectStorageSpec, "cache", None),
     (a.FileSystemArgs, "deployment"): (s.ParallelFsSpec, "deployment", None),
     (a.FileSystemArgs, "throughput_mbps_per_tib"): (s.ParallelFsSpec, "throughput_mbps_per_tib", None),
     (a.FileSystemArgs, "export_domain"): (s.ParallelFsSpec, "export_domain", None),
     (a.AutoscalingArgs, "unneeded_minutes"): (s.AutoscalingSpec, "scale_down_unneeded_minutes", None),
     (a.AutoscalingArgs, "utilization_threshold"): (s.AutoscalingSpec, "scale_down_utilization_threshold", None),
-    (a.AutoscalingArgs, "gpu_utilization_threshold"): (s.AutoscalingSpec, "gpu_scale_down_utilization_threshold",
-                                                       None),
+    (a.AutoscalingArgs, "gpu_utilization_threshold"): (s.AutoscalingSpec, "gpu_scale_down_utilization_threshold", None),
     (a.BudgetArgs, "thresholds_pct"): (s.BudgetSpec, "alert_thresholds_pct", tuple),
     (a.BudgetArgs, "contacts"): (s.BudgetSpec, "contacts", tuple),
     (a.BudgetArgs, "activate_cost_tag"): (s.BudgetSpec, "activate_cost_allocation_tag", None),
@@ -60,15 +58,34 @@ PAIRS = {
 
 # Defaulted args fields with no spec field of their own: the resolver or compose decides them from other facts.
 NOT_SPEC_INPUTS = {
-    (a.GpuGroupArgs, "taints"), (a.GpuGroupArgs, "gpu_resources"), (a.GpuGroupArgs, "rdma_interfaces"),
-    (a.GpuGroupArgs, "placement_group"), (a.GpuGroupArgs, "local_nvme_raid0"), (a.AutoscalingArgs, "image_tag"),
-    (a.ClusterArgs, "tags"), (a.ClusterArgs, "protect_data"), (a.ClusterArgs, "addon_versions"),
-    (a.ClusterArgs, "object_storage"), (a.ClusterArgs, "file_system"), (a.ClusterArgs, "trainer_namespace"),
-    (a.ClusterArgs, "team_namespaces"), (a.ClusterArgs, "autoscaling"), (a.ClusterArgs, "platform"),
+    (a.GpuGroupArgs, "taints"),
+    (a.GpuGroupArgs, "gpu_resources"),
+    (a.GpuGroupArgs, "rdma_interfaces"),
+    (a.GpuGroupArgs, "placement_group"),
+    (a.GpuGroupArgs, "local_nvme_raid0"),
+    (a.AutoscalingArgs, "image_tag"),
+    (a.ClusterArgs, "tags"),
+    (a.ClusterArgs, "protect_data"),
+    (a.ClusterArgs, "addon_versions"),
+    (a.ClusterArgs, "object_storage"),
+    (a.ClusterArgs, "file_system"),
+    (a.ClusterArgs, "trainer_namespace"),
+    (a.ClusterArgs, "team_namespaces"),
+    (a.ClusterArgs, "autoscaling"),
+    (a.ClusterArgs, "platform"),
 }
 
-ARGS_CLASSES = (a.GpuGroupArgs, a.SystemGroupArgs, a.ObjectStorageArgs, a.FileSystemArgs, a.AutoscalingArgs,
-                a.BudgetArgs, a.ClusterArgs, a.AwsClusterArgs, a.AlicloudClusterArgs)
+ARGS_CLASSES = (
+    a.GpuGroupArgs,
+    a.SystemGroupArgs,
+    a.ObjectStorageArgs,
+    a.FileSystemArgs,
+    a.AutoscalingArgs,
+    a.BudgetArgs,
+    a.ClusterArgs,
+    a.AwsClusterArgs,
+    a.AlicloudClusterArgs,
+)
 
 
 def args_default(cls: type, name: str):
@@ -80,8 +97,9 @@ def spec_default(model, name: str):
     return model.model_fields[name].get_default(call_default_factory=True)
 
 
-@pytest.mark.parametrize("pair", sorted(PAIRS, key=lambda p: (p[0].__name__, p[1])),
-                         ids=lambda p: f"{p[0].__name__}.{p[1]}")
+@pytest.mark.parametrize(
+    "pair", sorted(PAIRS, key=lambda p: (p[0].__name__, p[1])), ids=lambda p: f"{p[0].__name__}.{p[1]}"
+)
 def test_an_args_default_is_the_spec_default_for_the_same_input(pair):
     model, name, read = PAIRS[pair]
     wanted = spec_default(model, name)
@@ -90,9 +108,13 @@ def test_an_args_default_is_the_spec_default_for_the_same_input(pair):
 
 def test_every_defaulted_args_field_is_paired_with_the_spec_or_named_as_no_spec_input():
     """A field a class declares itself (inherited fields belong to the class that declares them)."""
-    defaulted = {(cls, f.name) for cls in ARGS_CLASSES for f in dataclasses.fields(cls)
-                 if f.name in vars(cls).get("__annotations__", {})
-                 and (f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING)}
+    defaulted = {
+        (cls, f.name)
+        for cls in ARGS_CLASSES
+        for f in dataclasses.fields(cls)
+        if f.name in vars(cls).get("__annotations__", {})
+        and (f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING)
+    }
     assert defaulted - PAIRS.keys() - NOT_SPEC_INPUTS == set()
     assert (PAIRS.keys() | NOT_SPEC_INPUTS) - defaulted == set()
 

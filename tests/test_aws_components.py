@@ -9,20 +9,26 @@ LT = "aws:ec2/launchTemplate:LaunchTemplate"
 
 def efa_layout(plan):
     (template,) = gpu_templates(plan)
-    return [(i["networkCardIndex"], i["deviceIndex"], i["interfaceType"]) for i in template.get("networkInterfaces", [])]
+    return [
+        (i["networkCardIndex"], i["deviceIndex"], i["interfaceType"]) for i in template.get("networkInterfaces", [])
+    ]
 
 
 def pin(instance_type, gpu_model, gpus, region="us-east-1"):
     def change(c):
         c["region"] = region
-        c["nodeGroups"] = {"gpu": {"gpuModel": gpu_model, "gpusPerNode": gpus, "instanceType": instance_type,
-                                   "minNetworkGbps": None}}
+        c["nodeGroups"] = {
+            "gpu": {"gpuModel": gpu_model, "gpusPerNode": gpus, "instanceType": instance_type, "minNetworkGbps": None}
+        }
         c.setdefault("networking", {})["rdma"] = True
+
     return change
 
 
-@pytest.mark.parametrize("instance_type, model, gpus, count", [
-    ("p5.48xlarge", "H100", 8, 32), ("p4de.24xlarge", "A100-80GB", 8, 4), ("g5.8xlarge", "A10G", 1, 1)])
+@pytest.mark.parametrize(
+    "instance_type, model, gpus, count",
+    [("p5.48xlarge", "H100", 8, 32), ("p4de.24xlarge", "A100-80GB", 8, 4), ("g5.8xlarge", "A10G", 1, 1)],
+)
 def test_efa_one_per_network_card_card0_efa_rest_efa_only(plan_variant, instance_type, model, gpus, count):
     plan = plan_variant("research-a100", pin(instance_type, model, gpus))
     layout = efa_layout(plan)
@@ -34,6 +40,7 @@ def test_g4dn_xlarge_gets_no_efa(plan_variant):
     def change(c):
         pin("g4dn.xlarge", "T4", 1)(c)
         c["networking"]["rdma"] = False
+
     plan = plan_variant("startup-t4", change)
     assert efa_layout(plan) == []
     assert not resources(plan, "aws:ec2/placementGroup:PlacementGroup")
@@ -73,7 +80,9 @@ def test_encryption_wherever_data_rests(stack):
     for template in resources(plan, LT):
         for device in template["blockDeviceMappings"]:
             assert device["ebs"]["encrypted"] == "true" and device["ebs"]["kmsKeyId"].startswith("arn:aws:kms:")
-    for sse in resources(plan, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"):
+    for sse in resources(
+        plan, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
+    ):
         rule = sse["rules"][0]["applyServerSideEncryptionByDefault"]
         assert rule["sseAlgorithm"] == "aws:kms" and rule["kmsMasterKeyId"].startswith("arn:aws:kms:")
     for group in resources(plan, "aws:cloudwatch/logGroup:LogGroup"):
@@ -83,7 +92,8 @@ def test_encryption_wherever_data_rests(stack):
     (cluster,) = resources(plan, "aws:eks/cluster:Cluster")
     assert cluster["encryptionConfig"]["resources"] == ["secrets"]
     assert len(resources(plan, "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock")) == len(
-        resources(plan, "aws:s3/bucket:Bucket"))
+        resources(plan, "aws:s3/bucket:Bucket")
+    )
 
 
 def test_eks_is_private_with_audit_logs_and_imdsv2_nodes():
@@ -124,7 +134,9 @@ def test_audit_trail_and_budget():
     assert management["fieldSelectors"] == [{"field": "eventCategory", "equals": ["Management"]}]
     fields = {f["field"]: f for f in objects["fieldSelectors"]}
     assert fields["eventCategory"]["equals"] == ["Data"] and fields["resources.type"]["equals"] == ["AWS::S3::Object"]
-    assert len(fields["resources.ARN"]["notStartsWiths"]) == 1 and fields["resources.ARN"]["notStartsWiths"][0].endswith("/")
+    assert len(fields["resources.ARN"]["notStartsWiths"]) == 1 and fields["resources.ARN"]["notStartsWiths"][
+        0
+    ].endswith("/")
     assert resources(plan, "aws:guardduty/detector:Detector")[0]["enable"] is True
     assert all(g["retentionInDays"] == 365 for g in resources(plan, "aws:cloudwatch/logGroup:LogGroup"))
     (budget,) = resources(plan, "aws:budgets/budget:Budget")

@@ -46,18 +46,41 @@ def test_malformed_yaml_names_the_line(capsys, tmp_path):
     assert_one_line(code, err, "malformed YAML at line")
 
 
-@pytest.mark.parametrize("mutate, fragments", [
-    (lambda c: c.setdefault("nodeGroups", {}).update({"gpu": {"gpuModel": "MI300X"}}), ("gpuModel", "unknown GPU model 'MI300X'", "H100")),
-    (lambda c: c.setdefault("nodeGroups", {}).update({"gpu": {"gpusPerNode": 0}}), ("nodeGroups.gpu.gpusPerNode", "greater than 0")),
-    (lambda c: c.setdefault("nodeGroups", {}).update({"gpu": {"maxNodes": -3}}), ("nodeGroups.gpu.maxNodes", "greater than 0")),
-    (lambda c: c.setdefault("nodeGroups", {}).update({"gpu": {"gpusPerNode": 12}}), ("gpusPerNode", "shapes have 8")),
-    (lambda c: c.setdefault("nodeGroups", {}).update({"gpu": {"instanceType": "p4de.24xlarge"}}) or c.update(region="eu-west-1"),
-     ("instanceType", "not sold in eu-west-1", "us-east-1")),
-    (lambda c: c.setdefault("storage", {}).update({"parallelFs": {"sizeGib": 10000}}), ("multiple of 2400", "10000")),
-    (lambda c: c.update(cloud="gcp"), ("cluster.cloud", "'aws' or 'alicloud'")),
-    (lambda c: c.update(gpuz=1), ("unknown field; allowed here:", "nodeGroups")),
-    (lambda c: c.update(preset="huge"), ("unknown preset 'huge'", "research")),
-])
+@pytest.mark.parametrize(
+    "mutate, fragments",
+    [
+        (
+            lambda c: c.setdefault("nodeGroups", {}).update({"gpu": {"gpuModel": "MI300X"}}),
+            ("gpuModel", "unknown GPU model 'MI300X'", "H100"),
+        ),
+        (
+            lambda c: c.setdefault("nodeGroups", {}).update({"gpu": {"gpusPerNode": 0}}),
+            ("nodeGroups.gpu.gpusPerNode", "greater than 0"),
+        ),
+        (
+            lambda c: c.setdefault("nodeGroups", {}).update({"gpu": {"maxNodes": -3}}),
+            ("nodeGroups.gpu.maxNodes", "greater than 0"),
+        ),
+        (
+            lambda c: c.setdefault("nodeGroups", {}).update({"gpu": {"gpusPerNode": 12}}),
+            ("gpusPerNode", "shapes have 8"),
+        ),
+        (
+            lambda c: (
+                c.setdefault("nodeGroups", {}).update({"gpu": {"instanceType": "p4de.24xlarge"}})
+                or c.update(region="eu-west-1")
+            ),
+            ("instanceType", "not sold in eu-west-1", "us-east-1"),
+        ),
+        (
+            lambda c: c.setdefault("storage", {}).update({"parallelFs": {"sizeGib": 10000}}),
+            ("multiple of 2400", "10000"),
+        ),
+        (lambda c: c.update(cloud="gcp"), ("cluster.cloud", "'aws' or 'alicloud'")),
+        (lambda c: c.update(gpuz=1), ("unknown field; allowed here:", "nodeGroups")),
+        (lambda c: c.update(preset="huge"), ("unknown preset 'huge'", "research")),
+    ],
+)
 def test_each_kind_of_bad_field_is_one_clear_line(capsys, tmp_path, mutate, fragments):
     code, out, err = run_cli(capsys, *variant(tmp_path, mutate))
     assert out == ""
@@ -72,19 +95,37 @@ def test_failed_plan_leaves_no_output_file(capsys, tmp_path):
 
 
 def test_the_real_process_prints_one_line_and_exits_2():
-    result = subprocess.run([sys.executable, "-m", "blueprints", "plan", "--stack", "nope", "--format", "json"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "blueprints", "plan", "--stack", "nope", "--format", "json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 2 and result.stdout == ""
     assert len(result.stderr.strip().splitlines()) == 1
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=True) | st.text(max_size=12),
+    st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.floats(allow_nan=True) | st.text(max_size=12),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
     max_leaves=12,
 )
-FIELDS = ["cloud", "region", "preset", "nodeGroups", "networking", "storage", "budget", "logging", "tags",
-          "prices", "compliance", "environment", "kubernetesVersion"]
+FIELDS = [
+    "cloud",
+    "region",
+    "preset",
+    "nodeGroups",
+    "networking",
+    "storage",
+    "budget",
+    "logging",
+    "tags",
+    "prices",
+    "compliance",
+    "environment",
+    "kubernetesVersion",
+]
 
 
 @st.composite

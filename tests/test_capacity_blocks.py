@@ -27,6 +27,7 @@ def plan():
 def as_before_the_fix(plan):
     """The registrations the component sent before issue #23: the instance type on the node group, none in the
     launch template, and a scale to zero 40 minutes before the block's end (where EKS puts its own)."""
+
     def template(inputs):
         inputs.pop("instanceType", None)
 
@@ -38,8 +39,10 @@ def as_before_the_fix(plan):
 
     block = lambda r: r.type == NG and r.inputs.get("capacityType") == "CAPACITY_BLOCK"  # noqa: E731
     change = {LT: template, NG: group, SCHEDULE: scale_down}
-    return [edited(r, change[r.type]) if (r.type == NG and block(r)) or r.type in (LT, SCHEDULE) else r
-            for r in plan.registrations]
+    return [
+        edited(r, change[r.type]) if (r.type == NG and block(r)) or r.type in (LT, SCHEDULE) else r
+        for r in plan.registrations
+    ]
 
 
 def test_old_capacity_block_plan_is_blocked_and_the_fixed_one_is_not(plan):
@@ -52,8 +55,10 @@ def test_old_capacity_block_plan_is_blocked_and_the_fixed_one_is_not(plan):
 
 def test_each_launch_template_field_a_block_needs_is_checked(plan):
     for field in ("instanceMarketOptions", "capacityReservationSpecification", "instanceType"):
-        regs = [edited(r, lambda i: i.pop(field)) if r.type == LT and r.name == "capacity-block-gpu" else r
-                for r in plan.registrations]
+        regs = [
+            edited(r, lambda i: i.pop(field)) if r.type == LT and r.name == "capacity-block-gpu" else r
+            for r in plan.registrations
+        ]
         (finding,) = capacity_check(regs)
         assert field in finding.message and finding.level == "blocking"
 
@@ -68,11 +73,14 @@ def _stack(tmp_path, **group):
     return ["plan", "--stack", "cb", "--stacks-dir", str(tmp_path)]
 
 
-@pytest.mark.parametrize("field, value, says", [
-    ("capacityBlockEndsAt", "2026-02-30T25:61:00Z", "is not a date and time"),
-    ("capacityBlockEndsAt", "2025-01-15T11:30:00Z", "has passed"),
-    ("capacityBlockStartsAt", "2026-12-20T11:30:00Z", "is not before the block's end"),
-])
+@pytest.mark.parametrize(
+    "field, value, says",
+    [
+        ("capacityBlockEndsAt", "2026-02-30T25:61:00Z", "is not a date and time"),
+        ("capacityBlockEndsAt", "2025-01-15T11:30:00Z", "has passed"),
+        ("capacityBlockStartsAt", "2026-12-20T11:30:00Z", "is not before the block's end"),
+    ],
+)
 def test_impossible_or_past_block_dates_are_one_line_exit_2(tmp_path, capsys, field, value, says):
     code = main(_stack(tmp_path, **{field: value}))
     err = capsys.readouterr().err.strip().splitlines()

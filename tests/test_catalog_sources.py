@@ -54,8 +54,8 @@ def test_no_aws_shape_has_four_a100_80gb_and_gn7e_has_no_erdma():
 def test_kubernetes_versions_cite_their_lifecycle_pages():
     import yaml
 
-    from catalog.kubernetes_versions import VERSIONS_FILE
     from blueprints.spec import ClusterSpec
+    from catalog.kubernetes_versions import VERSIONS_FILE
 
     table = yaml.safe_load(VERSIONS_FILE.read_text())
     offered = set(ClusterSpec.model_fields["kubernetes_version"].annotation.__args__)

@@ -20,8 +20,10 @@ TAG_VERSIONED = {"gpu-operator": "v1.0.0-devel"}
 def _source_rows() -> dict[str, dict[str, str]]:
     lines = [line for line in (DATA / "SOURCE.md").read_text().splitlines() if line.startswith("|")]
     header = [c.strip() for c in lines[0].strip("|").split("|")]
-    return {row["chart"]: row for row in (dict(zip(header, (c.strip() for c in line.strip("|").split("|"))))
-                                          for line in lines[2:])}
+    return {
+        row["chart"]: row
+        for row in (dict(zip(header, (c.strip() for c in line.strip("|").split("|")))) for line in lines[2:])
+    }
 
 
 def _chart_yaml(key: str) -> dict:

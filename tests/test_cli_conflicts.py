@@ -13,9 +13,15 @@ from blueprints.stackconfig import ROOT
 from conftest import shipped_cluster, write_stack
 
 TIMEOUT = 60
-MEMORY_LIMIT = 1024 ** 3
-A100 = {"gpuModel": "A100-80GB", "gpusPerNode": 4, "minNetworkGbps": 100, "minNodes": 0, "desiredNodes": 1,
-        "maxNodes": 2}
+MEMORY_LIMIT = 1024**3
+A100 = {
+    "gpuModel": "A100-80GB",
+    "gpusPerNode": 4,
+    "minNetworkGbps": 100,
+    "minNodes": 0,
+    "desiredNodes": 1,
+    "maxNodes": 2,
+}
 
 
 def limited() -> None:
@@ -27,9 +33,26 @@ def plan(tmp_path, base, change, *extra):
     change(cluster)
     write_stack(tmp_path, "bad", cluster)
     out = tmp_path / "plan.out"
-    result = subprocess.run([sys.executable, "-m", "blueprints", "plan", "--stack", "bad", "--stacks-dir",
-                             str(tmp_path), "--output", str(out), *extra], cwd=ROOT, capture_output=True, text=True,
-                            timeout=TIMEOUT, preexec_fn=limited)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "blueprints",
+            "plan",
+            "--stack",
+            "bad",
+            "--stacks-dir",
+            str(tmp_path),
+            "--output",
+            str(out),
+            *extra,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        preexec_fn=limited,
+    )
     return result, out
 
 
@@ -40,23 +63,44 @@ def refused(tmp_path, base, change) -> list[str]:
     prefix = f"error: {tmp_path.name}/Pulumi.bad.yaml: "
     lines = result.stderr.strip().splitlines()
     assert all(line.startswith(prefix) for line in lines), lines
-    return [line[len(prefix):] for line in lines]
+    return [line[len(prefix) :] for line in lines]
 
 
 def test_spot_with_a_capacity_reservation_id_is_refused(tmp_path):
-    lines = refused(tmp_path, "research-a100", lambda c: c.update(nodeGroups={"gpu": {
-        **A100, "capacity": "spot", "capacityReservationId": "cr-0123456789abcdef0"}}))
-    assert lines == ["cluster.nodeGroups.gpu.capacityReservationId: spot capacity never uses a reservation, so "
-                     "'cr-0123456789abcdef0' would be ignored; set capacity: reservation (an ODCR) or "
-                     "capacity-block, or remove capacityReservationId"]
+    lines = refused(
+        tmp_path,
+        "research-a100",
+        lambda c: c.update(
+            nodeGroups={"gpu": {**A100, "capacity": "spot", "capacityReservationId": "cr-0123456789abcdef0"}}
+        ),
+    )
+    assert lines == [
+        "cluster.nodeGroups.gpu.capacityReservationId: spot capacity never uses a reservation, so "
+        "'cr-0123456789abcdef0' would be ignored; set capacity: reservation (an ODCR) or "
+        "capacity-block, or remove capacityReservationId"
+    ]
 
 
 def test_capacity_block_on_alibaba_cloud_is_refused(tmp_path):
-    lines = refused(tmp_path, "startup-t4-aliyun", lambda c: c.update(nodeGroups={"gpu": {
-        "capacity": "capacity-block", "capacityReservationId": "cb-1", "minNodes": 1, "desiredNodes": 1,
-        "maxNodes": 1}}))
-    assert lines == ["cluster.nodeGroups.gpu.capacity: capacity blocks are an Amazon EC2 offering, not sold on "
-                     "alicloud; use on-demand, spot or reservation (subscription)"]
+    lines = refused(
+        tmp_path,
+        "startup-t4-aliyun",
+        lambda c: c.update(
+            nodeGroups={
+                "gpu": {
+                    "capacity": "capacity-block",
+                    "capacityReservationId": "cb-1",
+                    "minNodes": 1,
+                    "desiredNodes": 1,
+                    "maxNodes": 1,
+                }
+            }
+        ),
+    )
+    assert lines == [
+        "cluster.nodeGroups.gpu.capacity: capacity blocks are an Amazon EC2 offering, not sold on "
+        "alicloud; use on-demand, spot or reservation (subscription)"
+    ]
 
 
 def quota_findings(out):
@@ -66,24 +110,50 @@ def quota_findings(out):
 def test_a_team_quota_beyond_the_cluster_is_a_warning_with_the_most_it_can_have(tmp_path):
     # A user may mean it (a preset's quota on a smaller cluster), so a finding, not a refusal. research-a100
     # resolves its A100 group to p4d.24xlarge (8 GPUs) with maxNodes 2: 16 GPUs at most.
-    result, out = plan(tmp_path, "research-a100", lambda c: c.update(kubernetes={"teams": {"ml": {"gpus": 100000}}}),
-                       "--format", "json", "--policy-pack", "none")
+    result, out = plan(
+        tmp_path,
+        "research-a100",
+        lambda c: c.update(kubernetes={"teams": {"ml": {"gpus": 100000}}}),
+        "--format",
+        "json",
+        "--policy-pack",
+        "none",
+    )
     assert result.returncode == 0, result.stderr
     [finding] = quota_findings(out)
-    assert finding == {"check": "team-quota-beyond-cluster", "level": "warning",
-                       "resource": "cluster.kubernetes.teams.ml.gpus",
-                       "message": "team ml may use 100000 GPUs, but the cluster has at most 16 (its GPU groups at "
-                                  "maxNodes): the quota can never be used in full",
-                       "fix": "set kubernetes.teams.ml.gpus to at most 16, or raise the GPU groups' maxNodes"}
-    result, out = plan(tmp_path, "research-a100", lambda c: c.update(kubernetes={"teams": {"ml": {"gpus": 16}}}),
-                       "--format", "json", "--policy-pack", "none")
+    assert finding == {
+        "check": "team-quota-beyond-cluster",
+        "level": "warning",
+        "resource": "cluster.kubernetes.teams.ml.gpus",
+        "message": "team ml may use 100000 GPUs, but the cluster has at most 16 (its GPU groups at "
+        "maxNodes): the quota can never be used in full",
+        "fix": "set kubernetes.teams.ml.gpus to at most 16, or raise the GPU groups' maxNodes",
+    }
+    result, out = plan(
+        tmp_path,
+        "research-a100",
+        lambda c: c.update(kubernetes={"teams": {"ml": {"gpus": 16}}}),
+        "--format",
+        "json",
+        "--policy-pack",
+        "none",
+    )
     assert result.returncode == 0 and quota_findings(out) == []  # the cluster's whole capacity is a valid quota
 
 
 def test_the_resolver_reports_every_error_at_once(tmp_path):
-    lines = refused(tmp_path, "research-a100", lambda c: c.update(nodeGroups={
-        "gpu": A100, "spotty": {**A100, "capacity": "spot", "capacityReservationId": "cr-1"},
-        "typo": {**A100, "gpuModel": "MI300X"}, "wide": {**A100, "gpusPerNode": 12}}))
+    lines = refused(
+        tmp_path,
+        "research-a100",
+        lambda c: c.update(
+            nodeGroups={
+                "gpu": A100,
+                "spotty": {**A100, "capacity": "spot", "capacityReservationId": "cr-1"},
+                "typo": {**A100, "gpuModel": "MI300X"},
+                "wide": {**A100, "gpusPerNode": 12},
+            }
+        ),
+    )
     assert len(lines) == 3, lines
     assert lines[0].startswith("cluster.nodeGroups.spotty.capacityReservationId: spot capacity never uses")
     assert lines[1].startswith("cluster.nodeGroups.typo.gpuModel: unknown GPU model 'MI300X' on aws")
@@ -92,18 +162,34 @@ def test_the_resolver_reports_every_error_at_once(tmp_path):
 
 def test_hundreds_of_node_groups_are_refused_before_any_work(tmp_path):
     lines = refused(tmp_path, "research-a100", lambda c: c.update(nodeGroups={f"g{i}": A100 for i in range(301)}))
-    assert lines == ["cluster.nodeGroups: 302 GPU node groups; at most 150 (EKS allows 30 managed node groups per "
-                     "cluster by default): merge groups of one shape and raise their maxNodes, or split the cluster"]
+    assert lines == [
+        "cluster.nodeGroups: 302 GPU node groups; at most 150 (EKS allows 30 managed node groups per "
+        "cluster by default): merge groups of one shape and raise their maxNodes, or split the cluster"
+    ]
 
 
 def test_more_node_groups_than_the_eks_default_quota_is_a_warning_with_the_fix(tmp_path):
-    result, out = plan(tmp_path, "research-a100", lambda c: c.update(nodeGroups={f"g{i}": A100 for i in range(30)}),
-                       "--format", "json", "--policy-pack", "none")
+    result, out = plan(
+        tmp_path,
+        "research-a100",
+        lambda c: c.update(nodeGroups={f"g{i}": A100 for i in range(30)}),
+        "--format",
+        "json",
+        "--policy-pack",
+        "none",
+    )
     assert result.returncode in (0, 1), result.stderr
     findings = [f for f in json.loads(out.read_text())["readiness"] if f["check"] == "eks-node-group-quota"]
     assert len(findings) == 1 and findings[0]["level"] == "warning"
     assert findings[0]["message"].startswith("the plan creates 32 EKS managed node groups (the system group included)")
     assert "Service Quotas" in findings[0]["fix"]
-    result, out = plan(tmp_path, "research-a100", lambda c: c.update(nodeGroups={f"g{i}": A100 for i in range(28)}),
-                       "--format", "json", "--policy-pack", "none")
+    result, out = plan(
+        tmp_path,
+        "research-a100",
+        lambda c: c.update(nodeGroups={f"g{i}": A100 for i in range(28)}),
+        "--format",
+        "json",
+        "--policy-pack",
+        "none",
+    )
     assert not [f for f in json.loads(out.read_text())["readiness"] if f["check"] == "eks-node-group-quota"]

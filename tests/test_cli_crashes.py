@@ -11,18 +11,21 @@ import pytest
 from conftest import one_line, run_cli, shipped_cluster, write_stack
 
 
-
-@pytest.mark.parametrize("price, fragment", [
-    (math.inf, "cluster.prices: price for p4d.24xlarge must be a positive, finite USD amount per hour (got inf)"),
-    (math.nan, "cluster.prices: price for p4d.24xlarge must be a positive, finite USD amount per hour (got nan)"),
-    (-1.0, "cluster.prices: price for p4d.24xlarge must be a positive, finite USD amount per hour (got -1.0)"),
-])
+@pytest.mark.parametrize(
+    "price, fragment",
+    [
+        (math.inf, "cluster.prices: price for p4d.24xlarge must be a positive, finite USD amount per hour (got inf)"),
+        (math.nan, "cluster.prices: price for p4d.24xlarge must be a positive, finite USD amount per hour (got nan)"),
+        (-1.0, "cluster.prices: price for p4d.24xlarge must be a positive, finite USD amount per hour (got -1.0)"),
+    ],
+)
 def test_a_price_that_is_not_a_positive_finite_amount_is_one_line(tmp_path, price, fragment):
     cluster = shipped_cluster("research-a100")
     cluster["prices"] = {"p4d.24xlarge": price}  # yaml.safe_dump writes .inf / .nan, as a user would
     write_stack(tmp_path, "bad", cluster)
-    assert (".inf" if price == math.inf else ".nan" if price != price else "-1.0") in \
-        (tmp_path / "Pulumi.bad.yaml").read_text()
+    assert (".inf" if price == math.inf else ".nan" if price != price else "-1.0") in (
+        tmp_path / "Pulumi.bad.yaml"
+    ).read_text()
     out = tmp_path / "plan.json"
     line = one_line(run_cli("plan", "--stack", "bad", "--stacks-dir", str(tmp_path), "--output", str(out)))
     assert line == f"error: {tmp_path.name}/Pulumi.bad.yaml: {fragment}"
@@ -40,15 +43,22 @@ def test_an_infinite_budget_is_one_line(tmp_path):
 UNITS_ALLOWED = "K, M, B (or G), T, e.g. 110M, 7B, 1.5T"
 
 
-@pytest.mark.parametrize("argv, line", [
-    (["--params", "1e400", "--tokens", "1T"], f"error: --params: '1e400' is not a finite number; {UNITS_ALLOWED}"),
-    (["--params", "7B", "--tokens", "1e400"], f"error: --tokens: '1e400' is not a finite number; {UNITS_ALLOWED}"),
-    (["--params", "7B", "--tokens", "1T", "--mfu", "nan"], "error: --mfu: Input should be a finite number"),
-    (["--params", "7B", "--tokens", "1T", "--target-days", "inf"],
-     "error: --target-days: Input should be a finite number"),
-    (["--params", "7B", "--tokens", "1T", "--budget-margin", "inf"],
-     "error: --budget-margin: must be a finite number, 0 or more (got inf)"),
-])
+@pytest.mark.parametrize(
+    "argv, line",
+    [
+        (["--params", "1e400", "--tokens", "1T"], f"error: --params: '1e400' is not a finite number; {UNITS_ALLOWED}"),
+        (["--params", "7B", "--tokens", "1e400"], f"error: --tokens: '1e400' is not a finite number; {UNITS_ALLOWED}"),
+        (["--params", "7B", "--tokens", "1T", "--mfu", "nan"], "error: --mfu: Input should be a finite number"),
+        (
+            ["--params", "7B", "--tokens", "1T", "--target-days", "inf"],
+            "error: --target-days: Input should be a finite number",
+        ),
+        (
+            ["--params", "7B", "--tokens", "1T", "--budget-margin", "inf"],
+            "error: --budget-margin: must be a finite number, 0 or more (got inf)",
+        ),
+    ],
+)
 def test_size_with_infinite_or_nan_numbers_is_one_line(tmp_path, argv, line):
     out = tmp_path / "size.txt"
     assert one_line(run_cli("size", *argv, "--output", str(out))) == line

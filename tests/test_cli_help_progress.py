@@ -17,7 +17,7 @@ def test_every_subcommand_help_shows_examples_and_exit_codes(capsys, command):
         main([command, "--help"])
     assert done.value.code == 0
     out = capsys.readouterr().out
-    assert "examples:\n  python -m blueprints " + command in out or f"examples:\n  git diff" in out
+    assert "examples:\n  python -m blueprints " + command in out or "examples:\n  git diff" in out
     assert "exit codes:" in out and "2  bad input" in out
     # 1 is a verdict (findings, a change that must not merge): only the commands that give one list it
     assert ("\n  1  the result blocks" in out) == (command in ("plan", "diff"))
@@ -33,8 +33,12 @@ def test_all_stacks_shows_progress_on_a_terminal_and_keeps_stdout_clean(tmp_path
     for stack in ("startup-t4", "startup-t4-aliyun"):
         (tmp_path / f"Pulumi.{stack}.yaml").write_text((STACKS_DIR / f"Pulumi.{stack}.yaml").read_text())
     # standard error is a terminal, standard output a pipe
-    run, shown = run_on_terminal(["plan", "--all-stacks", "--stacks-dir", str(tmp_path), "--format", "json"], "stderr",
-                                 dict(os.environ, COLUMNS="100"), timeout=300)
+    run, shown = run_on_terminal(
+        ["plan", "--all-stacks", "--stacks-dir", str(tmp_path), "--format", "json"],
+        "stderr",
+        dict(os.environ, COLUMNS="100"),
+        timeout=300,
+    )
     # the worst of the two: startup-t4-aliyun is flagged until its system shape has a price (conftest)
     assert run.returncode == 1
     assert [p["stack"] for p in json.loads(run.stdout)["plans"]] == ["startup-t4", "startup-t4-aliyun"]

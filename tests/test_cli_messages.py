@@ -14,7 +14,6 @@ from blueprints.stackconfig import STACKS_DIR
 from conftest import one_line, run_cli, shipped_cluster, write_stack
 
 
-
 def plan_bad(tmp_path, *extra):
     out = tmp_path / "out" / "plan.json"
     out.parent.mkdir()
@@ -23,23 +22,29 @@ def plan_bad(tmp_path, *extra):
     return one_line(result)
 
 
-@pytest.mark.parametrize("make, kind", [
-    (lambda p: p.mkdir(), "a directory"),
-    (lambda p: os.mkfifo(p), "a FIFO (named pipe)"),
-    (lambda p: p.symlink_to("/dev/zero"), "a device"),
-])
+@pytest.mark.parametrize(
+    "make, kind",
+    [
+        (lambda p: p.mkdir(), "a directory"),
+        (lambda p: os.mkfifo(p), "a FIFO (named pipe)"),
+        (lambda p: p.symlink_to("/dev/zero"), "a device"),
+    ],
+)
 def test_a_stack_file_that_is_not_a_regular_file_is_named_for_what_it_is(tmp_path, make, kind):
     make(tmp_path / "Pulumi.bad.yaml")
-    assert plan_bad(tmp_path) == (f"error: {tmp_path.name}/Pulumi.bad.yaml: is {kind}, not a stack file; a stack "
-                                  "file is a regular YAML file")
+    assert plan_bad(tmp_path) == (
+        f"error: {tmp_path.name}/Pulumi.bad.yaml: is {kind}, not a stack file; a stack file is a regular YAML file"
+    )
 
 
 @pytest.mark.parametrize("argv", [["--stack", "x"], ["--all-stacks"]])
 def test_a_missing_stacks_dir_is_named(tmp_path, argv):
     missing = tmp_path / "nonexistent"
     line = one_line(run_cli("plan", *argv, "--stacks-dir", str(missing)))
-    assert line == (f"error: --stacks-dir: {missing} is not a directory; name the folder that holds "
-                    "Pulumi.<stack>.yaml files (default: stacks/)")
+    assert line == (
+        f"error: --stacks-dir: {missing} is not a directory; name the folder that holds "
+        "Pulumi.<stack>.yaml files (default: stacks/)"
+    )
 
 
 def test_a_valid_yaml_tag_is_named_not_called_malformed(tmp_path):
@@ -55,8 +60,10 @@ def test_a_look_alike_letter_is_named_with_the_word_it_mimics(tmp_path):
     cluster["cloud"] = "\u0430ws"  # Cyrillic small a
     write_stack(tmp_path, "bad", cluster)
     line = plan_bad(tmp_path)
-    assert line.endswith("cluster.cloud: Input should be 'aws' or 'alicloud' (got 'аws'); did you mean aws? "
-                         "('аws' contains U+0430 CYRILLIC SMALL LETTER A, which only looks like ASCII)")
+    assert line.endswith(
+        "cluster.cloud: Input should be 'aws' or 'alicloud' (got 'аws'); did you mean aws? "
+        "('аws' contains U+0430 CYRILLIC SMALL LETTER A, which only looks like ASCII)"
+    )
 
 
 def test_a_near_miss_gpu_model_gets_a_suggestion(tmp_path):
@@ -68,13 +75,20 @@ def test_a_near_miss_gpu_model_gets_a_suggestion(tmp_path):
     assert line.endswith("; did you mean H100?")
 
 
-@pytest.mark.parametrize("argv, line", [
-    (["plan", "--stak", "research-a100"], "error: usage: unknown option --stak; did you mean --stack?"),
-    (["plan", "-s", "research-a100", "--fromat", "json"],
-     "error: usage: unknown option --fromat; did you mean --format?"),
-    (["policy-config", "-s", "x", "--output-dri", "d"], "error: usage: unknown option --output-dri; did you mean "
-                                                         "--output-dir?"),
-])
+@pytest.mark.parametrize(
+    "argv, line",
+    [
+        (["plan", "--stak", "research-a100"], "error: usage: unknown option --stak; did you mean --stack?"),
+        (
+            ["plan", "-s", "research-a100", "--fromat", "json"],
+            "error: usage: unknown option --fromat; did you mean --format?",
+        ),
+        (
+            ["policy-config", "-s", "x", "--output-dri", "d"],
+            "error: usage: unknown option --output-dri; did you mean --output-dir?",
+        ),
+    ],
+)
 def test_a_mistyped_option_is_unknown_with_a_suggestion_not_a_missing_one(argv, line):
     assert one_line(run_cli(*argv)) == line
 
@@ -87,8 +101,14 @@ def test_version_and_short_stack():
 
 
 def test_each_epilog_lists_only_the_codes_its_command_returns():
-    for command, codes in [("plan", "0123"), ("diff", "0123"), ("schema", "023"), ("size", "023"),
-                           ("ci-matrix", "023"), ("policy-config", "023")]:
+    for command, codes in [
+        ("plan", "0123"),
+        ("diff", "0123"),
+        ("schema", "023"),
+        ("size", "023"),
+        ("ci-matrix", "023"),
+        ("policy-config", "023"),
+    ]:
         text = run_cli(command, "--help").stdout
         listed = "".join(line.strip()[0] for line in text.split("exit codes:\n", 1)[1].splitlines() if line.strip())
         assert listed == codes, (command, text)
@@ -102,8 +122,9 @@ def test_diff_exit_follows_its_own_verdict(tmp_path):
     cluster["budget"]["monthlyLimitUsd"] = 100  # far over budget: the cost pack's mandatory rule fires
     write_stack(tmp_path, "over", cluster)
     head = tmp_path / "head.json"
-    planned = run_cli("plan", "--stack", "over", "--stacks-dir", str(tmp_path), "--format", "json",
-                      "--output", str(head))
+    planned = run_cli(
+        "plan", "--stack", "over", "--stacks-dir", str(tmp_path), "--format", "json", "--output", str(head)
+    )
     assert planned.returncode == 1, planned.stderr
     comment = tmp_path / "comment.md"
     result = run_cli("diff", str(head), str(head), "--format", "markdown", "--output", str(comment))

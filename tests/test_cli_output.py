@@ -21,8 +21,14 @@ TIMEOUT = 180  # three plans in a row on a loaded machine
 
 
 def run(*argv: str, umask: int = 0o022) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "blueprints", *argv], cwd=ROOT, capture_output=True, text=True,
-                          timeout=TIMEOUT, preexec_fn=lambda: os.umask(umask))
+    return subprocess.run(
+        [sys.executable, "-m", "blueprints", *argv],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        preexec_fn=lambda: os.umask(umask),
+    )
 
 
 def one_line(result: subprocess.CompletedProcess) -> str:
@@ -75,8 +81,9 @@ def test_plan_to_a_null_device_leaves_the_device_alone(tmp_path):
     assert result.returncode == 0, result.stderr
     after = os.stat(null)
     assert stat.S_ISCHR(after.st_mode) and after.st_ino == before.st_ino and after.st_rdev == before.st_rdev
-    assert result.stdout == "" and sorted(p.name for p in tmp_path.iterdir()) == (["null"] if null.parent == tmp_path
-                                                                                   else [])
+    assert result.stdout == "" and sorted(p.name for p in tmp_path.iterdir()) == (
+        ["null"] if null.parent == tmp_path else []
+    )
 
 
 def test_a_full_device_is_written_in_place_and_its_error_is_one_line(tmp_path):
@@ -128,8 +135,18 @@ def mode(path: Path) -> int:
 @pytest.mark.parametrize("umask, expected", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
 def test_plan_schema_and_policy_config_files_get_the_same_mode_from_the_umask(tmp_path, umask, expected):
     assert run("schema", "--output", str(tmp_path / "schema.json"), umask=umask).returncode == 0
-    assert run("plan", "--stack", "enterprise-h100", "--format", "json", "--policy-pack", "none",
-               "--output", str(tmp_path / "plan.json"), umask=umask).returncode in (0, 1)
+    assert run(
+        "plan",
+        "--stack",
+        "enterprise-h100",
+        "--format",
+        "json",
+        "--policy-pack",
+        "none",
+        "--output",
+        str(tmp_path / "plan.json"),
+        umask=umask,
+    ).returncode in (0, 1)
     folder = tmp_path / "policy-config"
     result = run("policy-config", "--stack", "enterprise-h100", "--output-dir", str(folder), umask=umask)
     assert result.returncode == 0, result.stderr

@@ -33,16 +33,28 @@ def test_no_color_turns_it_off_on_a_terminal():
 
 def test_a_pipe_gets_plain_text():
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"} | {"TERM": "xterm"}
-    result = subprocess.run([sys.executable, "-m", "blueprints", "plan", "-s", "startup-t4"], cwd=ROOT,
-                            capture_output=True, text=True, env=env, timeout=TIMEOUT)
+    result = subprocess.run(
+        [sys.executable, "-m", "blueprints", "plan", "-s", "startup-t4"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=TIMEOUT,
+    )
     assert result.returncode == 0 and ESC not in result.stdout and "[warning]" in result.stdout
 
 
 @pytest.mark.parametrize("columns", [80, 120])
 def test_the_size_table_fits_columns(columns):
     env = dict(os.environ, COLUMNS=str(columns))
-    result = subprocess.run([sys.executable, "-m", "blueprints", "size", "--params", "7B", "--tokens", "1T"],
-                            cwd=ROOT, capture_output=True, text=True, env=env, timeout=TIMEOUT)
+    result = subprocess.run(
+        [sys.executable, "-m", "blueprints", "size", "--params", "7B", "--tokens", "1T"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=TIMEOUT,
+    )
     assert result.returncode == 0, result.stderr
     rows = [line for line in result.stdout.splitlines() if "│" in line or "┃" in line]
     assert rows and max(len(line) for line in rows) <= columns

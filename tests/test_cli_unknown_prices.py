@@ -22,9 +22,26 @@ def plan(tmp_path, change, base="startup-t4"):
     change(cluster)
     write_stack(tmp_path, "variant", cluster)
     out = tmp_path / "plan.json"
-    result = subprocess.run([sys.executable, "-m", "blueprints", "plan", "--stack", "variant", "--stacks-dir",
-                             str(tmp_path), "--format", "json", "--output", str(out)], cwd=ROOT, capture_output=True,
-                            text=True, timeout=TIMEOUT)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "blueprints",
+            "plan",
+            "--stack",
+            "variant",
+            "--stacks-dir",
+            str(tmp_path),
+            "--format",
+            "json",
+            "--output",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
     assert result.returncode in (0, 1), result.stderr
     return result.returncode, json.loads(out.read_text())
 
@@ -60,28 +77,46 @@ def test_unknown_is_shown_as_unknown_in_the_text_plan(tmp_path):
     cluster = shipped_cluster("startup-t4")
     uncatalogued_system(cluster)
     write_stack(tmp_path, "variant", cluster)
-    result = subprocess.run([sys.executable, "-m", "blueprints", "plan", "--stack", "variant", "--stacks-dir",
-                             str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT)
+    result = subprocess.run(
+        [sys.executable, "-m", "blueprints", "plan", "--stack", "variant", "--stacks-dir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
     assert "AT LEAST: unpriced node groups are unknown, not $0" in result.stdout
     assert "(UNKNOWN against the budget)" in result.stdout and "(within budget)" not in result.stdout
 
 
 def spot_group(prices):
     def change(cluster):
-        cluster["nodeGroups"] = {"gpu": {"instanceType": "g4dn.xlarge", "gpuModel": "T4", "gpusPerNode": 1,
-                                         "capacity": "spot", "minNodes": 0, "desiredNodes": 1, "maxNodes": 2}}
+        cluster["nodeGroups"] = {
+            "gpu": {
+                "instanceType": "g4dn.xlarge",
+                "gpuModel": "T4",
+                "gpusPerNode": 1,
+                "capacity": "spot",
+                "minNodes": 0,
+                "desiredNodes": 1,
+                "maxNodes": 2,
+            }
+        }
         if prices is not None:
             cluster["prices"] = prices
+
     return change
 
 
-@pytest.mark.parametrize("prices, rate, option, source", [
-    (None, 0.1766, "spot", "(us-east-1, spot)"),  # the catalog's us-east-1 spot row
-    # a negotiated on-demand rate leaves the spot group's price alone (before, it replaced it)
-    ({"g4dn.xlarge": {"on-demand": 0.40}}, 0.1766, "spot", "(us-east-1, spot)"),
-    ({"g4dn.xlarge": {"spot": 0.15, "on-demand": 0.40}}, 0.15, "override", "stack override (prices)"),
-    ({"g4dn.xlarge": 0.40}, 0.40, "override", "stack override (prices)"),  # the per-type form: every option
-])
+@pytest.mark.parametrize(
+    "prices, rate, option, source",
+    [
+        (None, 0.1766, "spot", "(us-east-1, spot)"),  # the catalog's us-east-1 spot row
+        # a negotiated on-demand rate leaves the spot group's price alone (before, it replaced it)
+        ({"g4dn.xlarge": {"on-demand": 0.40}}, 0.1766, "spot", "(us-east-1, spot)"),
+        ({"g4dn.xlarge": {"spot": 0.15, "on-demand": 0.40}}, 0.15, "override", "stack override (prices)"),
+        ({"g4dn.xlarge": 0.40}, 0.40, "override", "stack override (prices)"),  # the per-type form: every option
+    ],
+)
 def test_prices_per_purchase_option(tmp_path, prices, rate, option, source):
     _, doc = plan(tmp_path, spot_group(prices))
     [row] = [r for r in doc["cost"]["rates"] if r["nodeGroup"] == "gpu"]
@@ -92,9 +127,15 @@ def test_a_price_per_option_must_name_a_purchase_option(tmp_path):
     cluster = shipped_cluster("startup-t4")
     cluster["prices"] = {"g4dn.xlarge": {"reserved": 0.3}}
     write_stack(tmp_path, "variant", cluster)
-    result = subprocess.run([sys.executable, "-m", "blueprints", "plan", "--stack", "variant", "--stacks-dir",
-                             str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT)
+    result = subprocess.run(
+        [sys.executable, "-m", "blueprints", "plan", "--stack", "variant", "--stacks-dir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines() == [
         f"error: {tmp_path.name}/Pulumi.variant.yaml: cluster.prices: price for g4dn.xlarge: 'reserved' is not a "
-        "purchase option; use on-demand, spot, capacity-block"]
+        "purchase option; use on-demand, spot, capacity-block"
+    ]

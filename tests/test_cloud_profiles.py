@@ -17,8 +17,10 @@ from catalog.clouds import CloudProfile, cloud_names, load_clouds, profile, role
 ROOT = Path(__file__).resolve().parents[1]
 
 # A literal cloud name compared with something: the shape of a fact chosen by a branch.
-BRANCH = re.compile(r"""(==|!=)\s*["'](aws|alicloud)["']|["'](aws|alicloud)["']\s*(==|!=)"""
-                    r"""|in\s*\(\s*["'](aws|alicloud)["']\s*,""")
+BRANCH = re.compile(
+    r"""(==|!=)\s*["'](aws|alicloud)["']|["'](aws|alicloud)["']\s*(==|!=)"""
+    r"""|in\s*\(\s*["'](aws|alicloud)["']\s*,"""
+)
 
 # Branches that choose behaviour, not a fact, with why they stay.
 ALLOWED = {
@@ -62,7 +64,7 @@ def test_the_branch_finder_finds_a_branch():
     assert BRANCH.search('kind = "EFA" if spec.cloud == "aws" else "eRDMA"')
     assert BRANCH.search("if package != 'aws':")
     assert BRANCH.search('cloud not in ("aws", "alicloud")')
-    assert not BRANCH.search('profile(spec.cloud).rdma.name')
+    assert not BRANCH.search("profile(spec.cloud).rdma.name")
 
 
 def test_patterns_are_the_ones_the_spec_enforced():
@@ -87,9 +89,13 @@ def _with_profile(monkeypatch, cloud: str, **changes) -> None:
 
 
 def _spec(**over) -> ClusterSpec:
-    base = {"cloud": "aws", "region": "us-east-1", "environment": "development",
-            "budget": {"monthlyLimitUsd": 10000, "contacts": ["a@example.com"]},
-            "nodeGroups": {"gpu": {"gpuModel": "A10G", "gpusPerNode": 1, "maxNodes": 2}}}
+    base = {
+        "cloud": "aws",
+        "region": "us-east-1",
+        "environment": "development",
+        "budget": {"monthlyLimitUsd": 10000, "contacts": ["a@example.com"]},
+        "nodeGroups": {"gpu": {"gpuModel": "A10G", "gpusPerNode": 1, "maxNodes": 2}},
+    }
     return ClusterSpec.model_validate({**base, **over})
 
 
@@ -129,9 +135,16 @@ def test_resolver_reads_placement_limits_from_the_profile(monkeypatch):
 def test_capacity_blocks_conflict_follows_the_profile(monkeypatch):
     from blueprints.conflicts import spec_conflicts
 
-    group = {"gpuModel": "H100", "gpusPerNode": 8, "minNodes": 1, "desiredNodes": 1, "maxNodes": 1,
-             "capacity": "capacity-block", "zone": "us-east-1a",
-             "capacityReservationId": "cr-0123456789abcdef0"}
+    group = {
+        "gpuModel": "H100",
+        "gpusPerNode": 8,
+        "minNodes": 1,
+        "desiredNodes": 1,
+        "maxNodes": 1,
+        "capacity": "capacity-block",
+        "zone": "us-east-1a",
+        "capacityReservationId": "cr-0123456789abcdef0",
+    }
     spec = _spec(nodeGroups={"gpu": group})
     assert not [p for p in spec_conflicts(spec) if "capacity blocks" in p]
     _with_profile(monkeypatch, "aws", capacity_blocks=False)

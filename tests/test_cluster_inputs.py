@@ -23,8 +23,12 @@ CLOUDS = ("aws", "alicloud")
 def _rooted_in_args(node: ast.AST) -> bool:
     """`args.x...` or `self._args.x...`: an expression reading the component's own args."""
     while isinstance(node, (ast.Attribute, ast.Subscript)):
-        if isinstance(node, ast.Attribute) and node.attr == "_args" and isinstance(node.value, ast.Name) \
-                and node.value.id == "self":
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr == "_args"
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+        ):
             return True
         node = node.value
     return isinstance(node, ast.Name) and node.id == "args"
@@ -38,21 +42,39 @@ def args_rewrites(source: str) -> list[str]:
     """Places that copy the args with fields replaced or assign to an args field."""
     found = []
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Call) and _callee(node) in ("replace", "__setattr__", "setattr") and node.args \
-                and _rooted_in_args(node.args[0]):
+        if (
+            isinstance(node, ast.Call)
+            and _callee(node) in ("replace", "__setattr__", "setattr")
+            and node.args
+            and _rooted_in_args(node.args[0])
+        ):
             found.append(f"line {node.lineno}: {_callee(node)}({ast.unparse(node.args[0])}, ...)")
-        targets = node.targets if isinstance(node, ast.Assign) else \
-            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
-        found += [f"line {node.lineno}: {ast.unparse(t)} = ..." for t in targets
-                  if isinstance(t, (ast.Attribute, ast.Subscript)) and _rooted_in_args(t)]
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, (ast.AugAssign, ast.AnnAssign))
+            else []
+        )
+        found += [
+            f"line {node.lineno}: {ast.unparse(t)} = ..."
+            for t in targets
+            if isinstance(t, (ast.Attribute, ast.Subscript)) and _rooted_in_args(t)
+        ]
     return found
 
 
 def cluster_filled(source: str) -> set[str]:
     """The platform fields a cluster fills: keywords of the call that turns `args.platform` into the layer's args."""
-    return {kw.arg for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call) and node.args
-            and ast.unparse(node.args[0]) in ("args.platform", "self._args.platform")
-            for kw in node.keywords if kw.arg}
+    return {
+        kw.arg
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        and node.args
+        and ast.unparse(node.args[0]) in ("args.platform", "self._args.platform")
+        for kw in node.keywords
+        if kw.arg
+    }
 
 
 def camel(name: str) -> str:
@@ -70,8 +92,10 @@ def test_the_cluster_never_rewrites_its_args(cloud):
 
 
 def test_the_rewrite_check_finds_what_it_looks_for():
-    source = ("def f(self, args):\n    GpuPlatform(n, replace(args.platform, autoscaler=None))\n"
-              "    self._args.platform.labels = {}\n    args.tags['a'] = 'b'\n")
+    source = (
+        "def f(self, args):\n    GpuPlatform(n, replace(args.platform, autoscaler=None))\n"
+        "    self._args.platform.labels = {}\n    args.tags['a'] = 'b'\n"
+    )
     assert len(args_rewrites(source)) == 3
     assert cluster_filled(source) == {"autoscaler"}
 

@@ -70,8 +70,17 @@ def test_components_have_one_shape_and_a_conventional_token_aliased_to_the_old_o
 def test_matching_concerns_have_matching_names_on_both_clouds():
     aws = {c.__name__ for c in public("aws")}
     alicloud = {c.__name__ for c in public("alicloud")}
-    assert {"GpuCluster", "GpuNetwork", "GpuNodeGroup", "SystemNodeGroup", "WorkloadRole", "DataKey", "DataBucket",
-            "AuditTrail", "ThreatDetection"} <= aws & alicloud
+    assert {
+        "GpuCluster",
+        "GpuNetwork",
+        "GpuNodeGroup",
+        "SystemNodeGroup",
+        "WorkloadRole",
+        "DataKey",
+        "DataBucket",
+        "AuditTrail",
+        "ThreatDetection",
+    } <= aws & alicloud
 
 
 def test_a_defaulted_field_given_none_takes_its_default():
@@ -98,8 +107,9 @@ def _run(program) -> list[tuple[str, str, dict]]:
     recorder = _Recorder()
     pulumi.runtime.set_mocks(recorder, project="consumer", stack="dev", preview=False)
     _sync_await(run_pulumi_func(program))
-    return sorted((t, n, json.dumps(i, sort_keys=True)) for t, n, i in recorder.resources
-                  if not t.startswith("gpu-blueprints"))
+    return sorted(
+        (t, n, json.dumps(i, sort_keys=True)) for t, n, i in recorder.resources if not t.startswith("gpu-blueprints")
+    )
 
 
 def test_the_provider_construct_path_builds_what_python_args_build():
@@ -109,15 +119,31 @@ def test_the_provider_construct_path_builds_what_python_args_build():
     from components.aws.storage import BucketArgs, DataBucket
 
     provider = ComponentProvider(public("aws"), "gpu-blueprints-aws")
-    inputs = {"kmsKeyArn": "arn:aws:kms:eu-west-1:111122223333:key/k", "protect": False,
-              "noncurrentVersionDays": 7, "tags": {"team": "ml"}}
+    inputs = {
+        "kmsKeyArn": "arn:aws:kms:eu-west-1:111122223333:key/k",
+        "protect": False,
+        "noncurrentVersionDays": 7,
+        "tags": {"team": "ml"},
+    }
 
     via_provider = _run(lambda: provider.construct("data", "gpu-blueprints-aws:index:DataBucket", inputs, None))
-    via_python = _run(lambda: DataBucket("data", BucketArgs(
-        kms_key_arn="arn:aws:kms:eu-west-1:111122223333:key/k", protect=False, noncurrent_version_days=7,
-        tags={"team": "ml"})))
+    via_python = _run(
+        lambda: DataBucket(
+            "data",
+            BucketArgs(
+                kms_key_arn="arn:aws:kms:eu-west-1:111122223333:key/k",
+                protect=False,
+                noncurrent_version_days=7,
+                tags={"team": "ml"},
+            ),
+        )
+    )
     assert via_provider == via_python
-    lifecycle = next(json.loads(i) for t, _, i in via_provider if t == "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration")
+    lifecycle = next(
+        json.loads(i)
+        for t, _, i in via_provider
+        if t == "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration"
+    )
     assert lifecycle["rules"][0]["noncurrentVersionExpiration"]["noncurrentDays"] == 7
 
 
@@ -135,11 +161,14 @@ def installed(tmp_path_factory):
     for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy(ROOT / name, source / name)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
-    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(source)],
-                   check=True, cwd=source, capture_output=True)
+    subprocess.run(
+        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(source)],
+        check=True,
+        cwd=source,
+        capture_output=True,
+    )
     wheel = next(wheels.glob("gpu_cluster_blueprints-*.whl"))
-    subprocess.run([*pip, "install", "--no-deps", "--target", str(target), str(wheel)], check=True,
-                   capture_output=True)
+    subprocess.run([*pip, "install", "--no-deps", "--target", str(target), str(wheel)], check=True, capture_output=True)
     return target
 
 
@@ -147,8 +176,13 @@ def test_the_wheel_ships_components_catalog_and_policies_under_one_name(installe
     tops = {p.name for p in installed.iterdir() if not p.name.endswith(".dist-info")}
     assert tops == {"blueprints"}
     package = installed / "blueprints"
-    for part in ("components/aws/node_group.py", "catalog/shapes.yaml", "policies/registry.py",
-                 "acceptance/gpu_check.py", "components/kubernetes/charts.yaml"):
+    for part in (
+        "components/aws/node_group.py",
+        "catalog/shapes.yaml",
+        "policies/registry.py",
+        "acceptance/gpu_check.py",
+        "components/kubernetes/charts.yaml",
+    ):
         assert (package / part).is_file(), part
     # the Pulumi project's orchestration (spec, resolver, offline plan, CLI) is not part of the library
     assert not (package / "resolver.py").exists() and not (package / "offline").exists()
@@ -156,11 +190,14 @@ def test_the_wheel_ships_components_catalog_and_policies_under_one_name(installe
 
 def test_the_wheels_policy_library_prices_from_the_wheels_catalog(installed, tmp_path):
     """The repository imports the top-level `catalog`; the wheel has it only as blueprints.catalog."""
-    probe = ("import blueprints.policies.pricing as p, blueprints.catalog as c; "
-             "print(p.prices.__name__, c.__file__.startswith(%r), p.price('p5.48xlarge', {}) > 0)" % str(installed))
+    probe = (
+        "import blueprints.policies.pricing as p, blueprints.catalog as c; "
+        "print(p.prices.__name__, c.__file__.startswith(%r), p.price('p5.48xlarge', {}) > 0)" % str(installed)
+    )
     env = {**os.environ, "PYTHONPATH": str(installed)}
-    run = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.split() == ["blueprints.catalog.prices", "True", "True"]
 
@@ -168,14 +205,24 @@ def test_the_wheels_policy_library_prices_from_the_wheels_catalog(installed, tmp
 def test_a_consumer_program_puts_every_aws_resource_on_its_own_provider(installed, tmp_path):
     program = ROOT / "tests" / "data" / "consumer"
     env = {**os.environ, "PYTHONPATH": str(installed)}
-    run = subprocess.run([sys.executable, str(program / "run_under_mocks.py"), str(program / "__main__.py")],
-                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, str(program / "run_under_mocks.py"), str(program / "__main__.py")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     result = json.loads(run.stdout.strip().splitlines()[-1])
     assert result["package"].startswith(str(installed))  # the wheel's copy, not the repository's
     aws_resources = [r for r in result["resources"] if r["type"].startswith("aws:")]
-    assert {"aws:s3/bucket:Bucket", "aws:s3/bucketPolicy:BucketPolicy", "aws:ec2/launchTemplate:LaunchTemplate",
-            "aws:eks/nodeGroup:NodeGroup"} <= {r["type"] for r in aws_resources}
+    assert {
+        "aws:s3/bucket:Bucket",
+        "aws:s3/bucketPolicy:BucketPolicy",
+        "aws:ec2/launchTemplate:LaunchTemplate",
+        "aws:eks/nodeGroup:NodeGroup",
+    } <= {r["type"] for r in aws_resources}
     deployer = "pulumi:providers:aws::deployer::"
     assert [r["name"] for r in aws_resources if deployer not in r["provider"]] == []
     assert [i["token"] for i in result["invokes"] if deployer not in i["provider"]] == []
@@ -187,8 +234,9 @@ def test_a_cluster_uses_the_callers_provider_and_makes_none_of_its_own(tmp_path)
     from blueprints.stackconfig import read_stack_config
 
     config = read_stack_config("startup-t4")
-    registered, _ = run_program("startup-t4", config, "us-east-1",
-                                program=ROOT / "tests" / "data" / "consumer" / "cluster_with_own_provider.py")
+    registered, _ = run_program(
+        "startup-t4", config, "us-east-1", program=ROOT / "tests" / "data" / "consumer" / "cluster_with_own_provider.py"
+    )
     providers = [r for r in registered if r.type == "pulumi:providers:aws"]
     assert [p.name for p in providers] == ["assumed"]
     aws_resources = [r for r in registered if r.type.startswith("aws:")]

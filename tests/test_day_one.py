@@ -13,12 +13,22 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from catalog import load_catalog
-from catalog.addons import addon_versions
 from blueprints.offline.mocks import ACCOUNT_ID
 from blueprints.stackconfig import ROOT
-from conftest import (SHIPPED, gpu_groups, gpu_templates, helm, resources, shipped_cluster, shipped_plan,
-                      system_groups, with_system_price, write_stack)
+from catalog import load_catalog
+from catalog.addons import addon_versions
+from conftest import (
+    SHIPPED,
+    gpu_groups,
+    gpu_templates,
+    helm,
+    resources,
+    shipped_cluster,
+    shipped_plan,
+    system_groups,
+    with_system_price,
+    write_stack,
+)
 
 AWS = [s for s in SHIPPED if shipped_plan(s).resolved.spec.cloud == "aws"]
 ALI = [s for s in SHIPPED if s not in AWS]
@@ -56,8 +66,10 @@ def test_ack_system_pool_is_untainted_pay_as_you_go_across_all_vswitches(stack):
 
 
 def test_system_shape_and_count_come_from_the_spec(plan_variant):
-    plan = plan_variant("research-a100", lambda c: c.update(systemNodes={"instanceType": "m6i.2xlarge",
-                                                                         "minNodes": 3, "desiredNodes": 3}))
+    plan = plan_variant(
+        "research-a100",
+        lambda c: c.update(systemNodes={"instanceType": "m6i.2xlarge", "minNodes": 3, "desiredNodes": 3}),
+    )
     [system] = system_groups(plan)
     assert system["instanceTypes"] == ["m6i.2xlarge"]
     assert system["scalingConfig"] == {"minSize": 3, "desiredSize": 3, "maxSize": 4}
@@ -74,10 +86,14 @@ def test_system_nodes_are_priced_only_from_their_own_region():
     for stack, region in (("startup-t4-aliyun", "cn-hangzhou"),):
         plan = shipped_plan(stack)
         assert plan.resolved.system.usd_per_hour is None  # never another region's price
-        assert any(n.startswith(f"system: {plan.resolved.system.instance_type} has no list price for {region}")
-                   for n in plan.resolved.notes)
-        assert any(u.endswith(f"has no list price; set prices.{plan.resolved.system.instance_type}")
-                   for u in plan.cost.unpriced)
+        assert any(
+            n.startswith(f"system: {plan.resolved.system.instance_type} has no list price for {region}")
+            for n in plan.resolved.notes
+        )
+        assert any(
+            u.endswith(f"has no list price; set prices.{plan.resolved.system.instance_type}")
+            for u in plan.cost.unpriced
+        )
 
 
 # --------------------------------------------------------------------------- add-ons
@@ -99,10 +115,13 @@ def test_addons_with_aws_permissions_get_their_own_irsa_role():
         [role_urn] = [d for d in addon.property_dependencies.get("serviceAccountRoleArn", []) if d in roles] or [None]
         if role_urn:
             statement = json.loads(roles[role_urn].inputs["assumeRolePolicy"])["Statement"][0]
-            trusted[addon.inputs["addonName"]] = [v for k, v in statement["Condition"]["StringEquals"].items()
-                                                  if k.endswith(":sub")][0]
-    assert trusted == {"vpc-cni": "system:serviceaccount:kube-system:aws-node",
-                       "aws-ebs-csi-driver": "system:serviceaccount:kube-system:ebs-csi-controller-sa"}
+            trusted[addon.inputs["addonName"]] = [
+                v for k, v in statement["Condition"]["StringEquals"].items() if k.endswith(":sub")
+            ][0]
+    assert trusted == {
+        "vpc-cni": "system:serviceaccount:kube-system:aws-node",
+        "aws-ebs-csi-driver": "system:serviceaccount:kube-system:ebs-csi-controller-sa",
+    }
     [ebs] = [r.inputs for r in registrations(plan, "aws:iam/rolePolicy:RolePolicy") if "aws-ebs-csi-driver" in r.name]
     statements = json.loads(ebs["policy"])["Statement"]
     [grants] = [s for s in statements if "kms:CreateGrant" in s["Action"]]
@@ -125,8 +144,7 @@ def test_network_addons_come_before_nodes_and_the_rest_after_the_system_group():
 def test_autoscaling_role_may_use_the_key_for_node_volumes():
     [key] = resources(shipped_plan("startup-t4"), "aws:kms/key:Key")
     statements = {s.get("Sid"): s for s in json.loads(key["policy"])["Statement"]}
-    role = (f"arn:aws:iam::{ACCOUNT_ID}:role/aws-service-role/autoscaling.amazonaws.com/"
-            "AWSServiceRoleForAutoScaling")
+    role = f"arn:aws:iam::{ACCOUNT_ID}:role/aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling"
     assert statements["AutoScalingEncryptsNodeVolumes"]["Principal"] == {"AWS": role}
     assert statements["AutoScalingGrantsForNodeVolumes"]["Condition"] == {"Bool": {"kms:GrantIsForAWSResource": "true"}}
 
@@ -139,7 +157,9 @@ def test_ack_installs_csi_and_pod_identity_addons(stack):
     cpfs = plan.resolved.spec.storage.parallel_fs.type == "cpfs"
     expected = ["terway-eniip", "csi-plugin", "managed-csiprovisioner"] + (["cnfs-nas-daemon"] if cpfs else [])
     assert names == sorted(expected)
-    assert "ack-pod-identity-webhook" in [a["name"] for a in resources(plan, "alicloud:cs/kubernetesAddon:KubernetesAddon")]
+    assert "ack-pod-identity-webhook" in [
+        a["name"] for a in resources(plan, "alicloud:cs/kubernetesAddon:KubernetesAddon")
+    ]
 
 
 @pytest.mark.parametrize("stack", SHIPPED)
@@ -182,8 +202,9 @@ def test_lustre_is_bound_to_a_read_write_many_claim_in_the_training_namespace(st
 
 
 def test_nas_is_bound_through_its_mount_target(plan_variant):
-    plan = plan_variant("startup-t4-aliyun", lambda c: c.setdefault("storage", {}).update(
-        parallelFs={"type": "nas", "sizeGib": 1000}))
+    plan = plan_variant(
+        "startup-t4-aliyun", lambda c: c.setdefault("storage", {}).update(parallelFs={"type": "nas", "sizeGib": 1000})
+    )
     [fs] = registrations(plan, "alicloud:nas/fileSystem:FileSystem")
     [target] = registrations(plan, "alicloud:nas/mountTarget:MountTarget")
     volumes = registrations(plan, "kubernetes:core/v1:PersistentVolume")
@@ -195,7 +216,8 @@ def test_nas_is_bound_through_its_mount_target(plan_variant):
         assert "vers=3" in pv.inputs["spec"]["mountOptions"]
     assert not plan.readiness_blocking()
     for r in registrations(plan, "kubernetes:core/v1:PersistentVolume") + registrations(
-            plan, "kubernetes:core/v1:PersistentVolumeClaim"):
+        plan, "kubernetes:core/v1:PersistentVolumeClaim"
+    ):
         kubernetes_validate.validate(r.inputs, "1.35.0", strict=True)
 
 
@@ -206,13 +228,18 @@ def test_cpfs_gets_an_nfs_export_and_its_claim_once_the_domain_is_known(plan_var
     [pending] = [f for f in shipped.readiness if f.check == "file-system-claim"]
     assert pending.level == "warning" and "exportDomain" in pending.fix
     domain = "cpfs-0123456789abcdef-x1y2z3.cn-hangzhou.cpfs.aliyuncs.com"
-    plan = plan_variant("research-a100-aliyun", lambda c: c.setdefault("storage", {}).setdefault(
-        "parallelFs", {}).update(exportDomain=domain))
+    plan = plan_variant(
+        "research-a100-aliyun",
+        lambda c: c.setdefault("storage", {}).setdefault("parallelFs", {}).update(exportDomain=domain),
+    )
     volumes = resources(plan, "kubernetes:core/v1:PersistentVolume")
     assert len(volumes) == 2  # `training` and the team's namespace
     for pv in volumes:
-        assert pv["spec"]["csi"]["volumeAttributes"] == {"server": domain, "path": "/share",
-                                                         "mountProtocol": "cpfs-nfs"}
+        assert pv["spec"]["csi"]["volumeAttributes"] == {
+            "server": domain,
+            "path": "/share",
+            "mountProtocol": "cpfs-nfs",
+        }
         kubernetes_validate.validate(pv, "1.35.0", strict=True)
     assert not [f for f in plan.readiness if f.check == "file-system-claim"]
 
@@ -221,11 +248,16 @@ def test_local_nvme_is_striped_for_pods_on_shapes_that_have_it(plan_variant):
     [template] = gpu_templates(shipped_plan("startup-t4"))  # g4dn.2xlarge: 225 GB NVMe
     config = base64.b64decode(template["userData"]).decode()
     node_config = yaml.safe_load(config.split("Content-Type: application/node.eks.aws", 1)[1].split("--//--")[0])
-    assert node_config["kind"] == "NodeConfig" and node_config["spec"]["instance"]["localStorage"] == {"strategy": "RAID0"}
+    assert node_config["kind"] == "NodeConfig" and node_config["spec"]["instance"]["localStorage"] == {
+        "strategy": "RAID0"
+    }
     off = plan_variant("startup-t4", lambda c: c.setdefault("storage", {}).update(localNvmeScratch=False))
     assert "userData" not in gpu_templates(off)[0]
-    [system_template] = [r.inputs for r in shipped_plan("startup-t4").registrations
-                         if r.type == "aws:ec2/launchTemplate:LaunchTemplate" and r.name.endswith("-system")]
+    [system_template] = [
+        r.inputs
+        for r in shipped_plan("startup-t4").registrations
+        if r.type == "aws:ec2/launchTemplate:LaunchTemplate" and r.name.endswith("-system")
+    ]
     assert "userData" not in system_template  # m6i has no instance store
 
 
@@ -267,13 +299,15 @@ def test_cluster_autoscaler_discovers_this_cluster_and_gives_idle_gpus_back(stac
     assert values["extraArgs"]["scale-down-gpu-utilization-threshold"] == "0.3"
     [role] = [r for r in registrations(plan, "aws:iam/role:Role") if "cluster-autoscaler" in r.name]
     assert values["rbac"]["serviceAccount"]["annotations"]["eks.amazonaws.com/role-arn"].startswith(
-        f"arn:aws:iam::{ACCOUNT_ID}:role/{role.name}-")
+        f"arn:aws:iam::{ACCOUNT_ID}:role/{role.name}-"
+    )
     assert "system:serviceaccount:kube-system:cluster-autoscaler" in role.inputs["assumeRolePolicy"]
     [policy] = [r for r in resources(plan, "aws:iam/rolePolicy:RolePolicy") if "ScaleOwnNodeGroups" in r["policy"]]
     statements = {s["Sid"]: s for s in json.loads(policy["policy"])["Statement"]}
     scale = statements["ScaleOwnNodeGroups"]
-    assert scale["Resource"] == [f"arn:aws:autoscaling:{spec.region}:{ACCOUNT_ID}:autoScalingGroup:*:"
-                                 f"autoScalingGroupName/eks-{stack}-*"]
+    assert scale["Resource"] == [
+        f"arn:aws:autoscaling:{spec.region}:{ACCOUNT_ID}:autoScalingGroup:*:autoScalingGroupName/eks-{stack}-*"
+    ]
     assert scale["Condition"] == {"StringEquals": {f"aws:ResourceTag/k8s.io/cluster-autoscaler/{stack}": "owned"}}
 
 
@@ -289,11 +323,22 @@ def test_ack_scales_gpu_pools_from_zero_and_gives_idle_nodes_back(stack):
 
 
 def test_autoscaler_settings_come_from_the_spec(plan_variant):
-    plan = plan_variant("startup-t4", lambda c: c.update(autoscaling={
-        "scaleDownUnneededMinutes": 30, "scaleDownUtilizationThreshold": 0.2, "gpuScaleDownUtilizationThreshold": 0.1}))
+    plan = plan_variant(
+        "startup-t4",
+        lambda c: c.update(
+            autoscaling={
+                "scaleDownUnneededMinutes": 30,
+                "scaleDownUtilizationThreshold": 0.2,
+                "gpuScaleDownUtilizationThreshold": 0.1,
+            }
+        ),
+    )
     args = helm(plan, "cluster-autoscaler")["values"]["extraArgs"]
-    assert (args["scale-down-unneeded-time"], args["scale-down-utilization-threshold"],
-            args["scale-down-gpu-utilization-threshold"]) == ("30m", "0.2", "0.1")
+    assert (
+        args["scale-down-unneeded-time"],
+        args["scale-down-utilization-threshold"],
+        args["scale-down-gpu-utilization-threshold"],
+    ) == ("30m", "0.2", "0.1")
 
 
 # --------------------------------------------------------------------------- workload identity
@@ -301,8 +346,11 @@ def test_autoscaler_settings_come_from_the_spec(plan_variant):
 def test_trainer_service_account_carries_the_irsa_role_arn(stack):
     plan = shipped_plan(stack)
     k8s = plan.resolved.spec.kubernetes
-    accounts = {r.inputs["metadata"]["namespace"]: r for r in registrations(plan, "kubernetes:core/v1:ServiceAccount")
-                if r.inputs["metadata"]["name"] == "trainer"}
+    accounts = {
+        r.inputs["metadata"]["namespace"]: r
+        for r in registrations(plan, "kubernetes:core/v1:ServiceAccount")
+        if r.inputs["metadata"]["name"] == "trainer"
+    }
     assert sorted(accounts) == sorted({k8s.trainer_namespace, *k8s.teams})  # one identity per team
     for namespace, account in accounts.items():
         role_name = f"{stack}-trainer" if namespace == k8s.trainer_namespace else f"{stack}-trainer-{namespace}"
@@ -319,15 +367,18 @@ def test_trainer_service_account_carries_the_irsa_role_arn(stack):
 def test_trainer_service_account_names_the_rrsa_role_and_its_namespace_injects(stack):
     plan = shipped_plan(stack)
     k8s = plan.resolved.spec.kubernetes
-    accounts = {r.inputs["metadata"]["namespace"]: r.inputs
-                for r in registrations(plan, "kubernetes:core/v1:ServiceAccount")
-                if r.inputs["metadata"]["name"] == "trainer"}
+    accounts = {
+        r.inputs["metadata"]["namespace"]: r.inputs
+        for r in registrations(plan, "kubernetes:core/v1:ServiceAccount")
+        if r.inputs["metadata"]["name"] == "trainer"
+    }
     assert sorted(accounts) == sorted({k8s.trainer_namespace, *k8s.teams})  # one identity per team
     for ns, account in accounts.items():
         role_name = f"{stack}-trainer" if ns == k8s.trainer_namespace else f"{stack}-trainer-{ns}"
         [role] = [r for r in registrations(plan, "alicloud:ram/role:Role") if r.name == role_name]
         assert account["metadata"]["annotations"] == {
-            "pod-identity.alibabacloud.com/role-name": role.inputs["roleName"]}
+            "pod-identity.alibabacloud.com/role-name": role.inputs["roleName"]
+        }
         [namespace] = [n for n in resources(plan, "kubernetes:core/v1:Namespace") if n["metadata"]["name"] == ns]
         assert namespace["metadata"]["labels"]["pod-identity.alibabacloud.com/injection"] == "on"
 
@@ -344,26 +395,40 @@ def test_eks_admins_get_access_entries_and_the_kubeconfig_is_a_secret_output(pla
 
 
 def test_ack_admins_get_cluster_admin_permissions(plan_variant):
-    plan = plan_variant("startup-t4-aliyun", lambda c: c.update(access={"clusterAdmins": [
-        "2035123456789012", "role:301234567890123456"]}))
-    permissions = sorted(resources(plan, "alicloud:cs/kubernetesPermission:KubernetesPermission"), key=lambda p: p["uid"])
+    plan = plan_variant(
+        "startup-t4-aliyun",
+        lambda c: c.update(access={"clusterAdmins": ["2035123456789012", "role:301234567890123456"]}),
+    )
+    permissions = sorted(
+        resources(plan, "alicloud:cs/kubernetesPermission:KubernetesPermission"), key=lambda p: p["uid"]
+    )
     assert [(p["uid"], p["permissions"][0]["isRamRole"], p["permissions"][0]["roleName"]) for p in permissions] == [
-        ("2035123456789012", False, "admin"), ("301234567890123456", True, "admin")]
+        ("2035123456789012", False, "admin"),
+        ("301234567890123456", True, "admin"),
+    ]
     assert plan.outputs["kubeconfig"] == {"secret": True}
 
 
-@pytest.mark.parametrize("field, value, expected", [
-    ("access", {"clusterAdmins": ["alice"]}, "access.clusterAdmins: 'alice' is not an IAM role or user ARN"),
-    ("systemNodes", {"minNodes": 1, "desiredNodes": 2}, "cluster.systemNodes.minNodes"),
-    ("nodeGroups", {"system": {"gpuModel": "T4", "gpusPerNode": 1}}, "'system' is the system node group's"),
-    ("kubernetes", {"acceptance": {"recheckIdleHours": 30}}, "recheckIdleHours is 1 to 24, or a multiple of 24"),
-])
+@pytest.mark.parametrize(
+    "field, value, expected",
+    [
+        ("access", {"clusterAdmins": ["alice"]}, "access.clusterAdmins: 'alice' is not an IAM role or user ARN"),
+        ("systemNodes", {"minNodes": 1, "desiredNodes": 2}, "cluster.systemNodes.minNodes"),
+        ("nodeGroups", {"system": {"gpuModel": "T4", "gpusPerNode": 1}}, "'system' is the system node group's"),
+        ("kubernetes", {"acceptance": {"recheckIdleHours": 30}}, "recheckIdleHours is 1 to 24, or a multiple of 24"),
+    ],
+)
 def test_bad_day_one_fields_are_one_line_and_exit_2(tmp_path, field, value, expected):
     cluster = shipped_cluster("startup-t4")
     cluster[field] = value
     write_stack(tmp_path, "bad", cluster)
-    run = subprocess.run([sys.executable, "-m", "blueprints", "plan", "--stack", "bad", "--stacks-dir", str(tmp_path)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-m", "blueprints", "plan", "--stack", "bad", "--stacks-dir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 2 and expected in run.stderr and run.stderr.count("\n") == 1, run.stderr
 
 
@@ -396,7 +461,9 @@ def test_guardduty_runtime_monitoring_is_the_feature_the_api_documents_today():
     [feature] = resources(shipped_plan("enterprise-h100"), "aws:guardduty/detectorFeature:DetectorFeature")
     assert feature["name"] == "RUNTIME_MONITORING" and feature["name"] in model.shape_for("DetectorFeature").enum
     extra = [c["name"] for c in feature["additionalConfigurations"]]
-    assert extra == ["EKS_ADDON_MANAGEMENT"] and set(extra) <= set(model.shape_for("FeatureAdditionalConfiguration").enum)
+    assert extra == ["EKS_ADDON_MANAGEMENT"] and set(extra) <= set(
+        model.shape_for("FeatureAdditionalConfiguration").enum
+    )
 
 
 def test_the_budget_tag_is_activated_on_request_and_the_plan_warns_until_it_is(plan_variant):
@@ -416,11 +483,13 @@ def test_node_images_are_held_from_creation_or_pinned(plan_variant):
     ignore later releases; pinned, the release is the stack's and changes only when the stack does."""
     groups = [r for r in shipped_plan("research-a100").registrations if r.type == "aws:eks/nodeGroup:NodeGroup"]
     assert groups and all("releaseVersion" in r.ignore_changes for r in groups)
-    pinned = plan_variant("research-a100", lambda c: c.update(kubernetesVersion="1.33",
-                                                              nodeImage={"releaseVersion": "1.33.5-20251120"}))
+    pinned = plan_variant(
+        "research-a100", lambda c: c.update(kubernetesVersion="1.33", nodeImage={"releaseVersion": "1.33.5-20251120"})
+    )
     groups = [r for r in pinned.registrations if r.type == "aws:eks/nodeGroup:NodeGroup"]
-    assert groups and all(r.inputs["releaseVersion"] == "1.33.5-20251120" and "releaseVersion" not in r.ignore_changes
-                          for r in groups)
+    assert groups and all(
+        r.inputs["releaseVersion"] == "1.33.5-20251120" and "releaseVersion" not in r.ignore_changes for r in groups
+    )
 
 
 def test_a_pinned_release_for_another_kubernetes_minor_is_refused(tmp_path):
@@ -428,8 +497,16 @@ def test_a_pinned_release_for_another_kubernetes_minor_is_refused(tmp_path):
     from blueprints.stackconfig import parse_cluster
 
     with pytest.raises(BlueprintError, match="nodeImage.releaseVersion 1.32.9-20251120 is for Kubernetes 1.32"):
-        parse_cluster({"preset": "research", "cloud": "aws", "region": "us-east-1", "kubernetesVersion": "1.33",
-                       "nodeImage": {"releaseVersion": "1.32.9-20251120"}}, "stacks/Pulumi.x.yaml")
+        parse_cluster(
+            {
+                "preset": "research",
+                "cloud": "aws",
+                "region": "us-east-1",
+                "kubernetesVersion": "1.33",
+                "nodeImage": {"releaseVersion": "1.32.9-20251120"},
+            },
+            "stacks/Pulumi.x.yaml",
+        )
 
 
 @pytest.mark.parametrize("stack", ["enterprise-h100", "enterprise-aliyun"])

@@ -29,10 +29,13 @@ def _size(gib):
     return lambda c: c.setdefault("storage", {}).setdefault("parallelFs", {}).update(sizeGib=gib)
 
 
-@pytest.mark.parametrize("stack,before,after,kind", [
-    ("research-a100-aliyun", 10800, 9600, "alicloud:nas/fileSystem:FileSystem"),
-    ("research-a100", 12000, 9600, "aws:fsx/lustreFileSystem:LustreFileSystem"),
-])
+@pytest.mark.parametrize(
+    "stack,before,after,kind",
+    [
+        ("research-a100-aliyun", 10800, 9600, "alicloud:nas/fileSystem:FileSystem"),
+        ("research-a100", 12000, 9600, "aws:fsx/lustreFileSystem:LustreFileSystem"),
+    ],
+)
 def test_a_file_system_shrink_is_an_error_even_when_acknowledged(tmp_path, monkeypatch, stack, before, after, kind):
     base, head = _plan(tmp_path, stack, _size(before)), _plan(tmp_path, stack, _size(after))
     [diff] = diff_plans({stack: base}, {stack: head})
@@ -59,9 +62,11 @@ def test_a_namespace_deletion_needs_the_acknowledgement(tmp_path, monkeypatch):
     stack = "startup-t4"
     base = _plan(tmp_path, stack, lambda c: None)
     head = _plan(tmp_path, stack, lambda c: None)
-    head["resources"] = [r for r in head["resources"]
-                         if not (r["type"] == "kubernetes:core/v1:Namespace"
-                                 and r["inputs"]["metadata"]["name"] == "ml")]
+    head["resources"] = [
+        r
+        for r in head["resources"]
+        if not (r["type"] == "kubernetes:core/v1:Namespace" and r["inputs"]["metadata"]["name"] == "ml")
+    ]
     [diff] = diff_plans({stack: base}, {stack: head})
     assert any("Namespace ml would be DELETED" in r for r in diff.data_loss)
     assert check_exit_code([diff], acknowledged=False) == 1
@@ -81,23 +86,34 @@ def test_adding_teams_keeps_the_training_namespace_and_gives_each_team_its_ident
     stack = "startup-t4"
     teamless = lambda c: c.setdefault("kubernetes", {}).update(teams={})  # noqa: E731
     two_teams = lambda c: c.setdefault("kubernetes", {}).update(  # noqa: E731
-        teams={"ml": {"gpus": 1}, "vision": {"gpus": 1}})
+        teams={"ml": {"gpus": 1}, "vision": {"gpus": 1}}
+    )
     base, head = _plan(tmp_path, stack, teamless), _plan(tmp_path, stack, two_teams)
     [diff] = diff_plans({stack: base}, {stack: head})
     assert not diff.data_loss and check_exit_code([diff], acknowledged=False) == 0
-    trusted = {r["name"]: r["inputs"]["assumeRolePolicy"] for r in head["resources"]
-               if r["type"] == "aws:iam/role:Role" and "-trainer" in r["name"]}
+    trusted = {
+        r["name"]: r["inputs"]["assumeRolePolicy"]
+        for r in head["resources"]
+        if r["type"] == "aws:iam/role:Role" and "-trainer" in r["name"]
+    }
     assert sorted(trusted) == [f"{stack}-trainer", f"{stack}-trainer-ml", f"{stack}-trainer-vision"]
-    for name, ns in ((f"{stack}-trainer", "training"), (f"{stack}-trainer-ml", "ml"),
-                     (f"{stack}-trainer-vision", "vision")):
+    for name, ns in (
+        (f"{stack}-trainer", "training"),
+        (f"{stack}-trainer-ml", "ml"),
+        (f"{stack}-trainer-vision", "vision"),
+    ):
         assert f"system:serviceaccount:{ns}:trainer" in trusted[name]
-    accounts = {r["inputs"]["metadata"]["namespace"] for r in head["resources"]
-                if r["type"] == "kubernetes:core/v1:ServiceAccount" and r["inputs"]["metadata"]["name"] == "trainer"}
+    accounts = {
+        r["inputs"]["metadata"]["namespace"]
+        for r in head["resources"]
+        if r["type"] == "kubernetes:core/v1:ServiceAccount" and r["inputs"]["metadata"]["name"] == "trainer"
+    }
     assert accounts == {"training", "ml", "vision"}
     assert sorted(head["outputs"]["trainer_role_arns"]) == ["ml", "training", "vision"]
 
     # as it was: the trainer namespace moved to the first team and `training` was deleted; the diff now says so
     from blueprints.spec import KubernetesSpec
+
     monkeypatch.setattr(KubernetesSpec, "trainer_namespace", property(_old_trainer_namespace))
     old_head = _plan(tmp_path, stack, two_teams)
     [old] = diff_plans({stack: base}, {stack: old_head})

@@ -8,17 +8,16 @@ import json
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
 
-from catalog.fabric import published_busbw_gbps
 from blueprints.stackconfig import ROOT
-from components.kubernetes.nodes import GATE_TAINT
+from catalog.fabric import published_busbw_gbps
 from components.kubernetes.charts import charts
 from components.kubernetes.monitoring import DCGM_COUNTERS, alert_rules
+from components.kubernetes.nodes import GATE_TAINT
 from conftest import SHIPPED, gpu_groups, helm, resources, shipped_plan, validate_crd
 
 sys.path.insert(0, str(ROOT / "acceptance"))
@@ -28,15 +27,31 @@ CRDS = ROOT / "tests" / "data" / "crds"
 PROMTOOL = ROOT / "tools" / "bin" / "promtool"
 TEAM_STACKS = [s for s in SHIPPED if shipped_plan(s).resolved.spec.kubernetes.teams]
 EFA_STACKS = ["research-a100", "enterprise-h100", "research-a100-eu"]
-SCHEMAS = {"ClusterQueue": "kueue-0.19.2", "LocalQueue": "kueue-0.19.2", "ResourceFlavor": "kueue-0.19.2",
-           "JobSet": "jobset-0.12.0", "PrometheusRule": "prometheus-operator-0.93.1"}
+SCHEMAS = {
+    "ClusterQueue": "kueue-0.19.2",
+    "LocalQueue": "kueue-0.19.2",
+    "ResourceFlavor": "kueue-0.19.2",
+    "JobSet": "jobset-0.12.0",
+    "PrometheusRule": "prometheus-operator-0.93.1",
+}
 
 
 def custom_objects(plan, kind):
-    return [r for r in resources(plan, "kubernetes:" + {
-        "ClusterQueue": "kueue.x-k8s.io/v1beta2", "LocalQueue": "kueue.x-k8s.io/v1beta2",
-        "ResourceFlavor": "kueue.x-k8s.io/v1beta2", "JobSet": "jobset.x-k8s.io/v1alpha2",
-        "PrometheusRule": "monitoring.coreos.com/v1"}[kind] + f":{kind}")]
+    return [
+        r
+        for r in resources(
+            plan,
+            "kubernetes:"
+            + {
+                "ClusterQueue": "kueue.x-k8s.io/v1beta2",
+                "LocalQueue": "kueue.x-k8s.io/v1beta2",
+                "ResourceFlavor": "kueue.x-k8s.io/v1beta2",
+                "JobSet": "jobset.x-k8s.io/v1alpha2",
+                "PrometheusRule": "monitoring.coreos.com/v1",
+            }[kind]
+            + f":{kind}",
+        )
+    ]
 
 
 @pytest.mark.parametrize("stack", SHIPPED)
@@ -70,7 +85,9 @@ def test_a_cluster_queue_per_team_in_one_cohort_with_its_gpu_quota(stack):
         assert spec["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": team}}
         assert spec["preemption"]["reclaimWithinCohort"] == "Any"
         assert spec["preemption"]["borrowWithinCohort"] == {
-            "policy": "LowerPriority", "maxPriorityThreshold": plan.resolved.spec.kubernetes.priorities.standard}
+            "policy": "LowerPriority",
+            "maxPriorityThreshold": plan.resolved.spec.kubernetes.priorities.standard,
+        }
         [group] = spec["resourceGroups"]
         assert group["coveredResources"][:3] == ["cpu", "memory", "nvidia.com/gpu"]
         system, *gpu_flavors = group["flavors"]
@@ -79,7 +96,9 @@ def test_a_cluster_queue_per_team_in_one_cohort_with_its_gpu_quota(stack):
         for flavor in gpu_flavors:
             quota = {r["name"]: r["nominalQuota"] for r in flavor["resources"]}
             assert quota["nvidia.com/gpu"] == teams[team].gpus
-    locals_ = {(q["metadata"]["namespace"], q["metadata"]["name"]): q["spec"] for q in custom_objects(plan, "LocalQueue")}
+    locals_ = {
+        (q["metadata"]["namespace"], q["metadata"]["name"]): q["spec"] for q in custom_objects(plan, "LocalQueue")
+    }
     assert locals_ == {(team, "default"): {"clusterQueue": team} for team in teams}
     assert not resources(plan, "kubernetes:core/v1:ResourceQuota")  # Kueue admits every job in a team namespace
 
@@ -89,28 +108,34 @@ def test_flavors_place_pods_on_their_group_and_add_its_tolerations_but_not_the_g
     [flavor] = [f for f in custom_objects(plan, "ResourceFlavor") if f["metadata"]["name"] == "gpu-gpu"]
     assert flavor["spec"]["nodeLabels"] == {"gpu-blueprints/node-group": "gpu"}
     assert flavor["spec"]["tolerations"] == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
-    quota = {r["name"]: r["nominalQuota"] for r in custom_objects(plan, "ClusterQueue")[0]["spec"][
-        "resourceGroups"][0]["flavors"][1]["resources"]}
+    quota = {
+        r["name"]: r["nominalQuota"]
+        for r in custom_objects(plan, "ClusterQueue")[0]["spec"]["resourceGroups"][0]["flavors"][1]["resources"]
+    }
     # 16 GPUs of p4de.24xlarge = two nodes (a multi-node job): their 192 vCPUs, 2304 GiB and 8 EFA devices.
     assert quota == {"cpu": 192, "memory": "2304Gi", "nvidia.com/gpu": 16, "vpc.amazonaws.com/efa": 8}
 
 
 def test_kueue_admits_all_or_nothing_and_manages_only_team_namespaces():
     values = helm(shipped_plan("research-a100"), "kueue")
-    assert values["chart"] == "oci://registry.k8s.io/kueue/charts/kueue" and values["version"] == charts()["kueue"].version
+    assert (
+        values["chart"] == "oci://registry.k8s.io/kueue/charts/kueue" and values["version"] == charts()["kueue"].version
+    )
     assert "repositoryOpts" not in values
     config = yaml.safe_load(values["values"]["managerConfig"]["controllerManagerConfigYaml"])
     assert config["apiVersion"] == "config.kueue.x-k8s.io/v1beta2"
     assert config["waitForPodsReady"]["blockAdmission"] is True and config["waitForPodsReady"]["timeout"] == "10m"
-    assert config["managedJobsNamespaceSelector"] == {"matchExpressions": [
-        {"key": "gpu-blueprints/team", "operator": "Exists"}]}
+    assert config["managedJobsNamespaceSelector"] == {
+        "matchExpressions": [{"key": "gpu-blueprints/team", "operator": "Exists"}]
+    }
     assert "jobset.x-k8s.io/jobset" in config["integrations"]["frameworks"]
     assert values["values"]["controllerManager"]["nodeSelector"] == {"gpu-blueprints/node-group": "system"}
 
 
 def test_mig_slices_are_the_queue_quota(plan_variant):
-    plan = plan_variant("research-a100", lambda c: c.setdefault("nodeGroups", {}).setdefault("gpu", {}).update(
-        migProfile="all-1g.10gb"))
+    plan = plan_variant(
+        "research-a100", lambda c: c.setdefault("nodeGroups", {}).setdefault("gpu", {}).update(migProfile="all-1g.10gb")
+    )
     [queue] = custom_objects(plan, "ClusterQueue")
     quota = {r["name"]: r["nominalQuota"] for r in queue["spec"]["resourceGroups"][0]["flavors"][1]["resources"]}
     assert quota["nvidia.com/gpu"] == 16 * 7  # 16 A100s x 7 one-slice instances (MIG strategy single)
@@ -148,14 +173,21 @@ def test_gate_can_be_turned_off(plan_variant):
 
 
 def test_a_passing_node_loses_the_gate_and_a_failing_one_is_tainted_no_execute():
-    current = [{"key": GATE_TAINT["key"], "value": "pending", "effect": "NoSchedule"},
-               {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+    current = [
+        {"key": GATE_TAINT["key"], "value": "pending", "effect": "NoSchedule"},
+        {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"},
+    ]
     assert gpu_check.gated_taints(current, True) == [current[1]]
     failed = gpu_check.gated_taints(current, False)
     assert failed == [current[1], {"key": "gpu-blueprints/acceptance", "value": "failed", "effect": "NoExecute"}]
     assert gpu_check.gated_taints(failed, False) == failed  # re-checks do not stack taints
-    report = {"passed": False, "checks": [{"name": "bf16_matmul", "status": "fail", "detail": "41% of spec",
-                                           "value": 405.0}, {"name": "gpu_count", "status": "pass", "detail": ""}]}
+    report = {
+        "passed": False,
+        "checks": [
+            {"name": "bf16_matmul", "status": "fail", "detail": "41% of spec", "value": 405.0},
+            {"name": "gpu_count", "status": "pass", "detail": ""},
+        ],
+    }
     patch = gpu_check.node_patch({"spec": {"taints": current}}, report)
     assert patch["metadata"]["labels"] == {"gpu-blueprints/acceptance": "failed"}
     assert patch["metadata"]["annotations"]["gpu-blueprints/acceptance-reason"] == "bf16_matmul: 41% of spec"
@@ -193,13 +225,20 @@ def test_erdma_validation_waits_for_an_image_with_the_erdma_driver(plan_variant)
     shipped = shipped_plan("enterprise-aliyun")
     assert not custom_objects(shipped, "JobSet")
     assert any("set kubernetes.fabricValidation.image" in n for n in shipped.resolved.notes)
-    plan = plan_variant("enterprise-aliyun", lambda c: c.setdefault("kubernetes", {}).update(
-        fabricValidation={"image": "registry.example.com/ml/pytorch-erdma:2.8.0", "runOnCreate": True}))
+    plan = plan_variant(
+        "enterprise-aliyun",
+        lambda c: c.setdefault("kubernetes", {}).update(
+            fabricValidation={"image": "registry.example.com/ml/pytorch-erdma:2.8.0", "runOnCreate": True}
+        ),
+    )
     [jobset] = custom_objects(plan, "JobSet")
     container = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]
     assert jobset["spec"]["suspend"] is False
     devices = str(plan.resolved.node_groups[0].rdma_interfaces)  # every eRDMA device of the shape
-    assert container["resources"]["limits"]["aliyun/erdma"] == devices and "--expect-transport ib" in container["command"][-1]
+    assert (
+        container["resources"]["limits"]["aliyun/erdma"] == devices
+        and "--expect-transport ib" in container["command"][-1]
+    )
     assert {"name": "NCCL_IB_HCA", "value": "erdma"} in container["env"]
     assert "--min-busbw-gbps" not in container["command"][-1]  # no published figure: measured, not judged
 
@@ -223,22 +262,39 @@ def test_every_dcgm_metric_the_rules_and_dashboard_read_is_exported():
     exported = {line.split(",")[0] for line in DCGM_COUNTERS.splitlines() if line}
     text = json.dumps(alert_rules(60)) + (ROOT / "components/kubernetes/gpu_dashboard.json").read_text()
     import re
+
     used = set(re.findall(r"DCGM_FI_[A-Z_]+", text))
     assert used and used <= exported, used - exported
     plan = shipped_plan("research-a100")
-    [dashboard] = [c for c in resources(plan, "kubernetes:core/v1:ConfigMap") if c["metadata"]["name"] == "gpu-dashboard"]
+    [dashboard] = [
+        c for c in resources(plan, "kubernetes:core/v1:ConfigMap") if c["metadata"]["name"] == "gpu-dashboard"
+    ]
     assert dashboard["metadata"]["labels"]["grafana_dashboard"] == "1"
     titles = {p["title"] for p in json.loads(dashboard["data"]["gpu.json"])["panels"]}
-    assert {"GPU utilization", "GPU memory used", "Power draw", "GPU temperature", "Last XID error",
-            "ECC double-bit errors (10m)", "NVLink bandwidth"} <= titles
+    assert {
+        "GPU utilization",
+        "GPU memory used",
+        "Power draw",
+        "GPU temperature",
+        "Last XID error",
+        "ECC double-bit errors (10m)",
+        "NVLink bandwidth",
+    } <= titles
 
 
 def test_alert_rules_cover_what_the_platform_must_page_for_and_follow_the_spec(plan_variant):
-    plan = plan_variant("startup-t4", lambda c: c.setdefault("kubernetes", {}).update(monitoring={"idleGpuMinutes": 45}))
+    plan = plan_variant(
+        "startup-t4", lambda c: c.setdefault("kubernetes", {}).update(monitoring={"idleGpuMinutes": 45})
+    )
     [rule] = custom_objects(plan, "PrometheusRule")
     alerts = {r["alert"]: r for g in rule["spec"]["groups"] for r in g["rules"]}
-    assert {"GpuXidFatal", "GpuEccUncorrectable", "GpuHardwareThermalSlowdown", "GpuNodeFailedAcceptance",
-            "GpuAllocatedButIdle"} <= set(alerts)
+    assert {
+        "GpuXidFatal",
+        "GpuEccUncorrectable",
+        "GpuHardwareThermalSlowdown",
+        "GpuNodeFailedAcceptance",
+        "GpuAllocatedButIdle",
+    } <= set(alerts)
     assert alerts["GpuAllocatedButIdle"]["for"] == "45m"
 
 
@@ -258,15 +314,20 @@ def test_promtool_accepts_the_rules_and_rejects_a_broken_one(rules_dir):
     broken = alert_rules(60)
     broken["groups"][0]["rules"][0]["expr"] = "DCGM_FI_DEV_XID_ERRORS == == 48"
     (rules_dir / "broken.yaml").write_text(yaml.safe_dump(broken))
-    bad = subprocess.run([str(PROMTOOL), "check", "rules", "broken.yaml"], cwd=rules_dir, capture_output=True, text=True)
+    bad = subprocess.run(
+        [str(PROMTOOL), "check", "rules", "broken.yaml"], cwd=rules_dir, capture_output=True, text=True
+    )
     assert bad.returncode != 0
 
 
 def test_each_alert_fires_on_its_sample_series_and_only_there(rules_dir):
     run = subprocess.run([str(PROMTOOL), "test", "rules", "tests.yaml"], cwd=rules_dir, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
-    tested = {t["alertname"] for case in yaml.safe_load((rules_dir / "tests.yaml").read_text())["tests"]
-              for t in case["alert_rule_test"]}
+    tested = {
+        t["alertname"]
+        for case in yaml.safe_load((rules_dir / "tests.yaml").read_text())["tests"]
+        for t in case["alert_rule_test"]
+    }
     assert tested == {r["alert"] for g in alert_rules(60)["groups"] for r in g["rules"]}
 
 
@@ -282,13 +343,21 @@ import recheck  # noqa: E402,I001  (acceptance/recheck.py, standalone)
 
 
 def test_recheck_regates_only_accepted_nodes_without_gpu_pods():
-    nodes = [{"metadata": {"name": n, "labels": {"gpu-blueprints/acceptance": v}},
-              "spec": {"taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]}}
-             for n, v in (("busy", "passed"), ("idle", "passed"), ("done", "passed"), ("bad", "failed"))]
-    gpu_pod = {"spec": {"nodeName": "busy", "containers": [{"resources": {"limits": {"nvidia.com/gpu": "8"}}}]},
-               "status": {"phase": "Running"}}
-    finished = {"spec": {"nodeName": "done", "containers": [{"resources": {"limits": {"nvidia.com/gpu": "8"}}}]},
-                "status": {"phase": "Succeeded"}}
+    nodes = [
+        {
+            "metadata": {"name": n, "labels": {"gpu-blueprints/acceptance": v}},
+            "spec": {"taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]},
+        }
+        for n, v in (("busy", "passed"), ("idle", "passed"), ("done", "passed"), ("bad", "failed"))
+    ]
+    gpu_pod = {
+        "spec": {"nodeName": "busy", "containers": [{"resources": {"limits": {"nvidia.com/gpu": "8"}}}]},
+        "status": {"phase": "Running"},
+    }
+    finished = {
+        "spec": {"nodeName": "done", "containers": [{"resources": {"limits": {"nvidia.com/gpu": "8"}}}]},
+        "status": {"phase": "Succeeded"},
+    }
     cpu_pod = {"spec": {"nodeName": "idle", "containers": [{"resources": {}}]}, "status": {"phase": "Running"}}
     assert recheck.idle_accepted_nodes(nodes, [gpu_pod, finished, cpu_pod]) == ["done", "idle"]
     patch = recheck.regate_patch(nodes[1])
@@ -302,8 +371,9 @@ def test_recheck_regates_only_accepted_nodes_without_gpu_pods():
 def test_recheck_runs_on_the_system_nodes_on_schedule(plan_variant, hours, schedule):
     import kubernetes_validate
 
-    plan = plan_variant("startup-t4", lambda c: c.setdefault("kubernetes", {}).update(
-        acceptance={"recheckIdleHours": hours}))
+    plan = plan_variant(
+        "startup-t4", lambda c: c.setdefault("kubernetes", {}).update(acceptance={"recheckIdleHours": hours})
+    )
     [cron] = resources(plan, "kubernetes:batch/v1:CronJob")
     assert cron["spec"]["schedule"] == schedule
     pod = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]
@@ -322,34 +392,57 @@ def test_system_root_volume_and_an_explicit_trainer_namespace(plan_variant):
     def change(c):
         c["systemNodes"] = {"rootVolumeGib": 150}
         c.setdefault("kubernetes", {})["trainingNamespace"] = "jobs"
+
     plan = plan_variant("research-a100", change)
-    [system_template] = [r.inputs for r in plan.registrations
-                         if r.type == "aws:ec2/launchTemplate:LaunchTemplate" and r.name.endswith("-system")]
+    [system_template] = [
+        r.inputs
+        for r in plan.registrations
+        if r.type == "aws:ec2/launchTemplate:LaunchTemplate" and r.name.endswith("-system")
+    ]
     assert system_template["blockDeviceMappings"][0]["ebs"]["volumeSize"] == 150
-    accounts = {a["metadata"]["namespace"] for a in resources(plan, "kubernetes:core/v1:ServiceAccount")
-                if a["metadata"]["name"] == "trainer"}
+    accounts = {
+        a["metadata"]["namespace"]
+        for a in resources(plan, "kubernetes:core/v1:ServiceAccount")
+        if a["metadata"]["name"] == "trainer"
+    }
     claims = {c["metadata"]["namespace"] for c in resources(plan, "kubernetes:core/v1:PersistentVolumeClaim")}
     assert accounts == claims == {"jobs", "research"}  # the named namespace, and the team's own
-    [role] = [r for r in resources(plan, "aws:iam/role:Role") if "system:serviceaccount:jobs:trainer" in r["assumeRolePolicy"]]
+    [role] = [
+        r for r in resources(plan, "aws:iam/role:Role") if "system:serviceaccount:jobs:trainer" in r["assumeRolePolicy"]
+    ]
     assert role
 
 
 def test_queueing_timeout_and_fabric_threshold_follow_the_spec(plan_variant):
-    plan = plan_variant("research-a100", lambda c: c.setdefault("kubernetes", {}).update(
-        queueing={"podsReadyTimeoutMinutes": 25}, fabricValidation={"threshold": 0.5}))
+    plan = plan_variant(
+        "research-a100",
+        lambda c: c.setdefault("kubernetes", {}).update(
+            queueing={"podsReadyTimeoutMinutes": 25}, fabricValidation={"threshold": 0.5}
+        ),
+    )
     config = yaml.safe_load(helm(plan, "kueue")["values"]["managerConfig"]["controllerManagerConfigYaml"])
     assert config["waitForPodsReady"]["timeout"] == "25m"
     [jobset] = custom_objects(plan, "JobSet")
-    command = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["command"][-1]
+    command = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["command"][
+        -1
+    ]
     assert f"--min-busbw-gbps {round(78.3 * 0.5, 1):g}" in command
 
 
 def test_fabric_validation_and_monitoring_can_be_left_out_and_retention_set(plan_variant):
-    off = plan_variant("research-a100", lambda c: c.setdefault("kubernetes", {}).update(
-        fabricValidation={"enabled": False}, monitoring={"enabled": False}))
+    off = plan_variant(
+        "research-a100",
+        lambda c: c.setdefault("kubernetes", {}).update(
+            fabricValidation={"enabled": False}, monitoring={"enabled": False}
+        ),
+    )
     assert not custom_objects(off, "JobSet") and not custom_objects(off, "PrometheusRule")
     assert {r["name"] for r in resources(off, "kubernetes:helm.sh/v3:Release")} == {
-        "gpu-operator", "aws-efa-k8s-device-plugin", "cluster-autoscaler", "kueue"}
+        "gpu-operator",
+        "aws-efa-k8s-device-plugin",
+        "cluster-autoscaler",
+        "kueue",
+    }
     assert helm(off, "gpu-operator")["values"]["dcgmExporter"] == {"enabled": True}
     assert not off.readiness_blocking()
     kept = plan_variant("startup-t4", lambda c: c.setdefault("kubernetes", {}).update(monitoring={"retentionDays": 30}))

@@ -27,8 +27,11 @@ def test_manifest_is_a_valid_jobset_for_research_a100():
     assert job["metadata"]["namespace"] in plan.resolved.spec.kubernetes.teams
     assert job["metadata"]["namespace"] in plan.outputs["trainer_role_arns"]
     assert job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "default"
-    [local_queue] = [q for q in resources(plan, "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue")
-                     if q["metadata"]["namespace"] == job["metadata"]["namespace"]]
+    [local_queue] = [
+        q
+        for q in resources(plan, "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue")
+        if q["metadata"]["namespace"] == job["metadata"]["namespace"]
+    ]
     assert local_queue["metadata"]["name"] == "default"
     pod = job["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
     [container] = pod["containers"]
@@ -36,17 +39,38 @@ def test_manifest_is_a_valid_jobset_for_research_a100():
     limits = container["resources"]["limits"]
     assert limits["nvidia.com/gpu"] == str(group.shape.gpu.count)
     assert limits["vpc.amazonaws.com/efa"] == str(group.rdma_interfaces)
-    [claim] = [c for c in resources(plan, "kubernetes:core/v1:PersistentVolumeClaim")
-               if c["metadata"]["namespace"] == job["metadata"]["namespace"]]
+    [claim] = [
+        c
+        for c in resources(plan, "kubernetes:core/v1:PersistentVolumeClaim")
+        if c["metadata"]["namespace"] == job["metadata"]["namespace"]
+    ]
     assert {"name": "data", "persistentVolumeClaim": {"claimName": claim["metadata"]["name"]}} in pod["volumes"]
     assert f"--nproc-per-node={group.shape.gpu.count}" in container["command"][-1]
 
 
 def run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
-                           str(EXAMPLE / "train.py"), "--checkpoint-uri", f"file://{tmp_path}/ckpt",
-                           "--data-dir", str(tmp_path / "no-data"), "--checkpoint-every", "10", *args],
-                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc-per-node",
+            "2",
+            str(EXAMPLE / "train.py"),
+            "--checkpoint-uri",
+            f"file://{tmp_path}/ckpt",
+            "--data-dir",
+            str(tmp_path / "no-data"),
+            "--checkpoint-every",
+            "10",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
 
 
 def test_training_resumes_from_the_newest_checkpoint_after_an_interruption(tmp_path):

@@ -28,18 +28,43 @@ def free_port() -> int:
 def two_nodes(tmp_path: Path, *args: str) -> tuple[list[int], dict]:
     """Start two torchrun agents (one process each) that rendezvous like two nodes would."""
     port, report = free_port(), tmp_path / "report.json"
-    command = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "2", "--nproc-per-node", "1",
-               "--rdzv-backend", "c10d", "--rdzv-endpoint", f"127.0.0.1:{port}", "--rdzv-id", "fabric-test",
-               str(SCRIPT), "--group", "gpu", "--backend", "gloo", "--size", "tiny", "--report", str(report), *args]
-    agents = [subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-              for _ in range(2)]
+    command = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nnodes",
+        "2",
+        "--nproc-per-node",
+        "1",
+        "--rdzv-backend",
+        "c10d",
+        "--rdzv-endpoint",
+        f"127.0.0.1:{port}",
+        "--rdzv-id",
+        "fabric-test",
+        str(SCRIPT),
+        "--group",
+        "gpu",
+        "--backend",
+        "gloo",
+        "--size",
+        "tiny",
+        "--report",
+        str(report),
+        *args,
+    ]
+    agents = [
+        subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
     codes = [agent.wait(timeout=180) for agent in agents]
     return codes, json.loads(report.read_text()) if report.exists() else {}
 
 
 def test_efa_log_and_enough_bandwidth_pass(tmp_path):
-    codes, report = two_nodes(tmp_path, "--expect-transport", "efa", "--min-busbw-gbps", "0.001",
-                              "--nccl-log", str(LOGS / "efa.log"))
+    codes, report = two_nodes(
+        tmp_path, "--expect-transport", "efa", "--min-busbw-gbps", "0.001", "--nccl-log", str(LOGS / "efa.log")
+    )
     assert codes == [0, 0]
     assert report["passed"] is True and report["kind"] == "fabric" and report["nodes"] == 2
     checks = {c["name"]: c for c in report["checks"]}
@@ -48,16 +73,18 @@ def test_efa_log_and_enough_bandwidth_pass(tmp_path):
 
 
 def test_tcp_where_efa_was_expected_fails(tmp_path):
-    codes, report = two_nodes(tmp_path, "--expect-transport", "efa", "--min-busbw-gbps", "0.001",
-                              "--nccl-log", str(LOGS / "socket.log"))
+    codes, report = two_nodes(
+        tmp_path, "--expect-transport", "efa", "--min-busbw-gbps", "0.001", "--nccl-log", str(LOGS / "socket.log")
+    )
     assert 1 in codes and report["passed"] is False
     [transport] = [c for c in report["checks"] if c["name"] == "transport"]
     assert transport["status"] == "fail" and transport["value"] == "socket" and "NET/Socket" in transport["detail"]
 
 
 def test_bandwidth_below_the_shapes_threshold_fails(tmp_path):
-    codes, report = two_nodes(tmp_path, "--expect-transport", "efa", "--min-busbw-gbps", "100000",
-                              "--nccl-log", str(LOGS / "efa.log"))
+    codes, report = two_nodes(
+        tmp_path, "--expect-transport", "efa", "--min-busbw-gbps", "100000", "--nccl-log", str(LOGS / "efa.log")
+    )
     assert 1 in codes and report["passed"] is False
     [busbw] = [c for c in report["checks"] if c["name"] == "allreduce_busbw"]
     assert busbw["status"] == "fail" and busbw["threshold"] == 100000 and busbw["ratio"] < 1
@@ -84,9 +111,14 @@ def test_one_node_is_not_a_fabric_test():
     assert verdict["passed"] is False and verdict["checks"][0]["detail"].startswith("fabric validation needs")
 
 
-@pytest.mark.parametrize("args, code", [(["--group", "g", "--expect-transport", "tcp"], 2),
-                                        (["--group", "g", "--expect-transport", "efa", "--min-busbw-gbps", "-1"], 2),
-                                        (["--group", "g", "--expect-transport", "efa", "--backend", "gloo"], 3)])
+@pytest.mark.parametrize(
+    "args, code",
+    [
+        (["--group", "g", "--expect-transport", "tcp"], 2),
+        (["--group", "g", "--expect-transport", "efa", "--min-busbw-gbps", "-1"], 2),
+        (["--group", "g", "--expect-transport", "efa", "--backend", "gloo"], 3),
+    ],
+)
 def test_bad_input_and_unrunnable(args, code):
     run = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=120)
     assert run.returncode == code and run.stdout == "" and "Traceback" not in run.stderr

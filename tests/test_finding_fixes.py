@@ -43,18 +43,27 @@ def test_text_and_markdown_carry_the_field_and_name_the_framework_once(plan):
 
 
 def test_resources_outside_our_components_get_the_resource_input():
-    finding = {"policy": "aws-cloudwatch-log-group-retention", "resourceType": "aws:cloudwatch/logGroup:LogGroup",
-               "resourceName": "mine", "urn": "urn:pulumi:dev::their-project::aws:cloudwatch/logGroup:LogGroup::mine"}
-    assert fix_for(finding, "dev", SOURCE) == {"field": "retentionInDays",
-                                              "in": "resource input of aws:cloudwatch/logGroup:LogGroup"}
+    finding = {
+        "policy": "aws-cloudwatch-log-group-retention",
+        "resourceType": "aws:cloudwatch/logGroup:LogGroup",
+        "resourceName": "mine",
+        "urn": "urn:pulumi:dev::their-project::aws:cloudwatch/logGroup:LogGroup::mine",
+    }
+    assert fix_for(finding, "dev", SOURCE) == {
+        "field": "retentionInDays",
+        "in": "resource input of aws:cloudwatch/logGroup:LogGroup",
+    }
     ours = dict(finding, urn="urn:pulumi:dev::p::gpu-blueprints:aws:AuditTrail$aws:cloudwatch/logGroup:LogGroup::mine")
     assert fix_for(ours, "dev", SOURCE)["field"] == "logging.retentionDays: 365"
 
 
-@pytest.mark.parametrize("framework, shown", [
-    ({"name": "GDPR", "reference": "GDPR Art. 44 (Chapter V transfers)"}, "GDPR Art. 44 (Chapter V transfers)"),
-    ({"name": "HIPAA", "reference": "45 CFR 164.312(b)"}, "HIPAA 45 CFR 164.312(b)"),
-])
+@pytest.mark.parametrize(
+    "framework, shown",
+    [
+        ({"name": "GDPR", "reference": "GDPR Art. 44 (Chapter V transfers)"}, "GDPR Art. 44 (Chapter V transfers)"),
+        ({"name": "HIPAA", "reference": "45 CFR 164.312(b)"}, "HIPAA 45 CFR 164.312(b)"),
+    ],
+)
 def test_framework_names_are_not_repeated(framework, shown):
     assert controls(framework) == shown
 

@@ -10,23 +10,48 @@ from pathlib import Path
 import pytest
 
 from acceptance import gpu_check
+from blueprints.stackconfig import ROOT
 from catalog import load_catalog
 from catalog.gpu_models import acceptance_expectation, gpu_models
-from blueprints.stackconfig import ROOT
 from conftest import shipped_plan
 
 SCRIPT = ROOT / "acceptance" / "gpu_check.py"
 CHECK_FIELDS = {"name", "status", "value", "unit", "spec", "ratio", "threshold", "detail"}
-REPORT_FIELDS = {"formatVersion", "node", "device", "size", "torch", "expected", "checks", "failed", "passed",
-                 "durationSeconds"}
+REPORT_FIELDS = {
+    "formatVersion",
+    "node",
+    "device",
+    "size",
+    "torch",
+    "expected",
+    "checks",
+    "failed",
+    "passed",
+    "durationSeconds",
+}
 
 
 def _run(tmp_path: Path, expect: dict, *extra: str) -> tuple[subprocess.CompletedProcess, dict]:
     (tmp_path / "expect.json").write_text(json.dumps(expect))
     report = tmp_path / "report.json"
-    run = subprocess.run([sys.executable, str(SCRIPT), "--expect", str(tmp_path / "expect.json"), "--size", "tiny",
-                          "--device", "cpu", "--report", str(report), *extra],
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--expect",
+            str(tmp_path / "expect.json"),
+            "--size",
+            "tiny",
+            "--device",
+            "cpu",
+            "--report",
+            str(report),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     return run, json.loads(report.read_text()) if report.exists() else {}
 
 
@@ -40,8 +65,17 @@ def test_report_format_is_what_docs_describe(cpu_report):
     assert run.returncode == 0, run.stderr
     assert set(report) == REPORT_FIELDS and report["formatVersion"] == 1 and report["device"] == "cpu"
     names = [c["name"] for c in report["checks"]]
-    assert names == ["gpu_count", "matmul_bf16", "matmul_fp16", "memory_bandwidth", "host_to_device",
-                     "device_to_host", "allreduce_busbw", "ecc", "xid"]
+    assert names == [
+        "gpu_count",
+        "matmul_bf16",
+        "matmul_fp16",
+        "memory_bandwidth",
+        "host_to_device",
+        "device_to_host",
+        "allreduce_busbw",
+        "ecc",
+        "xid",
+    ]
     for check in report["checks"]:
         assert set(check) == CHECK_FIELDS and check["status"] in ("pass", "fail", "info", "skip")
     measured = {c["name"]: c for c in report["checks"] if c["value"] is not None}
@@ -67,8 +101,9 @@ def test_a_node_below_its_spec_fails_with_exit_1(tmp_path):
 
 
 def test_thresholds_decide_the_verdict(tmp_path):
-    run, report = _run(tmp_path, {"gpu_model": "H100", "gpu_count": 8, "bf16_tflops": 989,
-                                  "thresholds": {"matmul": 0.0}})
+    run, report = _run(
+        tmp_path, {"gpu_model": "H100", "gpu_count": 8, "bf16_tflops": 989, "thresholds": {"matmul": 0.0}}
+    )
     assert run.returncode == 0 and next(c for c in report["checks"] if c["name"] == "matmul_bf16")["status"] == "pass"
 
 
@@ -79,11 +114,14 @@ def test_benchmark_mode_prints_ratios(tmp_path):
     assert figures["durationSeconds"] > 0
 
 
-@pytest.mark.parametrize("expect, message", [
-    ({"gpu_count": 8}, "gpu_model (string) and gpu_count (integer) are required"),
-    ({"gpu_model": "H100", "gpu_count": 8, "tflops": 1}, "unknown fields ['tflops']"),
-    ({"gpu_model": "H100", "gpu_count": 8, "thresholds": {"matmul": 1.5}}, "thresholds must be fractions"),
-])
+@pytest.mark.parametrize(
+    "expect, message",
+    [
+        ({"gpu_count": 8}, "gpu_model (string) and gpu_count (integer) are required"),
+        ({"gpu_model": "H100", "gpu_count": 8, "tflops": 1}, "unknown fields ['tflops']"),
+        ({"gpu_model": "H100", "gpu_count": 8, "thresholds": {"matmul": 1.5}}, "thresholds must be fractions"),
+    ],
+)
 def test_bad_expectations_are_one_line_and_exit_2(tmp_path, expect, message):
     run, report = _run(tmp_path, expect)
     assert run.returncode == 2 and message in run.stderr and run.stderr.count("\n") == 1 and report == {}
@@ -91,8 +129,12 @@ def test_bad_expectations_are_one_line_and_exit_2(tmp_path, expect, message):
 
 def test_asking_for_cuda_without_a_gpu_exits_3(tmp_path):
     (tmp_path / "e.json").write_text(json.dumps({"gpu_model": "H100", "gpu_count": 8}))
-    run = subprocess.run([sys.executable, str(SCRIPT), "--expect", str(tmp_path / "e.json"), "--device", "cuda"],
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, str(SCRIPT), "--expect", str(tmp_path / "e.json"), "--device", "cuda"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 3 and "no CUDA device" in run.stderr
 
 
@@ -112,8 +154,11 @@ def test_every_catalog_gpu_has_figures_with_a_source():
 
 def test_the_kubernetes_layer_ships_this_script_and_the_shapes_expectation():
     plan = shipped_plan("enterprise-h100")
-    [config] = [r.inputs for r in plan.registrations if r.type == "kubernetes:core/v1:ConfigMap"
-                and r.inputs["metadata"]["name"] == "gpu-acceptance"]
+    [config] = [
+        r.inputs
+        for r in plan.registrations
+        if r.type == "kubernetes:core/v1:ConfigMap" and r.inputs["metadata"]["name"] == "gpu-acceptance"
+    ]
     assert config["data"]["gpu_check.py"] == SCRIPT.read_text()
     assert json.loads(config["data"]["expect-gpu.json"]) == acceptance_expectation(plan.resolved.node_groups[0].shape)
     [daemon_set] = [r.inputs for r in plan.registrations if r.type == "kubernetes:apps/v1:DaemonSet"]

@@ -21,7 +21,7 @@ from blueprints.cli import main
 from blueprints.stackconfig import ROOT, STACKS_DIR
 from conftest import shipped_cluster, write_stack
 
-MEMORY_LIMIT = 512 * 1024 ** 2  # the CLI needs ~60 MiB to refuse these; the bomb wanted 3 GB
+MEMORY_LIMIT = 512 * 1024**2  # the CLI needs ~60 MiB to refuse these; the bomb wanted 3 GB
 # Time is bounded by the child's timeout (a hang fails the test) and memory by RLIMIT_AS; how fast a refusal is
 # belongs in a benchmark, not an assertion (shared machines are noisy).
 TIMEOUT = 60
@@ -61,11 +61,14 @@ def test_billion_laughs_is_refused_within_the_timeout_under_a_memory_limit(tmp_p
     assert not (tmp_path / "plan.json").exists() and result.stdout == ""
 
 
-@pytest.mark.parametrize("text, fragment", [
-    ("config:\n  x: " + "[" * 5000 + "]" * 5000 + "\n", "nested deeper than 32 levels"),
-    ("config:\n  x: &a [1, *a]\n", "alias *a refers to no complete anchor"),
-    ("config:\n  x: " + "y" * (safeyaml.MAX_BYTES + 10) + "\n", "a stack file may have at most 262144"),
-])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("config:\n  x: " + "[" * 5000 + "]" * 5000 + "\n", "nested deeper than 32 levels"),
+        ("config:\n  x: &a [1, *a]\n", "alias *a refers to no complete anchor"),
+        ("config:\n  x: " + "y" * (safeyaml.MAX_BYTES + 10) + "\n", "a stack file may have at most 262144"),
+    ],
+)
 def test_deep_recursive_and_huge_files_are_refused_under_a_memory_limit(tmp_path, text, fragment):
     result, _ = run_limited(tmp_path, text)
     assert result.returncode == 2, result.stderr
@@ -75,8 +78,13 @@ def test_deep_recursive_and_huge_files_are_refused_under_a_memory_limit(tmp_path
 
 def test_hypothesis_alias_bombs_and_nesting_under_a_memory_limit():
     start = time.monotonic()
-    result = subprocess.run([sys.executable, str(ROOT / "tests/hostile/yaml_fuzz.py"), str(MEMORY_LIMIT)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tests/hostile/yaml_fuzz.py"), str(MEMORY_LIMIT)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-3000:]
     assert time.monotonic() - start < 60
 
@@ -105,11 +113,14 @@ def test_duplicate_keys_are_each_reported_with_their_lines(capsys, tmp_path):
     assert "config.gpu-cluster-blueprints:cluster.region" in lines[1] and "duplicate key" in lines[1]
 
 
-@pytest.mark.parametrize("value, fragment", [
-    ("ml\nplatform", "a control character ('\\n')"),
-    ("ml\x00platform", "a control character ('\\x00')"),
-    ("ml\u202eplatform", "a bidirectional control character (U+202E)"),
-])
+@pytest.mark.parametrize(
+    "value, fragment",
+    [
+        ("ml\nplatform", "a control character ('\\n')"),
+        ("ml\x00platform", "a control character ('\\x00')"),
+        ("ml\u202eplatform", "a bidirectional control character (U+202E)"),
+    ],
+)
 def test_tag_values_with_newlines_nul_or_bidi_controls_are_refused(capsys, tmp_path, value, fragment):
     cluster = shipped_cluster("research-a100")
     cluster["tags"] = {"team": value}
@@ -120,14 +131,17 @@ def test_tag_values_with_newlines_nul_or_bidi_controls_are_refused(capsys, tmp_p
     assert fragment in lines[0] and "printable text on one line" in lines[0]
 
 
-@pytest.mark.parametrize("base, tags, fragments", [
-    ("research-a100", {"aws:owner": "me"}, ["cluster.tags.aws:owner", "starts with 'aws:', which AWS reserves"]),
-    ("research-a100", {"team": "x" * 257}, ["cluster.tags.team", "257 characters; AWS allows at most 256"]),
-    ("research-a100", {"k" * 129: "v"}, ["tag key has 129 characters; AWS allows 1-128"]),
-    ("research-a100", {"team": "a;b"}, ["characters AWS refuses", "_ . : / = + - @"]),
-    ("research-a100-aliyun", {"acs:team": "x"}, ["cluster.tags.acs:team", "may not start with aliyun, acs:"]),
-    ("research-a100-aliyun", {"k" * 65: "x"}, ["65 bytes; Alibaba Cloud (OSS) allows 1-64"]),
-])
+@pytest.mark.parametrize(
+    "base, tags, fragments",
+    [
+        ("research-a100", {"aws:owner": "me"}, ["cluster.tags.aws:owner", "starts with 'aws:', which AWS reserves"]),
+        ("research-a100", {"team": "x" * 257}, ["cluster.tags.team", "257 characters; AWS allows at most 256"]),
+        ("research-a100", {"k" * 129: "v"}, ["tag key has 129 characters; AWS allows 1-128"]),
+        ("research-a100", {"team": "a;b"}, ["characters AWS refuses", "_ . : / = + - @"]),
+        ("research-a100-aliyun", {"acs:team": "x"}, ["cluster.tags.acs:team", "may not start with aliyun, acs:"]),
+        ("research-a100-aliyun", {"k" * 65: "x"}, ["65 bytes; Alibaba Cloud (OSS) allows 1-64"]),
+    ],
+)
 def test_tags_follow_the_clouds_rules(capsys, tmp_path, base, tags, fragments):
     cluster = shipped_cluster(base)
     cluster["tags"] = tags
@@ -140,8 +154,9 @@ def test_tags_follow_the_clouds_rules(capsys, tmp_path, base, tags, fragments):
 @pytest.mark.parametrize("written, read, quoted", [("1.35", "1.35", "1.35"), ("1.30", "1.3", "1.3x")])
 def test_unquoted_kubernetes_version_says_to_quote_it(capsys, tmp_path, written, read, quoted):
     good = (STACKS_DIR / "Pulumi.research-a100.yaml").read_text()
-    text = good.replace("gpu-cluster-blueprints:cluster:\n",
-                        f"gpu-cluster-blueprints:cluster:\n    kubernetesVersion: {written}\n", 1)
+    text = good.replace(
+        "gpu-cluster-blueprints:cluster:\n", f"gpu-cluster-blueprints:cluster:\n    kubernetesVersion: {written}\n", 1
+    )
     code, _, lines = plan_text(capsys, tmp_path, text)
     assert code == 2 and len(lines) == 1
     assert "cluster.kubernetesVersion:" in lines[0]
@@ -159,8 +174,12 @@ def test_every_problem_of_a_file_is_reported_at_once(capsys, tmp_path):
     code, _, lines = cli(capsys, "plan", "--stack", "bad", "--stacks-dir", str(tmp_path))
     assert code == 2 and len(lines) == 4, lines
     text = "\n".join(lines)
-    for field in ("cluster.tags.aws:x", "cluster.nodeGroups.gpu.gpusPerNode", "cluster.nodeGroups.gpu.maxNodes",
-                  "cluster.logging.retentionDays"):
+    for field in (
+        "cluster.tags.aws:x",
+        "cluster.nodeGroups.gpu.gpusPerNode",
+        "cluster.nodeGroups.gpu.maxNodes",
+        "cluster.logging.retentionDays",
+    ):
         assert field in text
     assert all(line.startswith(f"error: {tmp_path.name}/Pulumi.bad.yaml: cluster.") for line in lines)
 
@@ -198,8 +217,9 @@ def test_all_stacks_plans_every_stack_it_can_and_reports_each_failure(capsys, tm
     write_stack(tmp_path, "m-resolver", bad)
     target = tmp_path / "out" / "bundle.json"
     target.parent.mkdir()
-    code, out, lines = cli(capsys, "plan", "--all-stacks", "--stacks-dir", str(tmp_path), "--format", "json",
-                           "--output", str(target))
+    code, out, lines = cli(
+        capsys, "plan", "--all-stacks", "--stacks-dir", str(tmp_path), "--format", "json", "--output", str(target)
+    )
     assert code == 2 and out == ""
     assert len(lines) == 2
     assert "Pulumi.a-bomb.yaml" in lines[0] and "expands to more than" in lines[0]

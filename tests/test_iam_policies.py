@@ -20,8 +20,14 @@ def severe_findings(document: str) -> list[tuple[str, str]]:
 
 
 def test_the_parliament_check_can_fail():
-    bad = json.dumps({"Version": "2012-10-17", "Statement": [
-        {"Effect": "Allow", "Action": ["s3:GetObject"], "Resource": ["arn:aws:s3:::bucket-not-objects"]}]})
+    bad = json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {"Effect": "Allow", "Action": ["s3:GetObject"], "Resource": ["arn:aws:s3:::bucket-not-objects"]}
+            ],
+        }
+    )
     assert severe_findings(bad)
 
 
@@ -36,7 +42,7 @@ def test_trust_policies_name_one_service_or_federated_principal(stack):
     for role in resources(shipped_plan(stack), "aws:iam/role:Role"):
         for statement in json.loads(role["assumeRolePolicy"])["Statement"]:
             assert set(statement["Action"]) <= {"sts:AssumeRole", "sts:TagSession", "sts:AssumeRoleWithWebIdentity"}
-            (kind, principal), = statement["Principal"].items()
+            ((kind, principal),) = statement["Principal"].items()
             assert kind in ("Service", "Federated") and principal != "*"
             if kind == "Federated":
                 assert statement["Condition"]["StringEquals"]
@@ -89,10 +95,18 @@ def resource_star_findings(document: str) -> list[str]:
 
 
 def test_the_resource_star_check_can_fail():
-    scoped = json.dumps({"Version": "2012-10-17", "Statement": [
-        {"Effect": "Allow", "Action": ["autoscaling:SetDesiredCapacity"], "Resource": "*"}]})
-    describe = json.dumps({"Version": "2012-10-17", "Statement": [
-        {"Effect": "Allow", "Action": ["autoscaling:DescribeAutoScalingGroups"], "Resource": "*"}]})
+    scoped = json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [{"Effect": "Allow", "Action": ["autoscaling:SetDesiredCapacity"], "Resource": "*"}],
+        }
+    )
+    describe = json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [{"Effect": "Allow", "Action": ["autoscaling:DescribeAutoScalingGroups"], "Resource": "*"}],
+        }
+    )
     assert resource_star_findings(scoped) and not resource_star_findings(describe)
 
 

@@ -11,8 +11,6 @@ from pathlib import Path
 import pytest
 
 from catalog import load_catalog
-from blueprints.resolver import resolve
-from blueprints.spec import ClusterSpec
 
 DATA = json.loads((Path(__file__).parent / "data/instance_types/aws-gpu-instance-types.json").read_text())
 VANTAGE = DATA["vantage"]
@@ -119,8 +117,12 @@ def test_every_unchecked_figure_is_really_uncovered_by_the_recorded_data():
 def test_one_h100_resolves_to_p5_4xlarge():
     from test_resolver import resolved
 
-    plan = resolved("enterprise-h100", nodeGroups__gpu__gpusPerNode=1, nodeGroups__gpu__minVcpus=None,
-                    nodeGroups__gpu__minMemoryGib=None)
+    plan = resolved(
+        "enterprise-h100",
+        nodeGroups__gpu__gpusPerNode=1,
+        nodeGroups__gpu__minVcpus=None,
+        nodeGroups__gpu__minMemoryGib=None,
+    )
     group = plan.node_groups[0]
     assert group.shape.instance_type == "p5.4xlarge"
     assert (group.shape.gpu.count, group.shape.rdma.kind, group.shape.rdma.interfaces) == (1, "efa", 1)
@@ -129,8 +131,13 @@ def test_one_h100_resolves_to_p5_4xlarge():
 def test_a_burst_figure_does_not_meet_a_baseline_requirement():
     from test_resolver import notes, resolved
 
-    plan = resolved("startup-t4", nodeGroups__gpu__gpuModel="A10G", nodeGroups__gpu__minVcpus=None,
-                    nodeGroups__gpu__minMemoryGib=None, nodeGroups__gpu__minNetworkGbps=10)
+    plan = resolved(
+        "startup-t4",
+        nodeGroups__gpu__gpuModel="A10G",
+        nodeGroups__gpu__minVcpus=None,
+        nodeGroups__gpu__minMemoryGib=None,
+        nodeGroups__gpu__minNetworkGbps=10,
+    )
     assert plan.node_groups[0].shape.instance_type == "g5.xlarge"
     assert "10 Gbps requested; g5.xlarge sustains 2.5 Gbps (up to 10 burst)" in notes(plan)
 
@@ -139,13 +146,20 @@ def test_a_burst_figure_does_not_meet_a_baseline_requirement():
 # (vCPUs, memory GiB, GPUs, network baseline Gbit/s). No machine-readable copy is recorded, so these are the
 # transcription the catalog must agree with, not an independent dataset.
 ALI_PAGE = {
-    "ecs.gn6i-c4g1.xlarge": (4, 15, 1, 4), "ecs.gn6i-c8g1.2xlarge": (8, 31, 1, 5),
-    "ecs.gn6i-c16g1.4xlarge": (16, 62, 1, 6), "ecs.gn6i-c24g1.6xlarge": (24, 93, 1, 7.5),
-    "ecs.gn6i-c40g1.10xlarge": (40, 155, 1, 10), "ecs.gn6i-c24g1.12xlarge": (48, 186, 2, 15),
+    "ecs.gn6i-c4g1.xlarge": (4, 15, 1, 4),
+    "ecs.gn6i-c8g1.2xlarge": (8, 31, 1, 5),
+    "ecs.gn6i-c16g1.4xlarge": (16, 62, 1, 6),
+    "ecs.gn6i-c24g1.6xlarge": (24, 93, 1, 7.5),
+    "ecs.gn6i-c40g1.10xlarge": (40, 155, 1, 10),
+    "ecs.gn6i-c24g1.12xlarge": (48, 186, 2, 15),
     "ecs.gn6i-c24g1.24xlarge": (96, 372, 4, 30),
-    "ecs.gn8is.2xlarge": (8, 64, 1, 8), "ecs.gn8is.4xlarge": (16, 128, 1, 16), "ecs.gn8is-2x.8xlarge": (32, 256, 2, 32),
-    "ecs.gn8is-4x.16xlarge": (64, 512, 4, 64), "ecs.gn8is-8x.32xlarge": (128, 1024, 8, 100),
-    "ecs.gn8v.4xlarge": (16, 96, 1, 12), "ecs.gn8v-8x.48xlarge": (192, 1024, 8, 100),
+    "ecs.gn8is.2xlarge": (8, 64, 1, 8),
+    "ecs.gn8is.4xlarge": (16, 128, 1, 16),
+    "ecs.gn8is-2x.8xlarge": (32, 256, 2, 32),
+    "ecs.gn8is-4x.16xlarge": (64, 512, 4, 64),
+    "ecs.gn8is-8x.32xlarge": (128, 1024, 8, 100),
+    "ecs.gn8v.4xlarge": (16, 96, 1, 12),
+    "ecs.gn8v-8x.48xlarge": (192, 1024, 8, 100),
 }
 
 

@@ -18,6 +18,7 @@ def without_statements(plan, *sids):
         policy = json.loads(inputs["policy"])
         policy["Statement"] = [s for s in policy["Statement"] if s.get("Sid") not in sids]
         inputs["policy"] = json.dumps(policy)
+
     return [edited(r, drop) if r.type == KEY else r for r in plan.registrations]
 
 
@@ -28,20 +29,24 @@ def test_fsx_linked_to_the_sse_kms_bucket_is_granted_the_key_as_the_fsx_guide_sa
     assert statement["Action"] == sorted(["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*"])
     (bucket,) = [r for r in plan.registrations if r.type == "aws:s3/bucket:Bucket" and r.name == "enterprise-h100-data"]
     condition = statement["Condition"]
-    assert condition["StringEquals"] == {"kms:CallerAccount": "123456789012",
-                                         "kms:ViaService": "s3.us-east-1.amazonaws.com"}
+    assert condition["StringEquals"] == {
+        "kms:CallerAccount": "123456789012",
+        "kms:ViaService": "s3.us-east-1.amazonaws.com",
+    }
     # S3 Bucket Keys are on, so the encryption context is the bucket's ARN (the guide's note).
     assert condition["StringLike"]["kms:EncryptionContext:aws:s3:arn"].startswith("arn:aws:s3:::enterprise-h100-data")
     assert bucket.urn in key.dependencies
     assert condition["ArnLike"]["aws:PrincipalArn"].endswith(
-        ":role/aws-service-role/s3.data-source.lustre.fsx.amazonaws.com/AWSServiceRoleForFSxS3Access_fs-*")
+        ":role/aws-service-role/s3.data-source.lustre.fsx.amazonaws.com/AWSServiceRoleForFSxS3Access_fs-*"
+    )
     assert key_check(plan.registrations) == []
 
 
 def test_a_key_policy_without_the_fsx_grant_is_blocking_as_the_shipped_plan_was():
     plan = shipped_plan("enterprise-h100")
-    found = [f for f in check(without_statements(plan, "FsxLinkedBucketObjects"))
-             if f.check == "key-policy-missing-service"]
+    found = [
+        f for f in check(without_statements(plan, "FsxLinkedBucketObjects")) if f.check == "key-policy-missing-service"
+    ]
     assert len(found) == 1 and "FSx for Lustre" in found[0].message and found[0].level == "blocking"
 
 

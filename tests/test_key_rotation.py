@@ -28,10 +28,13 @@ def test_shipped_keys_rotate_every_90_days_and_pass_the_rule(stack, cloud):
     assert not [f for f in plan.findings if f["policy"] == RULES[cloud]]
 
 
-@pytest.mark.parametrize("stack,cloud,days,message", [
-    ("research-a100", "aws", 180, "rotationPeriodInDays is 180, more than 90"),
-    ("enterprise-aliyun", "alicloud", 365, "rotationInterval is 365 days, more than 90"),
-])
+@pytest.mark.parametrize(
+    "stack,cloud,days,message",
+    [
+        ("research-a100", "aws", 180, "rotationPeriodInDays is 180, more than 90"),
+        ("enterprise-aliyun", "alicloud", 365, "rotationInterval is 365 days, more than 90"),
+    ],
+)
 def test_a_longer_period_is_a_baseline_finding(plan_variant, stack, cloud, days, message):
     plan = plan_variant(stack, lambda c: c.update(encryption={"keyRotationDays": days}))
     key = _key(plan, cloud)
@@ -41,8 +44,13 @@ def test_a_longer_period_is_a_baseline_finding(plan_variant, stack, cloud, days,
     assert plan.exit_code == 1
 
 
-@pytest.mark.parametrize("base,days,allowed", [("research-a100", 30, "aws KMS rotates every 90 to 2560 days"),
-                                               ("startup-t4-aliyun", 400, "alicloud KMS rotates every 7 to 365 days")])
+@pytest.mark.parametrize(
+    "base,days,allowed",
+    [
+        ("research-a100", 30, "aws KMS rotates every 90 to 2560 days"),
+        ("startup-t4-aliyun", 400, "alicloud KMS rotates every 7 to 365 days"),
+    ],
+)
 def test_a_period_the_provider_refuses_is_one_line(capsys, tmp_path, base, days, allowed):
     code, _, err = run_cli(capsys, *variant(tmp_path, lambda c: c.update(encryption={"keyRotationDays": days}), base))
     assert_one_line(code, err, "encryption.keyRotationDays", allowed)

@@ -1,15 +1,16 @@
 """Kubernetes 1.36 on EKS and ACK (issue 29 item 4): offered with each provider's calendar dates, and on EKS with its
 own add-on versions."""
+
 import datetime as dt
 
 import pytest
 
-from catalog.addons import addon_versions
-from catalog.kubernetes_versions import support
 from blueprints.cli import main
 from blueprints.errors import BlueprintError
 from blueprints.resolver import resolve
 from blueprints.stackconfig import parse_cluster
+from catalog.addons import addon_versions
+from catalog.kubernetes_versions import support
 from conftest import resources, shipped_cluster, with_system_price, write_stack
 
 
@@ -49,8 +50,9 @@ def test_ack_136_has_acks_calendar_date():
 
 
 def test_kubernetes_136_plans_on_ack_at_the_newest_136_patch(plan_variant):
-    plan = plan_variant("enterprise-aliyun",
-                        lambda c: (c.__setitem__("kubernetesVersion", "1.36"), with_system_price(c)))
+    plan = plan_variant(
+        "enterprise-aliyun", lambda c: (c.__setitem__("kubernetesVersion", "1.36"), with_system_price(c))
+    )
     [cluster] = resources(plan, "alicloud:cs/managedKubernetes:ManagedKubernetes")
     assert cluster["version"] == "1.36.1-aliyun.1"
     assert plan.exit_code == 0, [f.message for f in plan.findings if f.mandatory]

@@ -57,9 +57,14 @@ def test_gpu_operator_keeps_off_what_the_node_image_ships(stack):
     assert values["driver"] == {"enabled": False} and values["toolkit"] == {"enabled": False}
     # EKS's AL2023 NVIDIA AMI has no device plugin; ACK GPU nodes run their own.
     assert values["devicePlugin"] == {"enabled": plan.resolved.spec.cloud == "aws"}
-    assert values["dcgmExporter"] == {"enabled": True, "config": {"name": "gpu-metrics"},
-                                      "serviceMonitor": {"enabled": True, "honorLabels": True}}
-    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in values["daemonsets"]["tolerations"]
+    assert values["dcgmExporter"] == {
+        "enabled": True,
+        "config": {"name": "gpu-metrics"},
+        "serviceMonitor": {"enabled": True, "honorLabels": True},
+    }
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in values["daemonsets"][
+        "tolerations"
+    ]
 
 
 def test_erdma_controller_only_on_erdma_stacks():
@@ -86,14 +91,21 @@ def test_priority_classes_and_team_quotas_come_from_the_spec(stack):
         team = spec.teams[limit_range["metadata"]["namespace"]]
         [limits] = limit_range["spec"]["limits"]
         assert limits["default"] == {"cpu": team.default_cpu, "memory": team.default_memory}
-        assert limits.get("max", {}).get("nvidia.com/gpu") == (str(team.max_gpus_per_pod) if team.max_gpus_per_pod else None)
+        assert limits.get("max", {}).get("nvidia.com/gpu") == (
+            str(team.max_gpus_per_pod) if team.max_gpus_per_pod else None
+        )
 
 
 def test_device_plugin_path_installs_plugin_and_dcgm_exporter(plan_variant):
     plan = plan_variant("startup-t4", lambda c: c.setdefault("kubernetes", {}).update(gpuStack="device-plugin"))
     found = releases(plan)
-    assert set(found) == {"nvidia-device-plugin", "dcgm-exporter", "cluster-autoscaler", "kueue",
-                          "kube-prometheus-stack"}
+    assert set(found) == {
+        "nvidia-device-plugin",
+        "dcgm-exporter",
+        "cluster-autoscaler",
+        "kueue",
+        "kube-prometheus-stack",
+    }
     # The exporter's ServiceMonitor needs kube-prometheus-stack's CRD (installed first); it runs only on GPU nodes.
     assert found["dcgm-exporter"]["values"]["serviceMonitor"] == {"enabled": True}
     assert found["dcgm-exporter"]["values"]["nodeSelector"] == {"nvidia.com/gpu.present": "true"}
@@ -101,13 +113,18 @@ def test_device_plugin_path_installs_plugin_and_dcgm_exporter(plan_variant):
     # Node agents tolerate the GPU taint and the acceptance gate (they must run before the node passes).
     assert found["nvidia-device-plugin"]["values"]["tolerations"] == [
         {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
-        {"key": "startup-taint.cluster-autoscaler.kubernetes.io/gpu-acceptance", "operator": "Exists",
-         "effect": "NoSchedule"}]
+        {
+            "key": "startup-taint.cluster-autoscaler.kubernetes.io/gpu-acceptance",
+            "operator": "Exists",
+            "effect": "NoSchedule",
+        },
+    ]
 
 
 def test_mig_profile_labels_the_group_and_turns_on_the_mig_manager(plan_variant):
-    plan = plan_variant("research-a100", lambda c: c.setdefault("nodeGroups", {}).setdefault("gpu", {}).update(
-        migProfile="all-1g.10gb"))
+    plan = plan_variant(
+        "research-a100", lambda c: c.setdefault("nodeGroups", {}).setdefault("gpu", {}).update(migProfile="all-1g.10gb")
+    )
     [group] = gpu_groups(plan)
     assert group["labels"]["nvidia.com/mig.config"] == "all-1g.10gb"
     values = releases(plan)["gpu-operator"]["values"]
@@ -115,16 +132,24 @@ def test_mig_profile_labels_the_group_and_turns_on_the_mig_manager(plan_variant)
     assert releases(shipped_plan("research-a100"))["gpu-operator"]["values"]["migManager"] == {"enabled": False}
 
 
-@pytest.mark.parametrize("profile, expected", [
-    ("all-1g.10gb", "g4dn.2xlarge has T4 GPUs, which have no MIG"),
-    ("half-and-half", "is not a GPU Operator profile name"),
-])
+@pytest.mark.parametrize(
+    "profile, expected",
+    [
+        ("all-1g.10gb", "g4dn.2xlarge has T4 GPUs, which have no MIG"),
+        ("half-and-half", "is not a GPU Operator profile name"),
+    ],
+)
 def test_mig_requests_that_cannot_work_are_one_line_exit_2(tmp_path, profile, expected):
     cluster = shipped_cluster("startup-t4")
     cluster.setdefault("nodeGroups", {}).setdefault("gpu", {})["migProfile"] = profile
     write_stack(tmp_path, "mig", cluster)
-    run = subprocess.run([sys.executable, "-m", "blueprints", "plan", "--stack", "mig", "--stacks-dir", str(tmp_path)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-m", "blueprints", "plan", "--stack", "mig", "--stacks-dir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 2 and expected in run.stderr and run.stderr.count("\n") == 1
 
 
@@ -139,8 +164,14 @@ def test_eks_provider_authenticates_with_aws_eks_get_token():
     kubeconfig = json.loads(provider["kubeconfig"])
     [user] = kubeconfig["users"]
     assert user["user"]["exec"]["command"] == "aws"
-    assert user["user"]["exec"]["args"] == ["eks", "get-token", "--cluster-name", "research-a100",
-                                            "--region", "us-east-1"]
+    assert user["user"]["exec"]["args"] == [
+        "eks",
+        "get-token",
+        "--cluster-name",
+        "research-a100",
+        "--region",
+        "us-east-1",
+    ]
     assert kubeconfig["clusters"][0]["cluster"]["server"].startswith("https://")
 
 
@@ -156,14 +187,22 @@ def test_every_raw_object_is_valid_for_the_clusters_kubernetes_version(stack):
     version = f"{plan.resolved.spec.kubernetes_version}.0"
     # Built-in kinds; custom objects (Kueue, JobSet, PrometheusRule) meet their CRDs' published schemas in
     # test_distributed_training.py.
-    builtin = ("kubernetes:core/", "kubernetes:apps/", "kubernetes:rbac.authorization.k8s.io/",
-               "kubernetes:scheduling.k8s.io/", "kubernetes:storage.k8s.io/", "kubernetes:batch/")
+    builtin = (
+        "kubernetes:core/",
+        "kubernetes:apps/",
+        "kubernetes:rbac.authorization.k8s.io/",
+        "kubernetes:scheduling.k8s.io/",
+        "kubernetes:storage.k8s.io/",
+        "kubernetes:batch/",
+    )
     raw = [r for r in plan.registrations if r.type.startswith(builtin)]
     assert len(raw) >= 6
     for r in raw:
         manifest = r.inputs
-        assert r.type == f"kubernetes:{manifest['apiVersion'] if '/' in manifest['apiVersion'] else 'core/v1'}:" \
-                         f"{manifest['kind']}"
+        assert (
+            r.type == f"kubernetes:{manifest['apiVersion'] if '/' in manifest['apiVersion'] else 'core/v1'}:"
+            f"{manifest['kind']}"
+        )
         kubernetes_validate.validate(manifest, version, strict=True)
 
 

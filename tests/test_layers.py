@@ -26,18 +26,40 @@ ALLOWED = {
     "blueprints.spec": ("catalog", "blueprints.errors", "blueprints.serving_spec"),
     # serving.models (issue #25): its fit check reuses the sizing advisor's memory model, whose two modules are
     # pure (no Pulumi, no CLI), so they sit at the spec's level.
-    "blueprints.serving_spec": ("catalog", "blueprints.errors", "blueprints.sizing.memory",
-                                "blueprints.sizing.workload"),
+    "blueprints.serving_spec": (
+        "catalog",
+        "blueprints.errors",
+        "blueprints.sizing.memory",
+        "blueprints.sizing.workload",
+    ),
     "blueprints.sizing.workload": ("blueprints.errors", "catalog"),
     "blueprints.sizing.memory": ("blueprints.sizing.workload",),
     "blueprints.schema": ("blueprints.spec", "blueprints.stackconfig", "catalog", "blueprints.errors"),
-    "blueprints.stackconfig": ("blueprints.spec", "catalog", "blueprints.errors", "blueprints.safeyaml",
-                               "blueprints.cloudtext"),
+    "blueprints.stackconfig": (
+        "blueprints.spec",
+        "catalog",
+        "blueprints.errors",
+        "blueprints.safeyaml",
+        "blueprints.cloudtext",
+    ),
     "blueprints.conflicts": ("blueprints.spec", "catalog"),  # settings that contradict each other, read by the resolver
-    "blueprints.resolver": ("blueprints.spec", "catalog", "blueprints.errors", "blueprints.conflicts",
-                            "blueprints.clock"),
-    "blueprints.compose": ("blueprints.resolver", "blueprints.spec", "blueprints.stackconfig", "catalog",
-                           "blueprints.errors", "blueprints.clock", "components", "blueprints.serving_spec"),
+    "blueprints.resolver": (
+        "blueprints.spec",
+        "catalog",
+        "blueprints.errors",
+        "blueprints.conflicts",
+        "blueprints.clock",
+    ),
+    "blueprints.compose": (
+        "blueprints.resolver",
+        "blueprints.spec",
+        "blueprints.stackconfig",
+        "catalog",
+        "blueprints.errors",
+        "blueprints.clock",
+        "components",
+        "blueprints.serving_spec",
+    ),
     "components": ("components",),
     "policies.library": ("policies.library", "catalog"),
     "policies": ("policies.library",),  # the packs' entry points
@@ -59,8 +81,8 @@ def wheel_layout_imports(tree: ast.AST) -> set[int]:
     skipped = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Try) and any(
-                isinstance(h.type, ast.Name) and h.type.id in ("ImportError", "ModuleNotFoundError")
-                for h in node.handlers):
+            isinstance(h.type, ast.Name) and h.type.id in ("ImportError", "ModuleNotFoundError") for h in node.handlers
+        ):
             skipped.update(id(inner) for statement in node.body for inner in ast.walk(statement))
     return skipped
 
@@ -80,7 +102,7 @@ def imported(path: Path) -> set[str]:
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             if node.level:
-                base = package[:len(package) - node.level + 1]
+                base = package[: len(package) - node.level + 1]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
@@ -142,8 +164,10 @@ def test_the_check_catches_the_policy_library_reading_the_spec():
 @pytest.mark.parametrize("entry", ["policies.library.packs", "components.aws.cluster", "components.alicloud.cluster"])
 def test_importing_a_lower_layer_loads_nothing_above_it(entry):
     """What a pack process or a component consumer pays for: no spec, resolver, compose or offline plan."""
-    code = (f"import sys, importlib; importlib.import_module({entry!r}); "
-            "print(' '.join(m for m in sys.modules if m.split('.')[0] == 'blueprints'))")
+    code = (
+        f"import sys, importlib; importlib.import_module({entry!r}); "
+        "print(' '.join(m for m in sys.modules if m.split('.')[0] == 'blueprints'))"
+    )
     loaded = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     above = [m for m in loaded.stdout.split() if m != "blueprints" and not m.startswith("catalog")]
     assert above == []

@@ -18,8 +18,13 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 
 
 def make(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["make", "--no-print-directory", "-o", ".venv/.installed", "-o", ".venv/.runtime", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        ["make", "--no-print-directory", "-o", ".venv/.installed", "-o", ".venv/.runtime", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_make_plan_json_is_valid_json_on_stdout():

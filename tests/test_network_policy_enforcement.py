@@ -55,8 +55,11 @@ def test_policies_the_cluster_does_not_enforce_are_not_credited(stack):
 
 
 def test_eks_vpc_cni_enforces_network_policy():
-    addons = [r.inputs for r in shipped_plan("research-a100").registrations
-              if r.type == ADDON and r.inputs.get("addonName") == "vpc-cni"]
+    addons = [
+        r.inputs
+        for r in shipped_plan("research-a100").registrations
+        if r.type == ADDON and r.inputs.get("addonName") == "vpc-cni"
+    ]
     assert [json.loads(a["configurationValues"]) for a in addons] == [{"enableNetworkPolicy": "true"}]
 
 

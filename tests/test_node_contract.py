@@ -20,7 +20,7 @@ def contract_values() -> dict[str, str]:
     values = {}
     for name, value in vars(nodes).items():
         if name.isupper() and name not in GENERIC:
-            for v in (value.values() if isinstance(value, dict) else [value]):
+            for v in value.values() if isinstance(value, dict) else [value]:
                 if isinstance(v, str) and "/" in v:  # the contract's names are all qualified
                     values.setdefault(v, name)
     return values
@@ -34,28 +34,46 @@ def may_import_components(path: Path) -> bool:
 
 
 def python_files() -> list[Path]:
-    return [p for top in ("components", "blueprints") for p in sorted((ROOT / top).rglob("*.py"))
-            if p != NODES and may_import_components(p)]
+    return [
+        p
+        for top in ("components", "blueprints")
+        for p in sorted((ROOT / top).rglob("*.py"))
+        if p != NODES and may_import_components(p)
+    ]
 
 
 def literals(path: Path, values: dict[str, str]) -> list[str]:
     tree = ast.parse(path.read_text(), str(path))
-    return [f"{path.name}:{node.lineno} spells {node.value!r}; use nodes.{values[node.value]}"
-            for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in values]
+    return [
+        f"{path.name}:{node.lineno} spells {node.value!r}; use nodes.{values[node.value]}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in values
+    ]
 
 
 def definitions(path: Path, names: set[str]) -> list[str]:
     tree = ast.parse(path.read_text(), str(path))
-    return [f"{path.name}:{node.lineno} defines {target.id}"
-            for node in ast.walk(tree) if isinstance(node, ast.Assign)
-            for target in node.targets if isinstance(target, ast.Name) and target.id in names]
+    return [
+        f"{path.name}:{node.lineno} defines {target.id}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name) and target.id in names
+    ]
 
 
 def test_the_contract_covers_the_shared_names():
     values = contract_values()
-    for name in ("GPU_RESOURCE", "EFA_RESOURCE", "ERDMA_RESOURCE", "NODE_GROUP_LABEL",
-                 "MIG_CONFIG_LABEL", "GPU_PRESENT_LABEL", "EFA_PRESENT_LABEL", "GATE_TAINT"):
+    for name in (
+        "GPU_RESOURCE",
+        "EFA_RESOURCE",
+        "ERDMA_RESOURCE",
+        "NODE_GROUP_LABEL",
+        "MIG_CONFIG_LABEL",
+        "GPU_PRESENT_LABEL",
+        "EFA_PRESENT_LABEL",
+        "GATE_TAINT",
+    ):
         assert name in values.values()
 
 

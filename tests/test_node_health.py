@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from catalog.addons import addon_versions
 from blueprints.offline.readiness import check
+from catalog.addons import addon_versions
 from conftest import SHIPPED, resources, shipped_plan
 
 AWS_STACKS = [s for s in SHIPPED if not s.endswith("aliyun")]
@@ -28,7 +28,10 @@ def test_auto_repair_comes_with_the_node_monitoring_agent(stack):
 
 def test_auto_repair_without_the_agent_is_reported_as_the_old_plan_was():
     plan = shipped_plan("research-a100")
-    old = [r for r in plan.registrations
-           if not (r.type == "aws:eks/addon:Addon" and r.inputs.get("addonName") == "eks-node-monitoring-agent")]
+    old = [
+        r
+        for r in plan.registrations
+        if not (r.type == "aws:eks/addon:Addon" and r.inputs.get("addonName") == "eks-node-monitoring-agent")
+    ]
     found = [f for f in check(old) if f.check == "node-repair-without-monitoring-agent"]
     assert len(found) == len(resources(plan, "aws:eks/nodeGroup:NodeGroup")) and found[0].level == "warning"

@@ -28,6 +28,7 @@ def test_hipaa_stack_with_the_cost_allocation_tag_exits_0(capsys, tmp_path, monk
     assert not [f for f in plan["readiness"] if f["check"] == "budget-tag"]  # the readiness fix holds too
     # the rule as it was (billing configuration not accepted): a mandatory finding and exit 1, for good
     from policies.library.stack import hipaa_eligible_services as rule
+
     monkeypatch.setattr(rule, "CONFIGURATION_ONLY", ("iam", "budgets", "organizations"))
     code, out, _ = run_cli(capsys, *argv, "--format", "json")
     [finding] = [f for f in json.loads(out)["findings"] if f["policy"] == RULE]
@@ -64,17 +65,21 @@ def test_with_policy_pack_the_nth_file_configures_the_nth_pack(capsys, tmp_path)
     config.write_text(json.dumps({"aws-kms-key-rotation-enabled": {"maxRotationDays": 365}}))
     argv = _stack(tmp_path)
     assert run_cli(capsys, *argv, "--policy-pack", "baseline", "--policy-pack-config", str(config))[0] == 0
-    code, _, err = run_cli(capsys, *argv, "--policy-pack", "baseline", "--policy-pack", "cost",
-                           "--policy-pack-config", str(config))
+    code, _, err = run_cli(
+        capsys, *argv, "--policy-pack", "baseline", "--policy-pack", "cost", "--policy-pack-config", str(config)
+    )
     assert_one_line(code, err, "--policy-pack-config", "must be specified for each --policy-pack")
 
 
-@pytest.mark.parametrize("name,content,fragments", [
-    ("baseline.json", "{not json", ("baseline.json", "not JSON")),
-    ("baseline.json", '{"aws-kms-key-rotation-enabled": "sometimes"}', ("'sometimes' is not one of",)),
-    ("baseline.json", '{"no-such-policy": {}}', ("no policy no-such-policy in this pack",)),
-    ("nosuchpack.json", "{}", ("names no pack (baseline, cost",)),
-])
+@pytest.mark.parametrize(
+    "name,content,fragments",
+    [
+        ("baseline.json", "{not json", ("baseline.json", "not JSON")),
+        ("baseline.json", '{"aws-kms-key-rotation-enabled": "sometimes"}', ("'sometimes' is not one of",)),
+        ("baseline.json", '{"no-such-policy": {}}', ("no policy no-such-policy in this pack",)),
+        ("nosuchpack.json", "{}", ("names no pack (baseline, cost",)),
+    ],
+)
 def test_a_bad_pack_config_is_one_line(capsys, tmp_path, name, content, fragments):
     config = tmp_path / name
     config.write_text(content)

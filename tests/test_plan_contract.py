@@ -41,11 +41,22 @@ def test_resources_carry_urn_parent_provider_and_camelcase_inputs(stack):
     data = json.loads(render_json(shipped_plan(stack)))
     urns = {r["urn"] for r in data["resources"]}
     for r in data["resources"]:
-        assert set(r) - {"aliases"} == {"urn", "type", "name", "parent", "provider", "custom", "protect", "inputs",
-                                        "options"}
+        assert set(r) - {"aliases"} == {
+            "urn",
+            "type",
+            "name",
+            "parent",
+            "provider",
+            "custom",
+            "protect",
+            "inputs",
+            "options",
+        }
         # an alias names the URN the resource had under a component's old type token, never its own URN
         assert all(alias != r["urn"] and alias.endswith("::" + r["name"]) for alias in r.get("aliases", ()))
-        assert r["urn"].startswith(f"urn:pulumi:{stack}::gpu-cluster-blueprints::") and r["urn"].endswith("::" + r["name"])
+        assert r["urn"].startswith(f"urn:pulumi:{stack}::gpu-cluster-blueprints::") and r["urn"].endswith(
+            "::" + r["name"]
+        )
         if r["type"] != "pulumi:pulumi:Stack":
             assert r["parent"] in urns
         if r["custom"] and not r["type"].startswith("pulumi:providers:"):
@@ -90,9 +101,12 @@ def test_the_plan_json_is_byte_identical_across_runs(stack, tmp_path):
     outputs = []
     for seed in ("1", "2"):
         out = tmp_path / f"{seed}.json"
-        run = subprocess.run([sys.executable, "-m", "blueprints", "plan", "--stack", stack, "--format", "json",
-                              "--output", str(out)], cwd=ROOT, env={**os.environ, "PYTHONHASHSEED": seed},
-                             capture_output=True)
+        run = subprocess.run(
+            [sys.executable, "-m", "blueprints", "plan", "--stack", stack, "--format", "json", "--output", str(out)],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+        )
         assert run.returncode == (1 if unpriced_system_shape(stack) else 0), run.stderr
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1]

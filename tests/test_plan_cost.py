@@ -5,10 +5,9 @@ import re
 
 import pytest
 
-from catalog.prices import load_prices
-from blueprints.offline.plan import make_plan
-from blueprints.offline.policy import evaluate
 from blueprints.offline.pack_config import stack_policy_config
+from blueprints.offline.policy import evaluate
+from catalog.prices import load_prices
 from conftest import shipped_plan
 
 BUDGET_RULE = "stack-expected-cost-within-budget"
@@ -30,8 +29,9 @@ def test_worst_case_prices_node_groups_at_max_nodes():
     cost = plan.cost
     gpu = plan.resolved.node_groups[0]
     system = plan.resolved.system
-    node_delta = (gpu.spec.max_nodes - gpu.spec.desired_nodes) * gpu.usd_per_hour + \
-        (system.spec.max_nodes - system.spec.desired_nodes) * system.usd_per_hour
+    node_delta = (gpu.spec.max_nodes - gpu.spec.desired_nodes) * gpu.usd_per_hour + (
+        system.spec.max_nodes - system.spec.desired_nodes
+    ) * system.usd_per_hour
     assert cost.worst_hourly_usd > cost.hourly_usd + node_delta - 0.01  # plus root volumes of the extra nodes
     assert cost.worst_hourly_usd < cost.hourly_usd + node_delta + 1.0
     budget = plan.to_json()["cost"]["budget"]
@@ -52,7 +52,8 @@ def test_spot_group_uses_the_spot_rate(plan_variant):
     def spot(c):
         c["region"] = "us-east-2"
         c.setdefault("nodeGroups", {}).setdefault("gpu", {}).update(
-            {"gpuModel": "H200", "gpusPerNode": 8, "capacity": "spot"})
+            {"gpuModel": "H200", "gpusPerNode": 8, "capacity": "spot"}
+        )
 
     plan = plan_variant("enterprise-h100", spot)
     [rate] = plan.to_json()["cost"]["rates"]
@@ -90,6 +91,9 @@ def test_policy_config_command_writes_the_budget_rules_inputs(tmp_path, capsys):
     assert main(["policy-config", "--stack", "research-a100-eu", "--output-dir", str(tmp_path)]) == 0
     config = json.loads((tmp_path / "cost.json").read_text())[BUDGET_RULE]
     plan = shipped_plan("research-a100-eu")
-    assert config["monthlyBudgetUsd"] == 30000 and config["prices"]["p4de.24xlarge"] == plan.resolved.node_groups[0].usd_per_hour
+    assert (
+        config["monthlyBudgetUsd"] == 30000
+        and config["prices"]["p4de.24xlarge"] == plan.resolved.node_groups[0].usd_per_hour
+    )
     gpu_and_system = plan.cost.by_component()["gpu-nodes"] + plan.cost.by_component()["system-nodes"]
     assert config["otherMonthlyUsd"] == pytest.approx(plan.cost.monthly_usd - gpu_and_system * 730, abs=1)

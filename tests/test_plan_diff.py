@@ -101,8 +101,10 @@ def test_a_stack_that_fails_to_plan_at_the_head_is_in_the_comment_and_fails_the_
 
 
 def test_fsx_replacement_is_called_out_first_as_data_loss(tmp_path, base):
-    head = _head(tmp_path, lambda c: c.setdefault("storage", {}).setdefault("parallelFs", {}).update(
-        deployment="SCRATCH_2", sizeGib=2400))
+    head = _head(
+        tmp_path,
+        lambda c: c.setdefault("storage", {}).setdefault("parallelFs", {}).update(deployment="SCRATCH_2", sizeGib=2400),
+    )
     [diff] = diff_plans({STACK: base}, {STACK: head})
     first = diff.changed[0]
     assert first.type == "aws:fsx/lustreFileSystem:LustreFileSystem" and first.destroys_data
@@ -122,8 +124,10 @@ def test_fsx_replacement_is_called_out_first_as_data_loss(tmp_path, base):
 
 
 def test_diff_command_exit_code_follows_the_acknowledgement(tmp_path, base, capsys):
-    head = _head(tmp_path, lambda c: c.setdefault("storage", {}).setdefault("parallelFs", {}).update(
-        deployment="SCRATCH_2", sizeGib=2400))
+    head = _head(
+        tmp_path,
+        lambda c: c.setdefault("storage", {}).setdefault("parallelFs", {}).update(deployment="SCRATCH_2", sizeGib=2400),
+    )
     (tmp_path / "base.json").write_text(json.dumps(base))
     (tmp_path / "head.json").write_text(json.dumps({"formatVersion": 1, "plans": [head], "failures": []}))
     argv = ["diff", str(tmp_path / "base.json"), str(tmp_path / "head.json"), "--format", "markdown"]
@@ -136,8 +140,20 @@ def test_diff_command_reads_bundles_and_writes_markdown(tmp_path, base, capsys):
     head = dict(base, stack="research-a100-new")
     (tmp_path / "base.json").write_text(json.dumps({"formatVersion": 1, "plans": [base]}))
     (tmp_path / "head.json").write_text(json.dumps({"formatVersion": 1, "plans": [base, head]}))
-    assert main(["diff", str(tmp_path / "base.json"), str(tmp_path / "head.json"), "--format", "markdown",
-                 "--output", str(tmp_path / "comment.md")]) == 0
+    assert (
+        main(
+            [
+                "diff",
+                str(tmp_path / "base.json"),
+                str(tmp_path / "head.json"),
+                "--format",
+                "markdown",
+                "--output",
+                str(tmp_path / "comment.md"),
+            ]
+        )
+        == 0
+    )
     comment = (tmp_path / "comment.md").read_text()
     assert "| `research-a100-new` | added |" in comment and "| `research-a100` | unchanged |" in comment
 
@@ -152,7 +168,9 @@ def _ack_head(base: dict, nodes: int, price_factor: float) -> dict:
     """An ACK head whose GPU pool declares ``nodes`` (ignored) at ``price_factor`` the price per node
     (an in-place instance type change), with the head's own estimate as the plan would compute it."""
     head = json.loads(json.dumps(base))
-    [pool] = [r for r in head["resources"] if r["name"].endswith("-gpu") and r["type"] == "alicloud:cs/nodePool:NodePool"]
+    [pool] = [
+        r for r in head["resources"] if r["name"].endswith("-gpu") and r["type"] == "alicloud:cs/nodePool:NodePool"
+    ]
     pool["inputs"]["desiredSize"] = nodes
     pool["inputs"]["instanceTypes"] = ["ecs.gn-other"]
     for item in head["cost"]["items"]:
@@ -179,7 +197,10 @@ def test_a_resource_renamed_with_an_alias_is_the_same_resource(base):
     head = json.loads(json.dumps(base))
     [vpc] = [r for r in head["resources"] if r["type"] == "aws:ec2/vpc:Vpc"]
     old_urn = vpc["urn"]
-    vpc["urn"], vpc["aliases"] = old_urn.replace("$aws:ec2/vpc:Vpc", "$gpu-blueprints:aws:Renamed$aws:ec2/vpc:Vpc"), [old_urn]
+    vpc["urn"], vpc["aliases"] = (
+        old_urn.replace("$aws:ec2/vpc:Vpc", "$gpu-blueprints:aws:Renamed$aws:ec2/vpc:Vpc"),
+        [old_urn],
+    )
     [diff] = diff_plans({STACK: base}, {STACK: head})
     assert not diff.added and not diff.removed and diff.status == "unchanged"
     del vpc["aliases"]
@@ -197,8 +218,11 @@ def _kubernetes_head(base: dict, type_: str, edit) -> tuple[dict, str]:
 def test_a_storage_class_parameter_change_replaces_it_deleting_the_named_one_first(base):
     """pulumi-kubernetes forces a new StorageClass on parameters/provisioner, and deletes a named
     object before re-creating it under the same name (diff.go forceNew, provider.go deleteBeforeReplace)."""
-    head, name = _kubernetes_head(base, "kubernetes:storage.k8s.io/v1:StorageClass",
-                                  lambda inputs: inputs.setdefault("parameters", {}).update(type="io2"))
+    head, name = _kubernetes_head(
+        base,
+        "kubernetes:storage.k8s.io/v1:StorageClass",
+        lambda inputs: inputs.setdefault("parameters", {}).update(type="io2"),
+    )
     [diff] = diff_plans({STACK: base}, {STACK: head})
     [change] = [c for c in diff.changed if c.name == name]
     assert change.replaced and change.delete_before_replace and not change.name_clash
@@ -208,13 +232,17 @@ def test_a_storage_class_parameter_change_replaces_it_deleting_the_named_one_fir
 
 
 def test_a_kubernetes_rename_replaces_creating_first_and_a_label_change_is_in_place(base):
-    head, name = _kubernetes_head(base, "kubernetes:core/v1:Namespace",
-                                  lambda inputs: inputs["metadata"].update(name="renamed"))
+    head, name = _kubernetes_head(
+        base, "kubernetes:core/v1:Namespace", lambda inputs: inputs["metadata"].update(name="renamed")
+    )
     [diff] = diff_plans({STACK: base}, {STACK: head})
     [change] = [c for c in diff.changed if c.name == name]
     assert change.replaced and not change.delete_before_replace
-    head, name = _kubernetes_head(base, "kubernetes:core/v1:Namespace",
-                                  lambda inputs: inputs["metadata"].setdefault("labels", {}).update(team="x"))
+    head, name = _kubernetes_head(
+        base,
+        "kubernetes:core/v1:Namespace",
+        lambda inputs: inputs["metadata"].setdefault("labels", {}).update(team="x"),
+    )
     [diff] = diff_plans({STACK: base}, {STACK: head})
     [change] = [c for c in diff.changed if c.name == name]
     assert not change.replaced and change.inputs

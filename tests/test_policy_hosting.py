@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from blueprints.offline.engine import run_program
+from blueprints.offline.pack_config import stack_policy_config
 from blueprints.offline.plan import make_plan
 from blueprints.offline.policy import InProcessPack, evaluate
-from blueprints.offline.pack_config import stack_policy_config
 from conftest import shipped_plan
 
 NONCOMPLIANT_DIR = Path(__file__).resolve().parent / "data" / "stacks"
@@ -32,16 +32,21 @@ def test_shipped_stacks_get_the_same_findings_both_ways(stack):
 
 def test_noncompliant_stack_gets_the_same_findings_both_ways():
     plan = make_plan("noncompliant-gdpr", NONCOMPLIANT_DIR)
-    hosted, processes = both_ways("noncompliant-gdpr", plan.registrations, ["baseline", "gdpr", "hipaa", "mlps", "cost"],
-                                  stack_policy_config(plan.resolved.spec))
+    hosted, processes = both_ways(
+        "noncompliant-gdpr",
+        plan.registrations,
+        ["baseline", "gdpr", "hipaa", "mlps", "cost"],
+        stack_policy_config(plan.resolved.spec),
+    )
     assert hosted == processes
     assert len({f["policy"] for f in hosted if f["enforcementLevel"] == "mandatory"}) >= 5
 
 
 @pytest.mark.parametrize("program", ["ec2_web_server", "website_bucket"])
 def test_foreign_programs_get_the_same_findings_both_ways(program):
-    registrations, _ = run_program(program, {"aws:region": "us-east-1"}, "us-east-1",
-                                   program=PROGRAMS / program / "__main__.py")
+    registrations, _ = run_program(
+        program, {"aws:region": "us-east-1"}, "us-east-1", program=PROGRAMS / program / "__main__.py"
+    )
     hosted, processes = both_ways(program, registrations, ["baseline", "hipaa", "gdpr"], {})
     assert hosted == processes and any(f["enforcementLevel"] == "mandatory" for f in hosted)
 

@@ -94,8 +94,9 @@ def test_shipped_stacks_pass_their_packs(stack):
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "blueprints", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "blueprints", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_noncompliant_example_fails_the_plan_with_the_expected_findings():
@@ -105,8 +106,10 @@ def test_noncompliant_example_fails_the_plan_with_the_expected_findings():
     assert data["exitCode"] == 1
     found = {(f["policy"], f["resourceName"]) for f in data["findings"] if f["enforcementLevel"] == "mandatory"}
     advisory = {(f["policy"], f["resourceName"]) for f in data["findings"] if f["enforcementLevel"] == "advisory"}
-    assert advisory == {("kubernetes-workload-image-digest", "noncompliant-gdpr-fabric-gpu"),
-                        ("kubernetes-workload-image-digest", "noncompliant-gdpr-acceptance-gpu")}
+    assert advisory == {
+        ("kubernetes-workload-image-digest", "noncompliant-gdpr-fabric-gpu"),
+        ("kubernetes-workload-image-digest", "noncompliant-gdpr-acceptance-gpu"),
+    }
     assert found == {
         ("stack-data-residency", "noncompliant-gdpr-aws"),
         ("stack-max-hourly-cost", None),
@@ -120,7 +123,9 @@ def test_noncompliant_example_fails_the_plan_with_the_expected_findings():
         ("stack-gpu-scale-to-zero", "noncompliant-gdpr-gpu"),
     }
     residency = next(f for f in data["findings"] if f["policy"] == "stack-data-residency")
-    assert residency["framework"]["reference"] == "GDPR Art. 44 (Chapter V transfers)" and residency["packs"] == ["gdpr"]
+    assert residency["framework"]["reference"] == "GDPR Art. 44 (Chapter V transfers)" and residency["packs"] == [
+        "gdpr"
+    ]
     retention = next(f for f in data["findings"] if f["policy"] == "aws-cloudwatch-log-group-retention")
     assert retention["packs"] == ["baseline", "gdpr"] and "retentionInDays is 30; at least 365" in retention["message"]
 
@@ -136,14 +141,35 @@ def test_findings_render_with_level_resource_controls_and_fix():
 
 
 def test_policy_pack_flag_replaces_the_declared_packs():
-    run = _cli("plan", "--stack", "noncompliant-gdpr", "--stacks-dir", str(NONCOMPLIANT_DIR), "--format", "json",
-               "--policy-pack", "cost")
+    run = _cli(
+        "plan",
+        "--stack",
+        "noncompliant-gdpr",
+        "--stacks-dir",
+        str(NONCOMPLIANT_DIR),
+        "--format",
+        "json",
+        "--policy-pack",
+        "cost",
+    )
     data = json.loads(run.stdout)
     assert run.returncode == 1 and data["policyPacks"] == ["cost"]
-    assert {f["policy"] for f in data["findings"]} == {"stack-max-hourly-cost", "stack-expected-cost-within-budget",
-                                                       "stack-gpu-scale-to-zero"}
-    none = _cli("plan", "--stack", "noncompliant-gdpr", "--stacks-dir", str(NONCOMPLIANT_DIR), "--format", "json",
-                "--policy-pack", "none")
+    assert {f["policy"] for f in data["findings"]} == {
+        "stack-max-hourly-cost",
+        "stack-expected-cost-within-budget",
+        "stack-gpu-scale-to-zero",
+    }
+    none = _cli(
+        "plan",
+        "--stack",
+        "noncompliant-gdpr",
+        "--stacks-dir",
+        str(NONCOMPLIANT_DIR),
+        "--format",
+        "json",
+        "--policy-pack",
+        "none",
+    )
     assert none.returncode == 0 and json.loads(none.stdout)["findings"] == []
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from policies.library.registry import all_rules, discover, rule_modules, rule_name
 
-RULE_TEXT = '''
+RULE_TEXT = """
 from policies.library.rule import ResourceRule, Rule
 
 def check(props, config, args):
@@ -19,7 +19,7 @@ def check(props, config, args):
 RULE{annotation} = ResourceRule(
     description="A rule for the registry test.", severity="low", references={{"baseline": "test"}},
     remediation="None.", url="https://example.org/", types=("aws:s3/bucket:Bucket",), check=check)
-'''
+"""
 
 
 @pytest.fixture
@@ -42,8 +42,10 @@ def test_a_rule_declared_with_a_type_annotation_is_found(rule_package):
 
 
 def test_rule_names_are_module_paths():
-    assert rule_name("policies.library.aws.ec2.launch_template.imdsv2_required") == \
-        "aws-ec2-launch-template-imdsv2-required"
+    assert (
+        rule_name("policies.library.aws.ec2.launch_template.imdsv2_required")
+        == "aws-ec2-launch-template-imdsv2-required"
+    )
     for module, rule in zip(rule_modules(), all_rules()):
         assert rule.name == rule_name(module)
 

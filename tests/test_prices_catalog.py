@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from catalog import load_catalog
-from catalog.prices import OPTIONS, load_prices, quote
 from blueprints.resolver import resolve
 from blueprints.stackconfig import cluster_config, read_stack_config
+from catalog import load_catalog
+from catalog.prices import OPTIONS, load_prices, quote
 
 
 def spec_of(stack, mutate=None):
@@ -103,7 +103,8 @@ def test_quote_never_borrows_silently():
 def test_spot_groups_use_a_spot_price_where_the_catalog_has_one():
     def spot(c):
         c.setdefault("nodeGroups", {}).setdefault("gpu", {}).update(
-            {"gpuModel": "H200", "gpusPerNode": 8, "capacity": "spot"})
+            {"gpuModel": "H200", "gpusPerNode": 8, "capacity": "spot"}
+        )
         c["region"] = "us-east-2"
 
     group = resolve(spec_of("enterprise-h100", spot)).node_groups[0]
@@ -122,9 +123,12 @@ def vantage():
 
 def test_three_year_rows_equal_the_recorded_source_data():
     table, data = load_prices(), vantage()
-    expected = {(shape, region): float(keys["yrTerm3Standard.noUpfront"])
-                for shape, regions in data.items() for region, keys in regions.items()
-                if "yrTerm3Standard.noUpfront" in keys}
+    expected = {
+        (shape, region): float(keys["yrTerm3Standard.noUpfront"])
+        for shape, regions in data.items()
+        for region, keys in regions.items()
+        if "yrTerm3Standard.noUpfront" in keys
+    }
     rows = {(p.instance_type, p.region): p for p in table.prices if p.option == "commit-3y"}
     assert set(rows) == set(expected)  # every 3-year figure the data has, and none from elsewhere
     for key, row in rows.items():
@@ -132,9 +136,15 @@ def test_three_year_rows_equal_the_recorded_source_data():
         assert row.as_of == "2025-11-30" and VANTAGE_COMMIT in table.source_url(row), key
         assert table.source_url(row).endswith("data/gpu_instances_raw.json")
     # The regions the brief asks for, on every shape that has 3-year terms and is sold there.
-    for shape, region in [("p4d.24xlarge", "us-east-1"), ("p4d.24xlarge", "us-west-2"),
-                          ("p4d.24xlarge", "eu-central-1"), ("p4de.24xlarge", "eu-central-1"),
-                          ("p5.48xlarge", "us-east-1"), ("p5.48xlarge", "us-west-2"), ("g6e.48xlarge", "eu-central-1")]:
+    for shape, region in [
+        ("p4d.24xlarge", "us-east-1"),
+        ("p4d.24xlarge", "us-west-2"),
+        ("p4d.24xlarge", "eu-central-1"),
+        ("p4de.24xlarge", "eu-central-1"),
+        ("p5.48xlarge", "us-east-1"),
+        ("p5.48xlarge", "us-west-2"),
+        ("g6e.48xlarge", "eu-central-1"),
+    ]:
         assert (shape, region) in rows
 
 
@@ -179,9 +189,13 @@ def test_three_years_cost_less_per_hour_than_one_year():
 
 
 def test_size_for_7b_on_1t_tokens_has_a_sourced_three_year_figure_for_aws(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "blueprints", "size", "--params", "7B", "--tokens", "1T",
-                             "--format", "json"], capture_output=True, text=True, timeout=120,
-                            cwd=Path(__file__).parent.parent)
+    result = subprocess.run(
+        [sys.executable, "-m", "blueprints", "size", "--params", "7B", "--tokens", "1T", "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).parent.parent,
+    )
     assert result.returncode == 0, result.stderr
     candidates = json.loads(result.stdout)["candidates"]
     aws = [c for c in candidates if c["cloud"] == "aws"]

@@ -24,8 +24,14 @@ def test_pulumi_yaml_validates_against_the_published_project_schema():
 
 
 def test_the_six_issue_stacks_ship():
-    for stack in ("startup-t4", "research-a100", "enterprise-h100",
-                  "startup-t4-aliyun", "research-a100-aliyun", "enterprise-aliyun"):
+    for stack in (
+        "startup-t4",
+        "research-a100",
+        "enterprise-h100",
+        "startup-t4-aliyun",
+        "research-a100-aliyun",
+        "enterprise-aliyun",
+    ):
         assert stack in SHIPPED
 
 
@@ -41,8 +47,10 @@ def test_the_exported_schema_rejects_an_unknown_field_and_describes_every_field(
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.Draft202012Validator(schema).validate(bad)
     undocumented = [
-        f"{model}.{name}" for model, body in schema["$defs"].items()
-        for name, prop in body.get("properties", {}).items() if not prop.get("description")
+        f"{model}.{name}"
+        for model, body in schema["$defs"].items()
+        for name, prop in body.get("properties", {}).items()
+        if not prop.get("description")
     ]
     assert undocumented == []
 
@@ -57,8 +65,9 @@ def test_make_plan_installs_only_the_runtime_requirements():
     no PyTorch. (`make -n` prints the commands make would run, for a virtualenv that does not exist yet.)"""
     import subprocess
 
-    commands = subprocess.run(["make", "-n", "plan", "VENV=/nonexistent/venv"], cwd=ROOT, capture_output=True,
-                              text=True, check=True).stdout
+    commands = subprocess.run(
+        ["make", "-n", "plan", "VENV=/nonexistent/venv"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
     installs = [line for line in commands.splitlines() if "pip install" in line and " -r " in line]
     assert installs and all(line.split(" -r ")[1].split()[0] == "requirements.txt" for line in installs), installs
     runtime = (ROOT / "requirements.txt").read_text()
@@ -70,9 +79,14 @@ def test_local_toolchains_are_never_tracked():
     (a checkout would then replace the real folders with links to themselves)."""
     import subprocess
 
-    tracked = subprocess.run(["git", "ls-files", ".venv", "node_modules", "tools"], cwd=ROOT, capture_output=True,
-                             text=True, check=True).stdout.split()
+    tracked = subprocess.run(
+        ["git", "ls-files", ".venv", "node_modules", "tools"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
     assert tracked == []
-    ignored = subprocess.run(["git", "check-ignore", "--no-index", ".venv", "node_modules", "tools"], cwd=ROOT,
-                             capture_output=True, text=True).stdout.split()
+    ignored = subprocess.run(
+        ["git", "check-ignore", "--no-index", ".venv", "node_modules", "tools"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
     assert ignored == [".venv", "node_modules", "tools"]

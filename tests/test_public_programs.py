@@ -13,8 +13,9 @@ PROGRAMS = Path(__file__).resolve().parent / "data" / "programs"
 
 
 def judge(program: str, packs=("baseline",)):
-    registrations, _ = run_program(program, {"aws:region": "us-east-1"}, "us-east-1",
-                                   program=PROGRAMS / program / "__main__.py")
+    registrations, _ = run_program(
+        program, {"aws:region": "us-east-1"}, "us-east-1", program=PROGRAMS / program / "__main__.py"
+    )
     by_name = {r.name: r for r in registrations}
     findings = evaluate(program, registrations, packs)
     return by_name, findings

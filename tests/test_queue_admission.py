@@ -22,7 +22,7 @@ def quantity(value) -> float:
     text = str(value)
     for unit in sorted(UNITS, key=len, reverse=True):
         if unit and text.endswith(unit):
-            return float(text[:-len(unit)]) * UNITS[unit]
+            return float(text[: -len(unit)]) * UNITS[unit]
     return float(text)
 
 
@@ -49,18 +49,29 @@ def fits(regs, job) -> dict[str, tuple[float, float]]:
     """Resources the job needs beyond what its namespace's queue can ever admit in the flavor its pods select."""
     request, selector = job_request(job)
     namespace = job["metadata"]["namespace"]
-    [local] = [r.inputs for r in regs if r.type == KUEUE + "LocalQueue"
-               and r.inputs["metadata"]["namespace"] == namespace
-               and r.inputs["metadata"]["name"] == job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"]]
+    [local] = [
+        r.inputs
+        for r in regs
+        if r.type == KUEUE + "LocalQueue"
+        and r.inputs["metadata"]["namespace"] == namespace
+        and r.inputs["metadata"]["name"] == job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"]
+    ]
     queues = {name: q["spec"] for name, q in kueue_objects(regs, "ClusterQueue").items()}
     flavors = kueue_objects(regs, "ResourceFlavor")
-    [flavor] = [name for name, f in flavors.items()
-                if all(selector.get(k) == v for k, v in f["spec"]["nodeLabels"].items())]
+    [flavor] = [
+        name for name, f in flavors.items() if all(selector.get(k) == v for k, v in f["spec"]["nodeLabels"].items())
+    ]
     cq = local["spec"]["clusterQueue"]
     short = {}
     for res, want in request.items():
-        quota = next(r for g in queues[cq]["resourceGroups"] for fl in g["flavors"] if fl["name"] == flavor
-                     for r in fl["resources"] if r["name"] == res)
+        quota = next(
+            r
+            for g in queues[cq]["resourceGroups"]
+            for fl in g["flavors"]
+            if fl["name"] == flavor
+            for r in fl["resources"]
+            if r["name"] == res
+        )
         have = quantity(quota["nominalQuota"])
         if res in ("nvidia.com/gpu", "vpc.amazonaws.com/efa"):
             have = admissible(queues, cq, flavor, res)
@@ -75,6 +86,7 @@ def edited(registration, change):
     change(inputs)
     json_format.ParseDict(inputs, struct)
     from dataclasses import replace
+
     return replace(registration, properties=struct)
 
 
@@ -96,8 +108,10 @@ def test_first_training_job_is_admissible_on_research_a100():
 def test_the_old_quota_leaves_the_first_job_waiting_and_readiness_says_so(plan_variant):
     """The preset as shipped before: 8 GPUs for the only team, nothing to borrow."""
     job = yaml.safe_load((ROOT / "examples/first-training-job/jobset.yaml").read_text())
-    plan = plan_variant("research-a100", lambda c: c.setdefault("kubernetes", {}).update(
-        teams={"research": {"gpus": 8, "maxGpusPerPod": 8}}))
+    plan = plan_variant(
+        "research-a100",
+        lambda c: c.setdefault("kubernetes", {}).update(teams={"research": {"gpus": 8, "maxGpusPerPod": 8}}),
+    )
     assert fits(plan.registrations, job) == {"nvidia.com/gpu": (16, 8), "vpc.amazonaws.com/efa": (8, 4)}
     [gap] = [f for f in check(plan.registrations) if f.check == "queue-fits-gang"]
     assert gap.level == BLOCKING and gap.resource == "research"
@@ -106,8 +120,10 @@ def test_the_old_quota_leaves_the_first_job_waiting_and_readiness_says_so(plan_v
 
 
 def test_a_team_may_borrow_within_its_cohort_unless_its_borrowing_limit_forbids(plan_variant):
-    plan = plan_variant("research-a100", lambda c: c.setdefault("kubernetes", {}).update(
-        teams={"research": {"gpus": 8}, "vision": {"gpus": 8}}))
+    plan = plan_variant(
+        "research-a100",
+        lambda c: c.setdefault("kubernetes", {}).update(teams={"research": {"gpus": 8}, "vision": {"gpus": 8}}),
+    )
     assert not [f for f in check(plan.registrations) if f.check == "queue-fits-gang"]
 
     def no_borrowing(inputs):
@@ -116,5 +132,6 @@ def test_a_team_may_borrow_within_its_cohort_unless_its_borrowing_limit_forbids(
                 for flavor in group["flavors"]:
                     for r in flavor["resources"]:
                         r["borrowingLimit"] = 0
+
     regs = [edited(r, no_borrowing) if r.type == KUEUE + "ClusterQueue" else r for r in plan.registrations]
     assert [f.resource for f in check(regs) if f.check == "queue-fits-gang"] == ["vision"]

@@ -49,10 +49,13 @@ def test_gpu_only_tainted_topology_fails(stack):
     assert "nowhere to run" in capacity.message and "systemNodes" in capacity.fix
     stranded = {f.resource for f in gaps(findings, "pod-placement")}
     if stack == "research-a100":
-        assert {"eks add-on Deployment coredns", "chart gpu-operator Deployment gpu-operator",
-                "chart gpu-operator Deployment gpu-operator-node-feature-discovery-master",
-                "chart cluster-autoscaler Deployment cluster-autoscaler-aws-cluster-autoscaler",
-                "add-on aws-ebs-csi-driver Deployment ebs-csi-controller"} <= stranded
+        assert {
+            "eks add-on Deployment coredns",
+            "chart gpu-operator Deployment gpu-operator",
+            "chart gpu-operator Deployment gpu-operator-node-feature-discovery-master",
+            "chart cluster-autoscaler Deployment cluster-autoscaler-aws-cluster-autoscaler",
+            "add-on aws-ebs-csi-driver Deployment ebs-csi-controller",
+        } <= stranded
     else:
         assert "chart gpu-operator Deployment gpu-operator" in stranded
 
@@ -62,19 +65,24 @@ def test_a_single_system_node_is_a_warning():
 
     def one_node(inputs):
         inputs["scalingConfig"]["minSize"] = 1
-    regs = [edited(r, one_node) if r.type == "aws:eks/nodeGroup:NodeGroup" and is_system_group(r) else r
-            for r in plan.registrations]
+
+    regs = [
+        edited(r, one_node) if r.type == "aws:eks/nodeGroup:NodeGroup" and is_system_group(r) else r
+        for r in plan.registrations
+    ]
     [warning] = gaps(check(regs), "system-capacity", WARNING)
     assert "systemNodes.minNodes: 2" in warning.fix
 
 
 def test_missing_claim_and_missing_volume_are_blocking():
     plan = shipped_plan("research-a100")
-    [no_claim] = gaps(check(without(plan, lambda r: r.type == "kubernetes:core/v1:PersistentVolumeClaim")),
-                      "file-system-claim")
+    [no_claim] = gaps(
+        check(without(plan, lambda r: r.type == "kubernetes:core/v1:PersistentVolumeClaim")), "file-system-claim"
+    )
     assert "no claim bound" in no_claim.message and no_claim.resource == "research-a100-lustre"
-    [no_volume] = gaps(check(without(plan, lambda r: r.type.startswith("kubernetes:core/v1:Persistent"))),
-                       "file-system-claim")
+    [no_volume] = gaps(
+        check(without(plan, lambda r: r.type.startswith("kubernetes:core/v1:Persistent"))), "file-system-claim"
+    )
     assert "no PersistentVolume" in no_volume.message
 
 
@@ -87,15 +95,25 @@ def test_role_without_its_service_account_is_blocking():
 
     def unannotated(inputs):
         inputs["metadata"]["annotations"] = {}
-    regs = [dataclasses.replace(edited(r, unannotated), dependencies=[]) if trainer(r) else r for r in plan.registrations]
+
+    regs = [
+        dataclasses.replace(edited(r, unannotated), dependencies=[]) if trainer(r) else r for r in plan.registrations
+    ]
     assert gaps(check(regs), "workload-identity")
     assert all("is not annotated" in g.message for g in gaps(check(regs), "workload-identity"))
 
 
 def test_rrsa_role_without_its_service_account_is_blocking():
     plan = shipped_plan("enterprise-aliyun")
-    found = gaps(check(without(plan, lambda r: r.type == "kubernetes:core/v1:ServiceAccount"
-                               and r.inputs["metadata"]["name"] == "trainer")), "workload-identity")
+    found = gaps(
+        check(
+            without(
+                plan,
+                lambda r: r.type == "kubernetes:core/v1:ServiceAccount" and r.inputs["metadata"]["name"] == "trainer",
+            )
+        ),
+        "workload-identity",
+    )
     assert "enterprise-aliyun-trainer" in [g.resource for g in found]
 
 
@@ -113,8 +131,11 @@ def test_gpu_agent_that_selects_no_gpu_node_is_blocking(plan_variant):
 
     def unlabelled(inputs):
         inputs["labels"].pop("nvidia.com/gpu.present")
-    regs = [edited(r, unlabelled) if r.type == "aws:eks/nodeGroup:NodeGroup" and not is_system_group(r) else r
-            for r in plan.registrations]
+
+    regs = [
+        edited(r, unlabelled) if r.type == "aws:eks/nodeGroup:NodeGroup" and not is_system_group(r) else r
+        for r in plan.registrations
+    ]
     messages = [f.message for f in gaps(check(regs), "gpu-agents")]
     assert any("nvidia-device-plugin selects no node" in m for m in messages)
     assert any("dcgm-exporter selects no node" in m for m in messages)
@@ -122,15 +143,21 @@ def test_gpu_agent_that_selects_no_gpu_node_is_blocking(plan_variant):
 
 def test_agents_follow_a_taint_the_stack_adds_and_a_foreign_taint_is_caught(plan_variant):
     def dedicated(c):
-        c.setdefault("nodeGroups", {}).setdefault("gpu", {})["taints"] = [{"key": "nvidia.com/gpu", "value": "present"},
-                                            {"key": "dedicated", "value": "training"}]
+        c.setdefault("nodeGroups", {}).setdefault("gpu", {})["taints"] = [
+            {"key": "nvidia.com/gpu", "value": "present"},
+            {"key": "dedicated", "value": "training"},
+        ]
+
     plan = plan_variant("research-a100", dedicated)
     assert not plan.readiness_blocking()  # the platform's tolerations follow the spec's taints
 
     def foreign(inputs):
         inputs["taints"].append({"key": "team", "value": "x", "effect": "NO_EXECUTE"})
-    regs = [edited(r, foreign) if r.type == "aws:eks/nodeGroup:NodeGroup" and not is_system_group(r) else r
-            for r in plan.registrations]
+
+    regs = [
+        edited(r, foreign) if r.type == "aws:eks/nodeGroup:NodeGroup" and not is_system_group(r) else r
+        for r in plan.registrations
+    ]
     assert any("team=x:NoExecute" in f.message for f in gaps(check(regs), "gpu-agents"))
 
 
@@ -139,20 +166,40 @@ def test_chart_version_without_recorded_facts_is_a_warning():
 
     def bumped(inputs):
         inputs["version"] = "99.0.0"
-    regs = [edited(r, bumped) if r.type == "kubernetes:helm.sh/v3:Release" and r.inputs["name"] == "gpu-operator"
-            else r for r in plan.registrations]
+
+    regs = [
+        edited(r, bumped) if r.type == "kubernetes:helm.sh/v3:Release" and r.inputs["name"] == "gpu-operator" else r
+        for r in plan.registrations
+    ]
     [warning] = gaps(check(regs), "chart-facts", WARNING)
     assert "gpu-operator 99.0.0" in warning.message
 
 
-@pytest.mark.parametrize("stack, expected", [("startup-t4", "no autoscaler is installed"),
-                                             ("startup-t4-aliyun", "its auto scaling is off")])
+@pytest.mark.parametrize(
+    "stack, expected", [("startup-t4", "no autoscaler is installed"), ("startup-t4-aliyun", "its auto scaling is off")]
+)
 def test_scale_to_zero_without_autoscaling_fails_the_plan(tmp_path, stack, expected):
     cluster = shipped_cluster(stack)
     cluster["autoscaling"] = {"enabled": False}
     write_stack(tmp_path, "no-autoscaler", cluster)
-    run = subprocess.run([sys.executable, "-m", "blueprints", "plan", "--stack", "no-autoscaler", "--stacks-dir",
-                          str(tmp_path), "--policy-pack", "none"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "blueprints",
+            "plan",
+            "--stack",
+            "no-autoscaler",
+            "--stacks-dir",
+            str(tmp_path),
+            "--policy-pack",
+            "none",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 1, run.stderr
     assert "[blocking] scale-from-zero" in run.stdout and expected in run.stdout
 

@@ -38,16 +38,20 @@ def test_the_ack_node_group_lets_nodes_out_and_each_other_in(stack):
     assert network(plan.readiness) == []
     rules = [r.inputs for r in plan.registrations if r.type == readiness_network.ALI_RULE]
     # Terway: pods take VPC addresses, so the VPC rules cover them and no pod-CIDR rule is needed.
-    assert {(r["type"], r["cidrIp"]) for r in rules} >= {("egress", "100.64.0.0/10"), ("egress", "10.0.0.0/16"),
-                                                         ("ingress", "10.0.0.0/16")}
+    assert {(r["type"], r["cidrIp"]) for r in rules} >= {
+        ("egress", "100.64.0.0/10"),
+        ("egress", "10.0.0.0/16"),
+        ("ingress", "10.0.0.0/16"),
+    }
 
 
 @pytest.mark.parametrize("stack", ALIYUN)
 def test_the_group_as_it_was_one_ingress_rule_no_egress_is_blocking(stack):
     # The network component before the fix declared only the intra-VPC ingress rule on an enterprise group, and
     # the cluster ran Flannel on 172.20.0.0/16.
-    regs = [r for r in as_regs(shipped_plan(stack))
-            if r.type != readiness_network.ALI_RULE or r.name.endswith("-intra-vpc")]
+    regs = [
+        r for r in as_regs(shipped_plan(stack)) if r.type != readiness_network.ALI_RULE or r.name.endswith("-intra-vpc")
+    ]
     for r in regs:
         if r.type == "alicloud:cs/managedKubernetes:ManagedKubernetes":
             r.inputs = {**r.inputs, "podCidr": "172.20.0.0/16", "podVswitchIds": None}
@@ -58,8 +62,11 @@ def test_the_group_as_it_was_one_ingress_rule_no_egress_is_blocking(stack):
 
 
 def test_a_basic_group_allows_egress_by_default():
-    regs = [r for r in as_regs(shipped_plan("startup-t4-aliyun"))
-            if r.type != readiness_network.ALI_RULE or r.name.endswith("-intra-vpc")]
+    regs = [
+        r
+        for r in as_regs(shipped_plan("startup-t4-aliyun"))
+        if r.type != readiness_network.ALI_RULE or r.name.endswith("-intra-vpc")
+    ]
     for r in regs:
         if r.type == readiness_network.ALI_SG:
             r.inputs = {**r.inputs, "securityGroupType": "normal"}
@@ -72,12 +79,19 @@ def test_aws_nodes_on_a_declared_group_without_egress_cannot_join():
     efa = next(r for r in regs if r.type == readiness_network.AWS_SG and r.name.endswith("-efa"))
     for r in regs:
         if r.type == readiness_network.LAUNCH_TEMPLATE and r.inputs.get("networkInterfaces"):
-            r.inputs = {**r.inputs, "networkInterfaces": [
-                {**nic, "securityGroups": [efa.id]} for nic in r.inputs["networkInterfaces"]]}
+            r.inputs = {
+                **r.inputs,
+                "networkInterfaces": [{**nic, "securityGroups": [efa.id]} for nic in r.inputs["networkInterfaces"]],
+            }
     found = readiness_network.check(regs)
     assert ("node-egress", BLOCKING) in network(found)
-    efa.inputs = {**efa.inputs, "egress": [*efa.inputs["egress"], {"protocol": "tcp", "fromPort": 443,
-                                                                   "toPort": 443, "cidrBlocks": ["0.0.0.0/0"]}]}
+    efa.inputs = {
+        **efa.inputs,
+        "egress": [
+            *efa.inputs["egress"],
+            {"protocol": "tcp", "fromPort": 443, "toPort": 443, "cidrBlocks": ["0.0.0.0/0"]},
+        ],
+    }
     assert network(readiness_network.check(regs)) == []
 
 

@@ -72,9 +72,13 @@ def test_every_forcing_input_is_an_input_of_the_installed_sdk(type_token):
 @pytest.mark.parametrize("type_token", sorted(RULES))
 def test_every_entry_names_its_source_file_and_commit(type_token):
     source = RULES[type_token].source
-    assert source.startswith(("https://github.com/pulumi/terraform-provider-aws ",
-                              "https://github.com/aliyun/terraform-provider-alicloud ",
-                              "https://github.com/pulumi/pulumi-kubernetes "))
+    assert source.startswith(
+        (
+            "https://github.com/pulumi/terraform-provider-aws ",
+            "https://github.com/aliyun/terraform-provider-alicloud ",
+            "https://github.com/pulumi/pulumi-kubernetes ",
+        )
+    )
     assert re.search(r" \S+\.go@[0-9a-f]{40}$", source), source
 
 
@@ -133,8 +137,11 @@ def test_snippet_is_what_the_committed_provider_source_says(type_token):
 
 
 def test_kubernetes_entries_are_what_pulumi_kubernetes_lists():
-    rows = [line.split() for line in (DATA / "pulumi-kubernetes.txt").read_text(encoding="utf-8").splitlines()
-            if not line.startswith("#")]
+    rows = [
+        line.split()
+        for line in (DATA / "pulumi-kubernetes.txt").read_text(encoding="utf-8").splitlines()
+        if not line.startswith("#")
+    ]
     every_kind = sorted(path for kind, path, _ in rows if kind == "*")
     kubernetes = {t for t in RULES if t.startswith("kubernetes:")}
     for type_token in kubernetes:
@@ -152,7 +159,7 @@ def test_kubernetes_entries_cover_every_kind_the_shipped_plans_register(stack):
 
 def test_extractor_reads_nested_schema_keys_and_names_constants():
     extractor = _extractor()
-    go = '''func resourceThing() *schema.Resource {
+    go = """func resourceThing() *schema.Resource {
 	return &schema.Resource{
 		Schema: map[string]*schema.Schema{
 			"name": {
@@ -182,7 +189,7 @@ def test_extractor_reads_nested_schema_keys_and_names_constants():
 		},
 	}
 }
-'''
+"""
     assert [p for _, p in extractor.force_new(go)] == ["name", "block.inner", "kms_key_id"]
 
 

@@ -2,11 +2,11 @@
 
 import pytest
 
-from catalog.prices import load_prices
 from blueprints.errors import BlueprintError
+from blueprints.offline.cost import estimate
 from blueprints.resolver import resolve
 from blueprints.stackconfig import parse_cluster
-from blueprints.offline.cost import estimate
+from catalog.prices import load_prices
 from conftest import shipped_cluster, shipped_plan
 
 
@@ -28,7 +28,9 @@ def notes(plan) -> str:
 def test_more_gpus_than_asked_names_the_smallest_real_shape():
     plan = resolved("research-a100")
     assert plan.node_groups[0].shape.instance_type == "p4de.24xlarge"
-    assert "4 x A100-80GB requested per node; aws's smallest such shape in us-east-1 is p4de.24xlarge with 8" in notes(plan)
+    assert "4 x A100-80GB requested per node; aws's smallest such shape in us-east-1 is p4de.24xlarge with 8" in notes(
+        plan
+    )
 
 
 def test_alibaba_has_the_exact_research_shape():
@@ -55,9 +57,15 @@ def test_rdma_capable_shape_with_rdma_off_is_noted():
 
 
 def test_capacity_block_skips_the_placement_group():
-    plan = resolved("enterprise-h100", nodeGroups__gpu__capacity="capacity-block",
-                    nodeGroups__gpu__capacityReservationId="cr-0123456789abcdef0", nodeGroups__gpu__zone="us-east-1b",
-                    nodeGroups__gpu__minNodes=2, nodeGroups__gpu__desiredNodes=2, nodeGroups__gpu__maxNodes=2)
+    plan = resolved(
+        "enterprise-h100",
+        nodeGroups__gpu__capacity="capacity-block",
+        nodeGroups__gpu__capacityReservationId="cr-0123456789abcdef0",
+        nodeGroups__gpu__zone="us-east-1b",
+        nodeGroups__gpu__minNodes=2,
+        nodeGroups__gpu__desiredNodes=2,
+        nodeGroups__gpu__maxNodes=2,
+    )
     group = plan.node_groups[0]
     assert group.rdma_interfaces == 32 and not group.placement_group
     assert group.zone == "us-east-1b"
@@ -66,13 +74,20 @@ def test_capacity_block_skips_the_placement_group():
 
 def test_capacity_block_needs_a_fixed_size():
     with pytest.raises(BlueprintError, match="minNodes = desiredNodes = maxNodes"):
-        resolved("enterprise-h100", nodeGroups__gpu__capacity="capacity-block",
-                 nodeGroups__gpu__capacityReservationId="cr-0123456789abcdef0", nodeGroups__gpu__zone="us-east-1b")
+        resolved(
+            "enterprise-h100",
+            nodeGroups__gpu__capacity="capacity-block",
+            nodeGroups__gpu__capacityReservationId="cr-0123456789abcdef0",
+            nodeGroups__gpu__zone="us-east-1b",
+        )
 
 
 def test_odcr_gets_no_placement_group_unless_the_group_asks():
-    odcr = dict(nodeGroups__gpu__capacity="reservation", nodeGroups__gpu__capacityReservationId="cr-0123456789abcdef0",
-                nodeGroups__gpu__zone="us-east-1c")
+    odcr = dict(
+        nodeGroups__gpu__capacity="reservation",
+        nodeGroups__gpu__capacityReservationId="cr-0123456789abcdef0",
+        nodeGroups__gpu__zone="us-east-1c",
+    )
     plan = resolved("enterprise-h100", **odcr)
     assert not plan.node_groups[0].placement_group
     assert "an ODCR is not in a placement group unless placement: cluster asks" in notes(plan)
@@ -128,12 +143,21 @@ def test_spot_group_with_a_catalog_spot_price_uses_it_without_the_upper_bound_no
 
 
 def test_unpriced_shape_is_named_and_a_stack_price_fixes_it():
-    plan = resolved("enterprise-h100", region="us-east-2", nodeGroups__gpu__gpuModel="H200",
-                    nodeGroups__gpu__instanceType="p5e.48xlarge")
+    plan = resolved(
+        "enterprise-h100",
+        region="us-east-2",
+        nodeGroups__gpu__gpuModel="H200",
+        nodeGroups__gpu__instanceType="p5e.48xlarge",
+    )
     assert plan.node_groups[0].usd_per_hour is None
     assert "p5e.48xlarge has no list price" in notes(plan)
-    priced = resolved("enterprise-h100", region="us-east-2", nodeGroups__gpu__gpuModel="H200",
-                      nodeGroups__gpu__instanceType="p5e.48xlarge", prices={"p5e.48xlarge": 60.0})
+    priced = resolved(
+        "enterprise-h100",
+        region="us-east-2",
+        nodeGroups__gpu__gpuModel="H200",
+        nodeGroups__gpu__instanceType="p5e.48xlarge",
+        prices={"p5e.48xlarge": 60.0},
+    )
     assert priced.node_groups[0].usd_per_hour == 60.0 and priced.node_groups[0].price_source.startswith("stack")
 
 
@@ -141,13 +165,19 @@ def test_price_guidance_difference_is_noted():
     assert "sizing guidance expects about $120.00/h" in notes(resolved("enterprise-h100"))
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"nodeGroups__gpu__gpuModel": "V100"}, "unknown GPU model 'V100' on aws; models:"),
-    ({"nodeGroups__gpu__gpusPerNode": 16}, "no aws shape has 16 x A100-80GB; shapes have 8"),
-    ({"region": "sa-east-1"}, "no A100-80GB shape with EFA is sold in sa-east-1"),
-    ({"nodeGroups__gpu__instanceType": "p4de.24xlarge", "region": "eu-west-1"}, "p4de.24xlarge is not sold in eu-west-1"),
-    ({"nodeGroups__gpu__instanceType": "g5.xlarge"}, "g5.xlarge has 1 x A10G, not 4 x A100-80GB"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"nodeGroups__gpu__gpuModel": "V100"}, "unknown GPU model 'V100' on aws; models:"),
+        ({"nodeGroups__gpu__gpusPerNode": 16}, "no aws shape has 16 x A100-80GB; shapes have 8"),
+        ({"region": "sa-east-1"}, "no A100-80GB shape with EFA is sold in sa-east-1"),
+        (
+            {"nodeGroups__gpu__instanceType": "p4de.24xlarge", "region": "eu-west-1"},
+            "p4de.24xlarge is not sold in eu-west-1",
+        ),
+        ({"nodeGroups__gpu__instanceType": "g5.xlarge"}, "g5.xlarge has 1 x A10G, not 4 x A100-80GB"),
+    ],
+)
 def test_requests_no_shape_meets_are_one_clear_error(changes, message):
     with pytest.raises(BlueprintError) as error:
         resolved("research-a100", **changes)
@@ -217,8 +247,12 @@ def test_a_stack_removes_or_renames_a_preset_node_group_with_null():
     under another name is the only one; the plan's node groups follow."""
     from blueprints.stackconfig import parse_cluster
 
-    raw = {"preset": "research", "cloud": "aws", "region": "us-east-1",
-           "nodeGroups": {"gpu": None, "training": {"gpuModel": "A100-80GB", "gpusPerNode": 8, "maxNodes": 2}}}
+    raw = {
+        "preset": "research",
+        "cloud": "aws",
+        "region": "us-east-1",
+        "nodeGroups": {"gpu": None, "training": {"gpuModel": "A100-80GB", "gpusPerNode": 8, "maxNodes": 2}},
+    }
     plan = resolve(parse_cluster(raw, "stacks/Pulumi.renamed.yaml"))
     assert [g.name for g in plan.node_groups] == ["training"]
     assert plan.node_groups[0].shape.gpu.count == 8
@@ -228,6 +262,7 @@ def test_null_gives_a_preset_field_back_to_the_spec_default():
     from blueprints.stackconfig import parse_cluster
 
     preset = parse_cluster({"preset": "research", "cloud": "aws", "region": "us-east-1"}, "s")
-    cleared = parse_cluster({"preset": "research", "cloud": "aws", "region": "us-east-1",
-                             "kubernetes": {"teams": None}}, "s")
+    cleared = parse_cluster(
+        {"preset": "research", "cloud": "aws", "region": "us-east-1", "kubernetes": {"teams": None}}, "s"
+    )
     assert preset.kubernetes.teams and not cleared.kubernetes.teams

@@ -12,4 +12,3 @@ RUFF = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["too
 def test_every_script_shipped_as_configmap_data_is_excluded_from_the_formatter():
     shipped = {acceptance.SCRIPT, acceptance.RECHECK_SCRIPT, fabric.SCRIPT}
     assert {str(path.relative_to(ROOT)) for path in shipped} == set(RUFF["format"]["exclude"])
-

@@ -20,8 +20,13 @@ TIMEOUT = 300
 
 
 def sarif(*argv: str, expect=(0, 1)) -> dict:
-    result = subprocess.run([sys.executable, "-m", "blueprints", *argv, "--format", "sarif"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=TIMEOUT)
+    result = subprocess.run(
+        [sys.executable, "-m", "blueprints", *argv, "--format", "sarif"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
     assert result.returncode in expect, result.stderr
     doc = json.loads(result.stdout)
     jsonschema.Draft4Validator(SCHEMA).validate(doc)  # the schema declares draft-04
@@ -56,8 +61,9 @@ def test_the_noncompliant_stack_gives_errors_located_at_the_field_to_fix():
     located = [r for r in results if "region" in r["locations"][0]["physicalLocation"]]
     assert located, "findings whose fix is a stack-file field point at its line"
     for r in located:
-        member = next(loc["fullyQualifiedName"] for loc in r["locations"][0]["logicalLocations"]
-                      if loc["kind"] == "member")
+        member = next(
+            loc["fullyQualifiedName"] for loc in r["locations"][0]["logicalLocations"] if loc["kind"] == "member"
+        )
         line = lines[r["locations"][0]["physicalLocation"]["region"]["startLine"] - 1]
         # the line holds the deepest part of the field the file has (or the cluster key itself)
         parts = [p for p in member.split(".")[1:] if not p.startswith("<")]
@@ -66,9 +72,26 @@ def test_the_noncompliant_stack_gives_errors_located_at_the_field_to_fix():
 
 def test_diff_sarif_is_valid_and_carries_the_heads_findings(tmp_path):
     head = tmp_path / "head.json"
-    planned = subprocess.run([sys.executable, "-m", "blueprints", "plan", "--stack", "noncompliant-gdpr",
-                              "--stacks-dir", str(TEST_STACKS), "--format", "json", "--output", str(head)], cwd=ROOT,
-                             capture_output=True, text=True, timeout=TIMEOUT)
+    planned = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "blueprints",
+            "plan",
+            "--stack",
+            "noncompliant-gdpr",
+            "--stacks-dir",
+            str(TEST_STACKS),
+            "--format",
+            "json",
+            "--output",
+            str(head),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
     assert planned.returncode == 1, planned.stderr
     doc = sarif("diff", str(head), str(head), expect=(1,))
     results = doc["runs"][0]["results"]
@@ -81,8 +104,11 @@ def test_sarif_levels_follow_enforcement():
 
     log = SarifLog("0")
     finding = {"policy": "p", "message": "m", "description": "d"}
-    log.add_stack("s", Path("stacks/Pulumi.s.yaml"), [dict(finding, enforcementLevel="mandatory"),
-                                                      dict(finding, policy="q", enforcementLevel="advisory")],
-                  [{"check": "c", "level": "blocking", "message": "m", "fix": "f", "resource": "s"}])
+    log.add_stack(
+        "s",
+        Path("stacks/Pulumi.s.yaml"),
+        [dict(finding, enforcementLevel="mandatory"), dict(finding, policy="q", enforcementLevel="advisory")],
+        [{"check": "c", "level": "blocking", "message": "m", "fix": "f", "resource": "s"}],
+    )
     levels = {r["ruleId"]: r["level"] for r in log.to_json()["runs"][0]["results"]}
     assert levels == {"p": "error", "q": "warning", "readiness/c": "error"}

@@ -13,13 +13,13 @@ import jsonschema
 import kubernetes_validate
 import pytest
 import yaml
-from conftest import resources, shipped_plan, validate_crd
 from google.protobuf import struct_pb2
 
 from blueprints.offline import readiness_serving
 from blueprints.stackconfig import ROOT
 from components.kubernetes.nodes import GPU_RESOURCE, NODE_GROUP_LABEL
 from components.kubernetes.serving import load_query
+from conftest import resources, shipped_plan, validate_crd
 
 STACK = "startup-serving"
 CRDS = ROOT / "tests" / "data" / "crds"
@@ -57,13 +57,19 @@ def test_the_model_server_asks_for_its_gpus_on_its_group_and_is_probed_on_health
 def test_every_serving_object_is_valid_against_its_schema():
     plan = shipped_plan(STACK)
     version = f"{plan.resolved.spec.kubernetes_version}.0"
-    builtin = {"kubernetes:apps/v1:Deployment", "kubernetes:core/v1:Service", "kubernetes:core/v1:ServiceAccount",
-               "kubernetes:networking.k8s.io/v1:NetworkPolicy"}
+    builtin = {
+        "kubernetes:apps/v1:Deployment",
+        "kubernetes:core/v1:Service",
+        "kubernetes:core/v1:ServiceAccount",
+        "kubernetes:networking.k8s.io/v1:NetworkPolicy",
+    }
     for r in plan.registrations:
         if r.type in builtin and r.inputs["metadata"].get("namespace") == "serving":
             kubernetes_validate.validate(r.inputs, version, strict=True)
-    for kind, folder, api in (("ScaledObject", "keda-2.20.2", "keda.sh/v1alpha1"),
-                              ("PodMonitor", "prometheus-operator-0.93.1", "monitoring.coreos.com/v1")):
+    for kind, folder, api in (
+        ("ScaledObject", "keda-2.20.2", "keda.sh/v1alpha1"),
+        ("PodMonitor", "prometheus-operator-0.93.1", "monitoring.coreos.com/v1"),
+    ):
         schema = json.loads((CRDS / folder / f"{kind}.json").read_text())
         obj = _one(plan, f"kubernetes:{api}:{kind}")
         validate_crd(obj, schema)
@@ -92,44 +98,84 @@ def test_keda_scales_the_deployment_on_vllm_queue_depth_read_from_the_shipped_pr
 
 
 @pytest.mark.skipif(not PROMTOOL.exists(), reason="promtool is installed by `make tools`")
-@pytest.mark.parametrize("signal, series, expected", [
-    # Two replicas of the model waiting 3 and 5 requests, another model's 9 not counted: KEDA divides 8 by 2.
-    ("requests-waiting", ['vllm:num_requests_waiting{namespace="serving",model_name="m",pod="m-a"} 3',
-                          'vllm:num_requests_waiting{namespace="serving",model_name="m",pod="m-b"} 5',
-                          'vllm:num_requests_waiting{namespace="serving",model_name="other",pod="o"} 9'], 8),
-    ("kv-cache", ['vllm:kv_cache_usage_perc{namespace="serving",model_name="m",pod="m-a"} 0.5',
-                  'vllm:kv_cache_usage_perc{namespace="serving",model_name="m",pod="m-b"} 0.9'], 0.7),
-    ("gpu-utilization", ['DCGM_FI_DEV_GPU_UTIL{namespace="serving",pod="m-5d9-x",gpu="0"} 80',
-                         'DCGM_FI_DEV_GPU_UTIL{namespace="training",pod="m-5d9-y",gpu="0"} 10',
-                         'DCGM_FI_DEV_GPU_UTIL{namespace="serving",pod="mixtral-1",gpu="0"} 5'], 0.8),
-])
+@pytest.mark.parametrize(
+    "signal, series, expected",
+    [
+        # Two replicas of the model waiting 3 and 5 requests, another model's 9 not counted: KEDA divides 8 by 2.
+        (
+            "requests-waiting",
+            [
+                'vllm:num_requests_waiting{namespace="serving",model_name="m",pod="m-a"} 3',
+                'vllm:num_requests_waiting{namespace="serving",model_name="m",pod="m-b"} 5',
+                'vllm:num_requests_waiting{namespace="serving",model_name="other",pod="o"} 9',
+            ],
+            8,
+        ),
+        (
+            "kv-cache",
+            [
+                'vllm:kv_cache_usage_perc{namespace="serving",model_name="m",pod="m-a"} 0.5',
+                'vllm:kv_cache_usage_perc{namespace="serving",model_name="m",pod="m-b"} 0.9',
+            ],
+            0.7,
+        ),
+        (
+            "gpu-utilization",
+            [
+                'DCGM_FI_DEV_GPU_UTIL{namespace="serving",pod="m-5d9-x",gpu="0"} 80',
+                'DCGM_FI_DEV_GPU_UTIL{namespace="training",pod="m-5d9-y",gpu="0"} 10',
+                'DCGM_FI_DEV_GPU_UTIL{namespace="serving",pod="mixtral-1",gpu="0"} 5',
+            ],
+            0.8,
+        ),
+    ],
+)
 def test_the_load_query_against_recorded_series(tmp_path, signal, series, expected):
     rule = {"record": "model_load", "expr": load_query(signal, "serving", "m")}
     rules = {"groups": [{"name": "load", "rules": [rule]}]}
     (tmp_path / "rules.yaml").write_text(yaml.safe_dump(rules))
-    test = {"rule_files": ["rules.yaml"], "evaluation_interval": "1m", "tests": [{
-        "interval": "1m", "input_series": [{"series": s.rsplit(" ", 1)[0], "values": f"{s.rsplit(' ', 1)[1]}x2"}
-                                           for s in series],
-        "promql_expr_test": [{"expr": "model_load", "eval_time": "1m",
-                              "exp_samples": [{"labels": "model_load", "value": expected}]}]}]}
+    test = {
+        "rule_files": ["rules.yaml"],
+        "evaluation_interval": "1m",
+        "tests": [
+            {
+                "interval": "1m",
+                "input_series": [{"series": s.rsplit(" ", 1)[0], "values": f"{s.rsplit(' ', 1)[1]}x2"} for s in series],
+                "promql_expr_test": [
+                    {
+                        "expr": "model_load",
+                        "eval_time": "1m",
+                        "exp_samples": [{"labels": "model_load", "value": expected}],
+                    }
+                ],
+            }
+        ],
+    }
     (tmp_path / "test.yaml").write_text(yaml.safe_dump(test))
-    result = subprocess.run([str(PROMTOOL), "test", "rules", "test.yaml"], cwd=tmp_path, capture_output=True,
-                            text=True, check=False)
+    result = subprocess.run(
+        [str(PROMTOOL), "test", "rules", "test.yaml"], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_the_serving_role_reads_only_its_models_prefix():
     plan = shipped_plan(STACK)
-    [policy] = [json.loads(r.inputs["policy"]) for r in plan.registrations
-                if r.type == "aws:iam/rolePolicy:RolePolicy" and r.name == f"{STACK}-serve-mistral-7b"]
+    [policy] = [
+        json.loads(r.inputs["policy"])
+        for r in plan.registrations
+        if r.type == "aws:iam/rolePolicy:RolePolicy" and r.name == f"{STACK}-serve-mistral-7b"
+    ]
     by_sid = {s["Sid"]: s for s in policy["Statement"]}
     assert by_sid["ReadWeightsObjects"]["Action"] == ["s3:GetObject", "s3:GetObjectVersion"]
     assert by_sid["ReadWeightsObjects"]["Resource"][0].endswith("/models/mistral-7b-instruct/*")
     assert by_sid["ReadWeightsList"]["Condition"] == {"StringLike": {"s3:prefix": ["models/mistral-7b-instruct/*"]}}
     assert by_sid["DecryptWeights"]["Action"] == ["kms:Decrypt"]
     assert all(s["Effect"] == "Allow" and not any(a.endswith("*") for a in s["Action"]) for s in policy["Statement"])
-    [trust] = [json.loads(r.inputs["assumeRolePolicy"]) for r in plan.registrations
-               if r.type == "aws:iam/role:Role" and r.name == f"{STACK}-serve-mistral-7b"]
+    [trust] = [
+        json.loads(r.inputs["assumeRolePolicy"])
+        for r in plan.registrations
+        if r.type == "aws:iam/role:Role" and r.name == f"{STACK}-serve-mistral-7b"
+    ]
     assert "system:serviceaccount:serving:mistral-7b" in json.dumps(trust)
 
 
@@ -137,16 +183,23 @@ def test_private_by_default_and_internal_exposure_admits_only_the_listed_network
     plan = shipped_plan(STACK)
     service = _one(plan, "kubernetes:core/v1:Service")
     assert service["spec"]["type"] == "ClusterIP"
-    [policy] = [p for p in resources(plan, "kubernetes:networking.k8s.io/v1:NetworkPolicy")
-                if p["metadata"]["name"] == "mistral-7b-callers"]
+    [policy] = [
+        p
+        for p in resources(plan, "kubernetes:networking.k8s.io/v1:NetworkPolicy")
+        if p["metadata"]["name"] == "mistral-7b-callers"
+    ]
     assert not [p for p in policy["spec"]["ingress"][0]["from"] if "ipBlock" in p]
-    internal = plan_variant(STACK, lambda c: c["serving"].update(
-        exposure={"mode": "internal", "allowedCidrs": ["10.20.0.0/16"]}))
+    internal = plan_variant(
+        STACK, lambda c: c["serving"].update(exposure={"mode": "internal", "allowedCidrs": ["10.20.0.0/16"]})
+    )
     service = _one(internal, "kubernetes:core/v1:Service")
     assert service["spec"]["type"] == "LoadBalancer" and service["spec"]["loadBalancerSourceRanges"] == ["10.20.0.0/16"]
     assert service["metadata"]["annotations"] == {"service.beta.kubernetes.io/aws-load-balancer-internal": "true"}
-    policies = [p for p in resources(internal, "kubernetes:networking.k8s.io/v1:NetworkPolicy")
-                if p["metadata"]["name"] == "mistral-7b-callers"]
+    policies = [
+        p
+        for p in resources(internal, "kubernetes:networking.k8s.io/v1:NetworkPolicy")
+        if p["metadata"]["name"] == "mistral-7b-callers"
+    ]
     assert {"ipBlock": {"cidr": "10.20.0.0/16"}} in policies[0]["spec"]["ingress"][0]["from"]
 
 
@@ -175,6 +228,7 @@ def _set_flag(flag, value):
         if type_ == readiness_serving.DEPLOYMENT and inputs["metadata"].get("namespace") == "serving":
             args = _container(inputs)["args"]
             args[args.index(flag) + 1] = value
+
     return change
 
 
@@ -183,13 +237,21 @@ def test_the_shipped_serving_stack_is_ready():
     assert shipped_plan(STACK).exit_code == 0
 
 
-@pytest.mark.parametrize("change, check, fragment", [
-    (_set_flag("--max-num-seqs", "256"), "serving-fit", "128.0 GiB KV cache (4096 tokens x 256 sequences)"),
-    (_set_flag("--tensor-parallel-size", "3"), "serving-tensor-parallel", "does not divide mistral-7b's 32"),
-    (lambda t, i: False if t.endswith(":PodMonitor") else None, "serving-metrics", "has no scrape path"),
-    (lambda t, i: False if t == "kubernetes:core/v1:Service" and i["metadata"].get("namespace") == "serving"
-     else None, "serving-route", "no Service selecting its pods"),
-])
+@pytest.mark.parametrize(
+    "change, check, fragment",
+    [
+        (_set_flag("--max-num-seqs", "256"), "serving-fit", "128.0 GiB KV cache (4096 tokens x 256 sequences)"),
+        (_set_flag("--tensor-parallel-size", "3"), "serving-tensor-parallel", "does not divide mistral-7b's 32"),
+        (lambda t, i: False if t.endswith(":PodMonitor") else None, "serving-metrics", "has no scrape path"),
+        (
+            lambda t, i: (
+                False if t == "kubernetes:core/v1:Service" and i["metadata"].get("namespace") == "serving" else None
+            ),
+            "serving-route",
+            "no Service selecting its pods",
+        ),
+    ],
+)
 def test_each_gap_is_a_blocking_finding_with_its_fix(change, check, fragment):
     findings = readiness_serving.check(_mutated(change))
     [found] = [f for f in findings if f.check == check]
@@ -234,20 +296,28 @@ def test_on_ack_the_weights_are_a_read_only_oss_volume_whose_role_reads_only_the
     assert "--load-format" not in vllm["args"]
     assert {e["name"]: e["value"] for e in vllm["env"]}["WEIGHTS_URI"] == "/models"
     assert {"name": "weights", "mountPath": "/models", "readOnly": True} in vllm["volumeMounts"]
-    [policy] = [json.loads(r.inputs["policyDocument"]) for r in plan.registrations
-                if r.type == "alicloud:ram/policy:Policy" and r.name == f"{stack}-serve-mistral-7b"]
+    [policy] = [
+        json.loads(r.inputs["policyDocument"])
+        for r in plan.registrations
+        if r.type == "alicloud:ram/policy:Policy" and r.name == f"{stack}-serve-mistral-7b"
+    ]
     objects, listing, kms = policy["Statement"]
     assert objects["Action"] == ["oss:GetObject"] and objects["Resource"][0].endswith("/models/mistral-7b-instruct/*")
     assert listing["Condition"] == {"StringLike": {"oss:Prefix": ["models/mistral-7b-instruct/*"]}}
     assert kms["Action"] == ["kms:Decrypt"]
-    [trust] = [r.inputs["assumeRolePolicyDocument"] for r in plan.registrations
-               if r.type == "alicloud:ram/role:Role" and r.name == f"{stack}-serve-mistral-7b"]
+    [trust] = [
+        r.inputs["assumeRolePolicyDocument"]
+        for r in plan.registrations
+        if r.type == "alicloud:ram/role:Role" and r.name == f"{stack}-serve-mistral-7b"
+    ]
     assert "system:serviceaccount:ack-csi-fuse:csi-fuse-ossfs" in trust
     assert readiness_serving.check(plan.registrations) == []
 
 
 def test_gpu_utilization_needs_the_operators_exporter(plan_variant):
-    gpu = lambda c: c["serving"]["models"]["mistral-7b"].update(signal="gpu-utilization", target=0.7)
+    def gpu(c):
+        c["serving"]["models"]["mistral-7b"].update(signal="gpu-utilization", target=0.7)
+
     assert readiness_serving.check(plan_variant(STACK, gpu).registrations) == []
     plugin = plan_variant(STACK, lambda c: (gpu(c), c.setdefault("kubernetes", {}).update(gpuStack="device-plugin")))
     [found] = readiness_serving.check(plugin.registrations)

@@ -1,9 +1,9 @@
 """serving.models: bad input gets one line naming the field and what is allowed, exit 2 (issue #25)."""
 
 import pytest
-from conftest import one_line, run_cli, shipped_cluster, write_stack
 
 from blueprints.serving_spec import ModelSpec, fit_problem, replica_need_gib
+from conftest import one_line, run_cli, shipped_cluster, write_stack
 
 BASE = "startup-serving"
 
@@ -23,24 +23,44 @@ def test_the_shipped_serving_stack_plans():
     assert run_cli("plan", "--stack", BASE).returncode == 0
 
 
-@pytest.mark.parametrize("mutate, fragments", [
-    (lambda c: c["nodeGroups"]["gpu"].update(gpuModel="T4", minVcpus=8),  # 16 GB cannot hold 7B at fp16 + KV
-     ("serving.models.mistral-7b", "needs 13.5 GiB of weights", "T4", "allowed: a smaller maxContext")),
-    (lambda c: _model(c).update(tensorParallel=3),
-     ("tensorParallel 3 does not divide mistral-7b's 32 attention heads", "allowed: 1, 2, 4, 8, 16")),
-    (lambda c: _model(c).update(minReplicas=4, maxReplicas=2),
-     ("minReplicas 4 is above maxReplicas 2", "0 <= minReplicas <= maxReplicas")),
-    (lambda c: c["serving"].update(exposure={"mode": "internal", "allowedCidrs": ["0.0.0.0/0"]}),
-     ("serving.exposure.allowedCidrs", "0.0.0.0/0 admits every address")),
-    (lambda c: _model(c).update(weightsPrefix="s3://someone-elses-bucket/models/"),
-     ("serving.models.mistral-7b.weightsPrefix", "not a prefix of the stack's bucket", "models/mistral-7b/")),
-    (lambda c: _model(c).update(weightsPrefix="models/../secrets/"),
-     ("weightsPrefix", "not a prefix of the stack's bucket")),
-    (lambda c: _model(c).update(nodeGroup="nope"),
-     ("serving.models.mistral-7b.nodeGroup", "'nope' is not a node group")),
-    (lambda c: _model(c).update(signal="kv-cache", target=80), ("target 80 for kv-cache is a fraction from 0 to 1",)),
-    (lambda c: c["serving"].update(namespace="monitoring"), ("serving.namespace", "'monitoring' is already used")),
-])
+@pytest.mark.parametrize(
+    "mutate, fragments",
+    [
+        (
+            lambda c: c["nodeGroups"]["gpu"].update(gpuModel="T4", minVcpus=8),  # 16 GB cannot hold 7B at fp16 + KV
+            ("serving.models.mistral-7b", "needs 13.5 GiB of weights", "T4", "allowed: a smaller maxContext"),
+        ),
+        (
+            lambda c: _model(c).update(tensorParallel=3),
+            ("tensorParallel 3 does not divide mistral-7b's 32 attention heads", "allowed: 1, 2, 4, 8, 16"),
+        ),
+        (
+            lambda c: _model(c).update(minReplicas=4, maxReplicas=2),
+            ("minReplicas 4 is above maxReplicas 2", "0 <= minReplicas <= maxReplicas"),
+        ),
+        (
+            lambda c: c["serving"].update(exposure={"mode": "internal", "allowedCidrs": ["0.0.0.0/0"]}),
+            ("serving.exposure.allowedCidrs", "0.0.0.0/0 admits every address"),
+        ),
+        (
+            lambda c: _model(c).update(weightsPrefix="s3://someone-elses-bucket/models/"),
+            ("serving.models.mistral-7b.weightsPrefix", "not a prefix of the stack's bucket", "models/mistral-7b/"),
+        ),
+        (
+            lambda c: _model(c).update(weightsPrefix="models/../secrets/"),
+            ("weightsPrefix", "not a prefix of the stack's bucket"),
+        ),
+        (
+            lambda c: _model(c).update(nodeGroup="nope"),
+            ("serving.models.mistral-7b.nodeGroup", "'nope' is not a node group"),
+        ),
+        (
+            lambda c: _model(c).update(signal="kv-cache", target=80),
+            ("target 80 for kv-cache is a fraction from 0 to 1",),
+        ),
+        (lambda c: c["serving"].update(namespace="monitoring"), ("serving.namespace", "'monitoring' is already used")),
+    ],
+)
 def test_bad_serving_input_is_one_line(tmp_path, mutate, fragments):
     line = one_line(_plan_with(tmp_path, mutate))
     for fragment in fragments:

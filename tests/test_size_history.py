@@ -56,17 +56,26 @@ def test_low_use_gets_no_commitment(tmp_path):
     assert max(v for _, v in result.forecast) < 0.63 * HOURS_PER_MONTH  # below the break-even utilization
 
 
-@pytest.mark.parametrize("rows, header, fragments", [
-    (["2026-01,p4de.24xlarge,100", "2026-03,p4de.24xlarge,100", "2026-04,p4de.24xlarge,100"], None,
-     ("usage.csv", "2026-02 is missing", "consecutive months")),
-    (["2026-01,p4de.24xlarge,100", "2026-02,p4de.24xlarge,-5", "2026-03,p4de.24xlarge,100"], None,
-     ("row 3 gpu_hours", "negative", ">= 0")),
-    (["2026-01,p4de.24xlarge,100"], "month,shape,gpu_hours", ("missing column 'instance_type'",)),
-    (["2026-01,p9.huge,100"], None, ("row 2 instance_type", "'p9.huge' is not in the catalog")),
-    (["2026-13,p4de.24xlarge,100"], None, ("row 2 month", "YYYY-MM")),
-    (["2026-01,p4de.24xlarge,lots"], None, ("gpu_hours", "not a number")),
-    (["2026-01,p4de.24xlarge,1", "2026-02,p4de.24xlarge,1"], None, ("at least 3 needed",)),
-])
+@pytest.mark.parametrize(
+    "rows, header, fragments",
+    [
+        (
+            ["2026-01,p4de.24xlarge,100", "2026-03,p4de.24xlarge,100", "2026-04,p4de.24xlarge,100"],
+            None,
+            ("usage.csv", "2026-02 is missing", "consecutive months"),
+        ),
+        (
+            ["2026-01,p4de.24xlarge,100", "2026-02,p4de.24xlarge,-5", "2026-03,p4de.24xlarge,100"],
+            None,
+            ("row 3 gpu_hours", "negative", ">= 0"),
+        ),
+        (["2026-01,p4de.24xlarge,100"], "month,shape,gpu_hours", ("missing column 'instance_type'",)),
+        (["2026-01,p9.huge,100"], None, ("row 2 instance_type", "'p9.huge' is not in the catalog")),
+        (["2026-13,p4de.24xlarge,100"], None, ("row 2 month", "YYYY-MM")),
+        (["2026-01,p4de.24xlarge,lots"], None, ("gpu_hours", "not a number")),
+        (["2026-01,p4de.24xlarge,1", "2026-02,p4de.24xlarge,1"], None, ("at least 3 needed",)),
+    ],
+)
 def test_bad_history_is_one_line_naming_file_and_field(tmp_path, capsys, rows, header, fragments):
     path = write(tmp_path, rows, header or "month,instance_type,gpu_hours")
     assert main(["size", "--usage-history", str(path)]) == 2

@@ -93,8 +93,21 @@ def test_a_stack_that_would_not_plan_is_not_written(tmp_path, monkeypatch):
 
 def test_an_alibaba_stack_is_not_written_while_its_system_price_is_unknown(tmp_path, capsys):
     """Unknown is never $0: the budget rule cannot judge the stack, so nothing is written and the line says why."""
-    argv = ["size", "--params", "110M", "--tokens", "5B", "--cloud", "alicloud", "--region", "cn-hangzhou",
-            "--stacks-dir", str(tmp_path), "--write-stack", "bert"]
+    argv = [
+        "size",
+        "--params",
+        "110M",
+        "--tokens",
+        "5B",
+        "--cloud",
+        "alicloud",
+        "--region",
+        "cn-hangzhou",
+        "--stacks-dir",
+        str(tmp_path),
+        "--write-stack",
+        "bert",
+    ]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "--write-stack" in err and "expected cost is unknown" in err and "ecs.g7.xlarge" in err
@@ -102,8 +115,19 @@ def test_an_alibaba_stack_is_not_written_while_its_system_price_is_unknown(tmp_p
 
 
 def test_cli_writes_the_stack_and_bad_names_are_one_line(tmp_path, capsys):
-    argv = ["size", "--params", "110M", "--tokens", "5B", "--cloud", "aws", "--region", "us-east-1",
-            "--stacks-dir", str(tmp_path)]
+    argv = [
+        "size",
+        "--params",
+        "110M",
+        "--tokens",
+        "5B",
+        "--cloud",
+        "aws",
+        "--region",
+        "us-east-1",
+        "--stacks-dir",
+        str(tmp_path),
+    ]
     assert main(argv + ["--write-stack", "Bad_Name"]) == 2
     assert "--write-stack" in capsys.readouterr().err and list(tmp_path.iterdir()) == []
     assert main(argv + ["--write-stack", "bert"]) == 0

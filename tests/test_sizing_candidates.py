@@ -4,14 +4,14 @@ import math
 
 import pytest
 
-from catalog import load_catalog
-from catalog.prices import load_prices
 from blueprints.errors import BlueprintError
 from blueprints.sizing import flops as fl
 from blueprints.sizing.candidates import advise
 from blueprints.sizing.commitments import TERM_HOURS, best_commitment, break_even_utilization
 from blueprints.sizing.memory import breakdown, gpus_per_replica
 from blueprints.sizing.workload import build_workload
+from catalog import load_catalog
+from catalog.prices import load_prices
 
 SEVEN_B = dict(params=7e9, tokens=1e12, target_hours=30 * 24)
 

@@ -46,8 +46,28 @@ def test_resnet50_on_8_v100_against_nvidias_published_time():
 
 
 def test_vision_by_flops_per_sample_on_the_command_line(capsys):
-    assert main(["size", "--params", "25.6M", "--flops-per-sample", "8.2G", "--samples", "1.28M", "--epochs", "90",
-                 "--cloud", "aws", "--region", "us-east-1", "--format", "json"]) == 0
+    assert (
+        main(
+            [
+                "size",
+                "--params",
+                "25.6M",
+                "--flops-per-sample",
+                "8.2G",
+                "--samples",
+                "1.28M",
+                "--epochs",
+                "90",
+                "--cloud",
+                "aws",
+                "--region",
+                "us-east-1",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert data["compute"]["flops"] == pytest.approx(3 * 8.2e9 * 1.28e6 * 90)
     assert "forward FLOPs per sample" in data["compute"]["rule"]
@@ -56,8 +76,7 @@ def test_vision_by_flops_per_sample_on_the_command_line(capsys):
 
 
 def test_small_jobs_show_minutes_and_cents():
-    advice = advise(build_workload(model="bert-base", tokens=1e7, seq_len=512, clouds=("aws",),
-                                   regions=("us-east-1",)))
+    advice = advise(build_workload(model="bert-base", tokens=1e7, seq_len=512, clouds=("aws",), regions=("us-east-1",)))
     text = render_text(advice)
     assert " min " in text and "$0." in text
     assert advice.cheapest.hours < 1 and advice.cheapest.best().cost_to_finish_usd > 0
@@ -67,20 +86,25 @@ def test_without_a_deadline_plans_are_sized_to_30_days_and_long_ones_marked():
     advice = advise(build_workload(params=70e9, tokens=2e12, clouds=("aws",), regions=("us-east-1",)))
     assert all(c.hours is None or c.hours <= 30 * 24 for c in advice.candidates)
     assert "nodes sized to finish within 30 days" in render_text(advice)
-    slow = advise(build_workload(params=70e9, tokens=2e12, target_hours=400 * 24, clouds=("aws",),
-                                 regions=("us-east-1",)))
+    slow = advise(
+        build_workload(params=70e9, tokens=2e12, target_hours=400 * 24, clouds=("aws",), regions=("us-east-1",))
+    )
     assert any("over 90 days" in c.marks for c in slow.candidates if c.hours and c.hours > 90 * 24)
     assert all("over 90 days" not in c.marks for c in slow.candidates if c.hours and c.hours <= 90 * 24)
 
 
-@pytest.mark.parametrize("argv, fragment", [
-    (["--params", "1e400", "--tokens", "1T"], "--params: '1e400' is not a finite number"),
-    (["--params", "7B", "--tokens", "1e30"], "--tokens"),
-    (["--params", "1e20", "--tokens", "1T"], "--params"),
-])
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["--params", "1e400", "--tokens", "1T"], "--params: '1e400' is not a finite number"),
+        (["--params", "7B", "--tokens", "1e30"], "--tokens"),
+        (["--params", "1e20", "--tokens", "1T"], "--params"),
+    ],
+)
 def test_absurd_inputs_are_one_line_exit_2(argv, fragment):
-    run = subprocess.run([sys.executable, "-m", "blueprints", "size", *argv], cwd=ROOT, capture_output=True,
-                         text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "blueprints", "size", *argv], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr.count("\n") == 1 and fragment in run.stderr and "Traceback" not in run.stderr
 

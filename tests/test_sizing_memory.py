@@ -40,10 +40,18 @@ def test_zero_paper_mixed_precision_adam_is_16_bytes_per_parameter():
     assert states / GB == pytest.approx(120.0)
 
 
-@pytest.mark.parametrize("sharding, per_gpu_states_gb", [
-    # ZeRO paper, Figure 1, for Psi = 7.5B, K = 12, Nd = 64: baseline 120 GB, P_os 31.4 GB, P_os+g 16.6 GB,
-    # P_os+g+p 1.88 GB per GPU.
-    ("dp", 120.0), ("zero1", 31.4), ("zero2", 16.6), ("zero3", 1.88), ("fsdp", 1.88)])
+@pytest.mark.parametrize(
+    "sharding, per_gpu_states_gb",
+    [
+        # ZeRO paper, Figure 1, for Psi = 7.5B, K = 12, Nd = 64: baseline 120 GB, P_os 31.4 GB, P_os+g 16.6 GB,
+        # P_os+g+p 1.88 GB per GPU.
+        ("dp", 120.0),
+        ("zero1", 31.4),
+        ("zero2", 16.6),
+        ("zero3", 1.88),
+        ("fsdp", 1.88),
+    ],
+)
 def test_zero_stages_match_the_papers_figure_1(sharding, per_gpu_states_gb):
     w = workload(params=7.5e9, precision="fp16", optimizer="adam", sharding=sharding, recompute="full", seq_len=1)
     mem = breakdown(w)
@@ -53,8 +61,16 @@ def test_zero_stages_match_the_papers_figure_1(sharding, per_gpu_states_gb):
 
 def test_bert_base_fits_one_16_gb_gpu():
     # Seed 001 (1.1 内存需求): BERT-base's 110M parameters, activations ~4 GB and 20% buffer -> a >=16 GB GPU.
-    w = workload(params=parse_count("110M", "--params"), precision="fp16", seq_len=512, micro_batch=8,
-                 hidden_size=768, layers=12, heads=12, sharding="dp")
+    w = workload(
+        params=parse_count("110M", "--params"),
+        precision="fp16",
+        seq_len=512,
+        micro_batch=8,
+        hidden_size=768,
+        layers=12,
+        heads=12,
+        sharding="dp",
+    )
     mem = breakdown(w)
     assert mem.total_bytes <= 16e9 * (1 - HEADROOM)
     assert gpus_per_replica(mem, 16) == 1

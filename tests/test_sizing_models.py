@@ -4,19 +4,30 @@ import itertools
 
 import pytest
 
-from catalog import load_catalog
-from catalog.model_shapes import model_shapes
 from blueprints.cli import main
 from blueprints.errors import BlueprintError
 from blueprints.sizing import flops as fl
 from blueprints.sizing.memory import breakdown, gpus_per_replica, transformer_shape
 from blueprints.sizing.workload import build_workload
+from catalog import load_catalog
+from catalog.model_shapes import model_shapes
 
 
 def test_every_model_has_a_source_and_a_consistent_shape():
     sources, models = model_shapes()
-    assert {"llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b", "llama-3-70b", "llama-3.1-405b", "mistral-7b",
-            "mixtral-8x7b", "bert-base", "bert-large", "gpt-3-175b"} <= set(models)
+    assert {
+        "llama-2-7b",
+        "llama-2-13b",
+        "llama-2-70b",
+        "llama-3-8b",
+        "llama-3-70b",
+        "llama-3.1-405b",
+        "mistral-7b",
+        "mixtral-8x7b",
+        "bert-base",
+        "bert-large",
+        "gpt-3-175b",
+    } <= set(models)
     for m in models.values():
         assert m.source in sources and m.hidden_size % m.heads == 0 and m.heads % m.kv_heads == 0
 
@@ -31,8 +42,9 @@ def test_the_model_shape_replaces_the_derived_one():
 def test_grouped_query_attention_shrinks_the_kv_cache_eightfold():
     # Llama 2 70B: 64 query heads share 8 KV heads (Touvron et al. 2023, section 2.2).
     gqa = breakdown(build_workload(model="llama-2-70b", mode="inference", tokens=1e9, seq_len=4096))
-    mha = breakdown(build_workload(params=69e9, layers=80, hidden_size=8192, heads=64, mode="inference",
-                                   tokens=1e9, seq_len=4096))
+    mha = breakdown(
+        build_workload(params=69e9, layers=80, hidden_size=8192, heads=64, mode="inference", tokens=1e9, seq_len=4096)
+    )
     assert mha.part("kv_cache").bytes == 8 * gqa.part("kv_cache").bytes
     # 2 x 80 layers x 8 x 128 x 4096 tokens x 2 B = 1.34 GB per 4K-token sequence
     assert gqa.part("kv_cache").bytes == 2 * 80 * 1024 * 4096 * 2

@@ -2,12 +2,12 @@
 
 import pytest
 
-from catalog import load_catalog
-from catalog.gpu_models import gpu_models
 from blueprints.sizing import flops as fl
 from blueprints.sizing.candidates import advise
 from blueprints.sizing.render import advice_json, render_text
 from blueprints.sizing.workload import PRECISIONS, build_workload
+from catalog import load_catalog
+from catalog.gpu_models import gpu_models
 
 
 @pytest.mark.parametrize("model", sorted(gpu_models()[1]))
@@ -40,10 +40,13 @@ def test_every_catalog_shape_is_timed_at_bf16_except_where_the_gpu_has_no_bf16()
     assert data["compute"]["noPeakFigure"] == {"T4": "Turing tensor cores have no BF16"}
     assert "T4 bf16: no figure (Turing tensor cores have no BF16)" in render_text(advice)
     assert {s.gpu.model for s in load_catalog().shapes} - {"T4"} <= {
-        c.shape.gpu.model for c in advice.candidates if c.hours is not None}
+        c.shape.gpu.model for c in advice.candidates if c.hours is not None
+    }
 
 
 def test_precision_changes_the_peak_used():
-    h = {p: advise(build_workload(params=7e9, tokens=1e12, precision=p, clouds=("aws",))).fastest.hours
-         for p in ("bf16", "fp8")}
+    h = {
+        p: advise(build_workload(params=7e9, tokens=1e12, precision=p, clouds=("aws",))).fastest.hours
+        for p in ("bf16", "fp8")
+    }
     assert h["fp8"] < h["bf16"]

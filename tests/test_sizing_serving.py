@@ -7,8 +7,6 @@ import jsonschema
 import pytest
 import yaml
 
-from catalog import load_catalog
-from catalog.model_shapes import model_shapes
 from blueprints.cli import main
 from blueprints.offline.plan import make_plan
 from blueprints.resolver import resolve
@@ -17,11 +15,15 @@ from blueprints.sizing.serving import _replica, advise_serving, replica_plan, se
 from blueprints.sizing.workload import build_workload
 from blueprints.sizing.write_stack import write_stack
 from blueprints.stackconfig import FULL_CONFIG_KEY
+from catalog import load_catalog
+from catalog.model_shapes import model_shapes
 
 P5 = "p5.48xlarge"  # 8 x H100 SXM 80GB, the GPU both measurements below ran on
 NIM = "https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance (Llama-3.3-70b-instruct, NIM 1.8.0)"
-TRTLLM = ("https://github.com/NVIDIA/TensorRT-LLM/blob/release/0.5.0/docs/source/performance.md "
-          "(H100 FP8 high-throughput table)")
+TRTLLM = (
+    "https://github.com/NVIDIA/TensorRT-LLM/blob/release/0.5.0/docs/source/performance.md "
+    "(H100 FP8 high-throughput table)"
+)
 
 
 # Published measurement 1 (NVIDIA NIM, 2 x H100 80G, fp8, TP2, concurrency 1; Llama 3.3 70B has Llama 3 70B's
@@ -29,8 +31,14 @@ TRTLLM = ("https://github.com/NVIDIA/TensorRT-LLM/blob/release/0.5.0/docs/source
 # for every shape, no kernel launch or scheduler overheads, should land within 25% of a tuned server at batch 1.
 @pytest.mark.parametrize("tokens, measured", [((5000, 500), (406.77, 18.58)), ((500, 2000), (47.77, 18.91))])
 def test_latency_at_concurrency_1_matches_nim_on_h100(tokens, measured):
-    w = build_workload(model="llama-3-70b", mode="inference", precision="fp8", concurrency=1,
-                       input_tokens=tokens[0], output_tokens=tokens[1])
+    w = build_workload(
+        model="llama-3-70b",
+        mode="inference",
+        precision="fp8",
+        concurrency=1,
+        input_tokens=tokens[0],
+        output_tokens=tokens[1],
+    )
     plan, _ = _replica(w, load_catalog().get(P5), 2)
     assert 0.8 <= plan.ttft_s * 1e3 / measured[0] <= 1.25, NIM
     assert 0.8 <= plan.tpot_s * 1e3 / measured[1] <= 1.25, NIM
@@ -39,11 +47,13 @@ def test_latency_at_concurrency_1_matches_nim_on_h100(tokens, measured):
 # Published measurement 2 (TensorRT-LLM 0.5.0, H100 FP8, batch 64, 128 in / 128 out): LLaMA 7B TP1 9,193 output
 # tokens/s; LLaMA 70B TP4 3,317. Band 0.8-1.25 on one GPU; with TP the roofline leaves out the all-reduce
 # between GPUs, so it is optimistic: stated band 1.0-2.0 (it predicts 1.66x).
-@pytest.mark.parametrize("model, tp, measured, band", [("llama-2-7b", 1, 9193, (0.8, 1.25)),
-                                                      ("llama-2-70b", 4, 3317, (1.0, 2.0))])
+@pytest.mark.parametrize(
+    "model, tp, measured, band", [("llama-2-7b", 1, 9193, (0.8, 1.25)), ("llama-2-70b", 4, 3317, (1.0, 2.0))]
+)
 def test_throughput_at_batch_64_matches_tensorrt_llm_on_h100(model, tp, measured, band):
-    w = build_workload(model=model, mode="inference", precision="fp8", concurrency=64, input_tokens=128,
-                       output_tokens=128)
+    w = build_workload(
+        model=model, mode="inference", precision="fp8", concurrency=64, input_tokens=128, output_tokens=128
+    )
     plan, _ = _replica(w, load_catalog().get(P5), tp)
     assert plan.batch == 64
     assert band[0] <= plan.output_tokens_per_s / measured <= band[1], TRTLLM
@@ -70,8 +80,10 @@ def test_precision_changes_bytes_read_and_decode_time():
         steps[precision] = _replica(w, shape, 4)[0].tpot_1_s  # the same TP, so only the bytes differ
     assert steps["int4"] < steps["int8"] < steps["bf16"] and steps["fp8"] < steps["bf16"]
     # fewer bytes also lets a smaller TP degree hold the weights: int4 fits one H100, bf16 needs more
-    tps = {p: replica_plan(build_workload(model="llama-3-70b", mode="inference", precision=p, concurrency=1),
-                           shape)[0].tp for p in ("int4", "bf16")}
+    tps = {
+        p: replica_plan(build_workload(model="llama-3-70b", mode="inference", precision=p, concurrency=1), shape)[0].tp
+        for p in ("int4", "bf16")
+    }
     assert tps["int4"] < tps["bf16"]
 
 
@@ -94,19 +106,38 @@ def test_replicas_follow_rate_users_latency_and_availability():
 
 
 def test_cost_per_hour_and_per_million_tokens_agree():
-    w = build_workload(model="llama-3-8b", mode="inference", request_rate=10, input_tokens=500, output_tokens=200,
-                       clouds=("aws",))
+    w = build_workload(
+        model="llama-3-8b", mode="inference", request_rate=10, input_tokens=500, output_tokens=200, clouds=("aws",)
+    )
     for r in serving_json(advise_serving(w))["candidates"]:
         best = r["best"]
         if best:
             assert best["usdPerMonth"] == pytest.approx(best["usdPerHour"] * 730, rel=1e-3)
-            assert best["usdPerMillionOutputTokens"] == pytest.approx(best["usdPerHour"] / (10 * 200 * 3600) * 1e6,
-                                                                      rel=1e-3)
+            assert best["usdPerMillionOutputTokens"] == pytest.approx(
+                best["usdPerHour"] / (10 * 200 * 3600) * 1e6, rel=1e-3
+            )
 
 
 def test_cli_serving_text_and_json(capsys):
-    argv = ["size", "--mode", "inference", "--model", "llama-3-70b", "--precision", "fp8", "--rps", "2",
-            "--ttft-ms", "500", "--tpot-ms", "50", "--spare-replicas", "1", "--cloud", "aws"]
+    argv = [
+        "size",
+        "--mode",
+        "inference",
+        "--model",
+        "llama-3-70b",
+        "--precision",
+        "fp8",
+        "--rps",
+        "2",
+        "--ttft-ms",
+        "500",
+        "--tpot-ms",
+        "50",
+        "--spare-replicas",
+        "1",
+        "--cloud",
+        "aws",
+    ]
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert "serving llama-3-70b, fp8" in text and "TPOT ms" in text and "$/M out tok" in text
@@ -120,8 +151,9 @@ def test_cli_serving_text_and_json(capsys):
 @pytest.fixture(scope="module")
 def serving_stack(tmp_path_factory):
     folder = tmp_path_factory.mktemp("stacks")
-    advice = advise_serving(build_workload(model="llama-3-8b", mode="inference", request_rate=5, clouds=("aws",),
-                                           regions=("us-east-1",)))
+    advice = advise_serving(
+        build_workload(model="llama-3-8b", mode="inference", request_rate=5, clouds=("aws",), regions=("us-east-1",))
+    )
     return folder, advice, write_stack(advice, "serve-8b", folder)
 
 

@@ -8,11 +8,11 @@ import pytest
 import yaml
 from google.protobuf import struct_pb2
 
-from catalog import addons as addons_catalog
-from catalog.lifecycle import end_of_support, release_line, table
 from blueprints.clock import today
 from blueprints.offline.readiness import HELM_RELEASE
 from blueprints.offline.readiness_support import check
+from catalog import addons as addons_catalog
+from catalog.lifecycle import end_of_support, release_line, table
 from components.kubernetes.charts import charts
 from conftest import SHIPPED, shipped_plan
 

@@ -3,14 +3,15 @@
 A catalog row sourced from SkyPilot's AWS catalog must equal that data's on-demand `Price` for the type and region
 within 0.0001 USD/h (the catalog keeps 4 decimals); the Karpenter-sourced us-east-1 row must agree with it too.
 """
+
 import csv
 from pathlib import Path
 
 import pytest
 
-from catalog.system_shapes import load_system_shapes
 from blueprints.resolver import _system_group
 from blueprints.stackconfig import load_stack_spec
+from catalog.system_shapes import load_system_shapes
 
 DATA = Path(__file__).parent / "data" / "system_prices" / "skypilot-aws-m6i-xlarge.csv"
 TOLERANCE = 0.0001  # USD per hour
@@ -35,8 +36,9 @@ def test_every_price_row_names_a_known_source():
             assert (p.source or shape.sources.price) in SHAPES.sources, (shape.instance_type, p)
 
 
-@pytest.mark.parametrize("instance_type,price", [r for r in ROWS if r[1].source == "skypilot-aws-vms"],
-                         ids=lambda x: getattr(x, "region", x))
+@pytest.mark.parametrize(
+    "instance_type,price", [r for r in ROWS if r[1].source == "skypilot-aws-vms"], ids=lambda x: getattr(x, "region", x)
+)
 def test_skypilot_sourced_rows_equal_the_kept_data(instance_type, price):
     assert price.usd_per_hour == pytest.approx(skypilot()[(instance_type, price.region)], abs=TOLERANCE)
 

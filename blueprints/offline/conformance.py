@@ -63,12 +63,17 @@ class Assessment:
     def to_json(self) -> dict[str, Any]:
         if self.checklist is None:
             return {"kubernetesVersion": self.minor, "checklist": None, "items": []}
-        return {"kubernetesVersion": self.minor,
-                "checklist": {"source": self.checklist.source, "commit": self.checklist.commit,
-                              "date": self.checklist.date},
-                "must": {"met": self.count("MUST"), "judged": self.judged("MUST")},
-                "should": {"met": self.count("SHOULD"), "judged": self.judged("SHOULD")},
-                "items": [v.to_json() for v in self.verdicts]}
+        return {
+            "kubernetesVersion": self.minor,
+            "checklist": {
+                "source": self.checklist.source,
+                "commit": self.checklist.commit,
+                "date": self.checklist.date,
+            },
+            "must": {"met": self.count("MUST"), "judged": self.judged("MUST")},
+            "should": {"met": self.count("SHOULD"), "judged": self.judged("SHOULD")},
+            "items": [v.to_json() for v in self.verdicts],
+        }
 
 
 # ----------------------------------------------------------------------------- what the plan declares
@@ -87,8 +92,13 @@ class Declared:
     def objects(self, groups: str | tuple[str, ...], kind: str) -> list[Registration]:
         """Kubernetes objects of a kind in one of the API groups, any version ("kubernetes:<group>/<v>:<Kind>")."""
         groups = (groups,) if isinstance(groups, str) else groups
-        return [r for r in self.regs if r.type.startswith("kubernetes:") and r.type.rpartition(":")[2] == kind
-                and r.type.split(":")[1].rpartition("/")[0] in groups]
+        return [
+            r
+            for r in self.regs
+            if r.type.startswith("kubernetes:")
+            and r.type.rpartition(":")[2] == kind
+            and r.type.split(":")[1].rpartition("/")[0] in groups
+        ]
 
     def chart(self, name: str) -> str:
         r = self.releases[name]
@@ -96,8 +106,9 @@ class Declared:
 
     def installed(self, table_key: str) -> list[str]:
         """Charts of one judging list the plan installs, as 'Title (chart version)'."""
-        return [f"{title} ({self.chart(name)})" for name, title in self.facts[table_key].items()
-                if name in self.releases]
+        return [
+            f"{title} ({self.chart(name)})" for name, title in self.facts[table_key].items() if name in self.releases
+        ]
 
     def values(self, chart: str) -> Mapping[str, Any]:
         r = self.releases.get(chart)
@@ -127,13 +138,17 @@ def _dra_support(d: Declared, minor: str) -> Judgement:
         return NOT_MET, "no cluster is declared"
     drivers = d.installed("dra_drivers")
     if not _minor_at_least(minor, since):
-        return NOT_MET, (f"{d.cloud.upper()} serves the DRA API (resource.k8s.io) from Kubernetes {since}; "
-                        f"this cluster is {minor}: set kubernetesVersion >= {since}")
+        return NOT_MET, (
+            f"{d.cloud.upper()} serves the DRA API (resource.k8s.io) from Kubernetes {since}; "
+            f"this cluster is {minor}: set kubernetesVersion >= {since}"
+        )
     plane = f"{d.cloud.upper()} {minor} control plane serves resource.k8s.io (on by default from {since})"
     if drivers:
         return MET, f"{plane}; {', '.join(drivers)} publishes the GPUs as ResourceSlices"
-    return MET, (f"{plane}; no DRA driver is installed, so GPUs are still requested by count through the "
-                "device plugin (add NVIDIA's k8s-dra-driver-gpu to claim them by attribute)")
+    return MET, (
+        f"{plane}; no DRA driver is installed, so GPUs are still requested by count through the "
+        "device plugin (add NVIDIA's k8s-dra-driver-gpu to claim them by attribute)"
+    )
 
 
 def _device_plugin(d: Declared) -> str | None:
@@ -151,12 +166,15 @@ def _secure_accelerator_access(d: Declared, minor: str) -> Judgement:
         return NOT_APPLICABLE, "no GPU node group"
     plugin = _device_plugin(d)
     if plugin is None:
-        return NOT_MET, ("no GPU device plugin or DRA driver: GPUs are not allocated per container "
-                        "(keep the GPU Operator's devicePlugin on, or kubernetes.gpuStack: device-plugin)")
+        return NOT_MET, (
+            "no GPU device plugin or DRA driver: GPUs are not allocated per container "
+            "(keep the GPU Operator's devicePlugin on, or kubernetes.gpuStack: device-plugin)"
+        )
     # Whether the node runtime also ignores NVIDIA_VISIBLE_DEVICES set by an unprivileged container is a setting of
     # the node image's NVIDIA Container Toolkit, which the plan does not register: the detail says so.
-    return MET, (f"{plugin} allocates {GPU} per container (the node image's container runtime settings are "
-                "not judged here)")
+    return MET, (
+        f"{plugin} allocates {GPU} per container (the node image's container runtime settings are not judged here)"
+    )
 
 
 def _driver_runtime_management(d: Declared, minor: str) -> Judgement:
@@ -167,21 +185,26 @@ def _driver_runtime_management(d: Declared, minor: str) -> Judgement:
     if acceptance:
         checks.append(f"GPU acceptance check on each new GPU node ({', '.join(sorted(acceptance))})")
     if not checks:
-        return NOT_MET, ("nothing verifies the driver and container runtime on GPU nodes "
-                        "(set kubernetes.acceptance.enabled: true)")
+        return NOT_MET, (
+            "nothing verifies the driver and container runtime on GPU nodes (set kubernetes.acceptance.enabled: true)"
+        )
     return MET, "; ".join(checks)
 
 
 def _gpu_sharing(d: Declared, minor: str) -> Judgement:
     operator = d.values("gpu-operator")
     if "gpu-operator" in d.releases and (operator.get("migManager") or {}).get("enabled"):
-        return MET, (f"MIG partitions from {d.chart('gpu-operator')} (migManager, strategy "
-                    f"{(operator.get('mig') or {}).get('strategy', 'single')})")
+        return MET, (
+            f"MIG partitions from {d.chart('gpu-operator')} (migManager, strategy "
+            f"{(operator.get('mig') or {}).get('strategy', 'single')})"
+        )
     plugin = d.values("nvidia-device-plugin")
     if ((plugin.get("config") or {}).get("map") or {}) and "timeSlicing" in str(plugin.get("config")):
         return MET, f"time-slicing in {d.chart('nvidia-device-plugin')}"
-    return NOT_MET, ("no GPU sharing: every GPU is allocated whole (MIG: set nodeGroups.<group>.migProfile on an "
-                    "A100/H100-class group)")
+    return NOT_MET, (
+        "no GPU sharing: every GPU is allocated whole (MIG: set nodeGroups.<group>.migProfile on an "
+        "A100/H100-class group)"
+    )
 
 
 def _virtualized_accelerator(d: Declared, minor: str) -> Judgement:
@@ -206,18 +229,33 @@ def _ai_inference(d: Declared, minor: str) -> Judgement:
     implementation = _gateway_implementation(d)
     gateways = [_name(r) for r in d.objects("gateway.networking.k8s.io", "Gateway")]
     routes = [_name(r) for r in d.objects("gateway.networking.k8s.io", "HTTPRoute")]
-    missing = [what for what, present in (("a Gateway API implementation", implementation),
-                                           ("a Gateway", gateways), ("an HTTPRoute", routes)) if not present]
+    missing = [
+        what
+        for what, present in (
+            ("a Gateway API implementation", implementation),
+            ("a Gateway", gateways),
+            ("an HTTPRoute", routes),
+        )
+        if not present
+    ]
     if missing:
-        return NOT_MET, (f"no {', no '.join(m.removeprefix('a ').removeprefix('an ') for m in missing)} declared: "
-                        "inference traffic has no Gateway API route to a model")
+        return NOT_MET, (
+            f"no {', no '.join(m.removeprefix('a ').removeprefix('an ') for m in missing)} declared: "
+            "inference traffic has no Gateway API route to a model"
+        )
     return MET, f"{implementation}; Gateway {', '.join(gateways)}; HTTPRoute {', '.join(routes)}"
 
 
 def _routes_to_pool(d: Declared) -> list[str]:
-    return [_name(r) for r in d.objects("gateway.networking.k8s.io", "HTTPRoute")
-            if any(ref.get("kind") == "InferencePool" for rule in (r.inputs.get("spec") or {}).get("rules") or []
-                   for ref in rule.get("backendRefs") or [])]
+    return [
+        _name(r)
+        for r in d.objects("gateway.networking.k8s.io", "HTTPRoute")
+        if any(
+            ref.get("kind") == "InferencePool"
+            for rule in (r.inputs.get("spec") or {}).get("rules") or []
+            for ref in rule.get("backendRefs") or []
+        )
+    ]
 
 
 def _advanced_inference_ingress(d: Declared, minor: str) -> Judgement:
@@ -227,20 +265,30 @@ def _advanced_inference_ingress(d: Declared, minor: str) -> Judgement:
     implementation = _gateway_implementation(d)
     if pools and routes and implementation:
         return MET, f"InferencePool {', '.join(pools)} behind HTTPRoute {', '.join(routes)} ({implementation})"
-    missing = [w for w, ok in (("InferencePool", pools), ("HTTPRoute to an InferencePool", routes),
-                               ("Gateway API implementation", implementation)) if not ok]
+    missing = [
+        w
+        for w, ok in (
+            ("InferencePool", pools),
+            ("HTTPRoute to an InferencePool", routes),
+            ("Gateway API implementation", implementation),
+        )
+        if not ok
+    ]
     return NOT_MET, f"no {', no '.join(missing)}: requests are not routed by the Gateway API Inference Extension"
 
 
 def _high_performance_networking(d: Declared, minor: str) -> Judgement:
     efa = [r.name for r in d.regs if r.type == type_of("aws", "node_group") and _has_efa(d.regs, r)]
-    erdma = d.cloud == "ack" and any(ERDMA_RESOURCE in str(r.inputs) for r in d.regs if r.type in POD_TEMPLATES
-                                     or "jobset" in r.type)
+    erdma = d.cloud == "ack" and any(
+        ERDMA_RESOURCE in str(r.inputs) for r in d.regs if r.type in POD_TEMPLATES or "jobset" in r.type
+    )
     if not efa and not erdma:
         return NOT_APPLICABLE, "no GPU group has an RDMA fabric (EFA or eRDMA)"
     if efa and "aws-efa-k8s-device-plugin" in d.releases:
-        return MET, (f"{d.chart('aws-efa-k8s-device-plugin')} exposes vpc.amazonaws.com/efa on {', '.join(efa)} "
-                    "(a device plugin, not DRANET)")
+        return MET, (
+            f"{d.chart('aws-efa-k8s-device-plugin')} exposes vpc.amazonaws.com/efa on {', '.join(efa)} "
+            "(a device plugin, not DRANET)"
+        )
     addons = [a.get("name") for a in (d.cluster.inputs.get("addons") or [])] if d.cluster is not None else []
     if erdma and "ack-erdma-controller" in addons:
         return MET, "ack-erdma-controller exposes aliyun/erdma (a device plugin, not DRANET)"
@@ -248,8 +296,12 @@ def _high_performance_networking(d: Declared, minor: str) -> Judgement:
 
 
 def _disaggregated_inference(d: Declared, minor: str) -> Judgement:
-    roles = {str(v).lower() for r in d.regs if r.type in POD_TEMPLATES or r.type.endswith(":LeaderWorkerSet")
-             for v in ((r.inputs.get("metadata") or {}).get("labels") or {}).values()}
+    roles = {
+        str(v).lower()
+        for r in d.regs
+        if r.type in POD_TEMPLATES or r.type.endswith(":LeaderWorkerSet")
+        for v in ((r.inputs.get("metadata") or {}).get("labels") or {}).values()
+    }
     if {"prefill", "decode"} <= roles:
         return MET, "separate prefill and decode workloads are declared"
     return NOT_MET, "no separate prefill and decode instances are declared (single-phase serving at most)"
@@ -258,8 +310,10 @@ def _disaggregated_inference(d: Declared, minor: str) -> Judgement:
 def _gang_scheduling(d: Declared, minor: str) -> Judgement:
     installed = d.installed("gang_schedulers")
     if not installed:
-        return NOT_MET, ("no gang scheduler (Kueue, Volcano): a distributed job may start part of its pods "
-                        "(set kubernetes.queueing.enabled: true)")
+        return NOT_MET, (
+            "no gang scheduler (Kueue, Volcano): a distributed job may start part of its pods "
+            "(set kubernetes.queueing.enabled: true)"
+        )
     config = str((d.values("kueue").get("managerConfig") or {}).get("controllerManagerConfigYaml", ""))
     extra = "; waitForPodsReady holds admission until all pods run" if "waitForPodsReady" in config else ""
     return MET, f"{', '.join(installed)} admits a job's pods all or nothing{extra}"
@@ -277,17 +331,21 @@ def _cluster_autoscaling(d: Declared, minor: str) -> Judgement:
     if not d.gpu_pools:
         return NOT_APPLICABLE, "no GPU node group"
     if d.cloud == "ack":
-        scaler = "ACK node autoscaling" if any(r.type == type_of("alicloud", "autoscaling_config")
-                                               for r in d.regs) else None
+        scaler = (
+            "ACK node autoscaling" if any(r.type == type_of("alicloud", "autoscaling_config") for r in d.regs) else None
+        )
     else:
         scaler = d.chart("cluster-autoscaler") if "cluster-autoscaler" in d.releases else None
     if scaler is None:
-        return NOT_MET, ("no cluster autoscaler: GPU groups keep their declared size whatever pods are pending "
-                        "(set autoscaling.enabled: true)")
+        return NOT_MET, (
+            "no cluster autoscaler: GPU groups keep their declared size whatever pods are pending "
+            "(set autoscaling.enabled: true)"
+        )
     groups = [f"{p.name} ({p.min_nodes}-{p.max_nodes})" for p in d.gpu_pools if _scalable(p, d)]
     if not groups:
-        return NOT_MET, (f"{scaler} is installed but no GPU group can scale on pending {GPU} pods "
-                        "(raise maxNodes above minNodes)")
+        return NOT_MET, (
+            f"{scaler} is installed but no GPU group can scale on pending {GPU} pods (raise maxNodes above minNodes)"
+        )
     return MET, f"{scaler} scales GPU groups {', '.join(groups)} on pending {GPU} pods"
 
 
@@ -295,19 +353,27 @@ def _scale_target_gpus(d: Declared, target: Mapping[str, Any]) -> bool | None:
     """Whether the workload a scaler targets asks for GPUs; None where the plan does not declare it (a chart's)."""
     for r in d.regs:
         kind = r.type.rpartition(":")[2]
-        if r.type.startswith("kubernetes:") and kind == target.get("kind", "Deployment") and \
-                _name(r) == target.get("name"):
+        if (
+            r.type.startswith("kubernetes:")
+            and kind == target.get("kind", "Deployment")
+            and _name(r) == target.get("name")
+        ):
             return GPU in str((r.inputs.get("spec") or {}).get("template") or r.inputs.get("spec"))
     return None
 
 
 def _pod_autoscaling(d: Declared, minor: str) -> Judgement:
     adapters = d.installed("metric_autoscalers")
-    scalers = [("ScaledObject", r) for r in d.objects("keda.sh", "ScaledObject")
-               if (r.inputs.get("spec") or {}).get("triggers") and "keda" in d.releases]
-    scalers += [("HorizontalPodAutoscaler", r) for r in d.objects("autoscaling", "HorizontalPodAutoscaler")
-                if adapters and any(m.get("type") in CUSTOM_METRICS for m in (r.inputs.get("spec") or {}).get("metrics")
-                                    or [])]
+    scalers = [
+        ("ScaledObject", r)
+        for r in d.objects("keda.sh", "ScaledObject")
+        if (r.inputs.get("spec") or {}).get("triggers") and "keda" in d.releases
+    ]
+    scalers += [
+        ("HorizontalPodAutoscaler", r)
+        for r in d.objects("autoscaling", "HorizontalPodAutoscaler")
+        if adapters and any(m.get("type") in CUSTOM_METRICS for m in (r.inputs.get("spec") or {}).get("metrics") or [])
+    ]
     scaled, cpu_only = [], []
     for kind, r in scalers:
         gpus = _scale_target_gpus(d, (r.inputs.get("spec") or {}).get("scaleTargetRef") or {})
@@ -317,8 +383,10 @@ def _pod_autoscaling(d: Declared, minor: str) -> Judgement:
     if cpu_only:
         return NOT_MET, f"{', '.join(cpu_only)} scale workloads that request no {GPU}: no GPU pod scales on load"
     have = f" ({', '.join(adapters)} installed)" if adapters else ""
-    return NOT_MET, (f"no KEDA ScaledObject or HPA on a custom metric{have}: GPU pods do not scale on load "
-                    "(no model is served with a load signal)")
+    return NOT_MET, (
+        f"no KEDA ScaledObject or HPA on a custom metric{have}: GPU pods do not scale on load "
+        "(no model is served with a load signal)"
+    )
 
 
 def _accelerator_metrics(d: Declared, minor: str) -> Judgement:
@@ -326,13 +394,17 @@ def _accelerator_metrics(d: Declared, minor: str) -> Judgement:
         return NOT_APPLICABLE, "no GPU node group"
     exporter = None
     if "gpu-operator" in d.releases and _enabled(d.values("gpu-operator"), "dcgmExporter"):
-        exporter, config = f"DCGM exporter from {d.chart('gpu-operator')}", \
-            ((d.values("gpu-operator").get("dcgmExporter") or {}).get("config") or {}).get("name")
+        exporter, config = (
+            f"DCGM exporter from {d.chart('gpu-operator')}",
+            ((d.values("gpu-operator").get("dcgmExporter") or {}).get("config") or {}).get("name"),
+        )
     elif "dcgm-exporter" in d.releases:
         exporter, config = d.chart("dcgm-exporter"), None
     if exporter is None:
-        return NOT_MET, ("no accelerator metrics exporter: nothing exposes per-GPU utilization and memory "
-                        "(keep the GPU Operator's dcgmExporter on)")
+        return NOT_MET, (
+            "no accelerator metrics exporter: nothing exposes per-GPU utilization and memory "
+            "(keep the GPU Operator's dcgmExporter on)"
+        )
     if config:
         maps = [r for r in d.objects("core", "ConfigMap") if _name(r) == config]
         counters = " ".join(str(v) for r in maps for v in (r.inputs.get("data") or {}).values())
@@ -346,12 +418,19 @@ def _ai_service_metrics(d: Declared, minor: str) -> Judgement:
     if "kube-prometheus-stack" not in d.releases:
         return NOT_MET, "no monitoring system discovers workload metrics (set kubernetes.monitoring.enabled: true)"
     spec = (d.values("kube-prometheus-stack").get("prometheus") or {}).get("prometheusSpec") or {}
-    open_to = [kind for kind, key in (("ServiceMonitors", "serviceMonitorSelectorNilUsesHelmValues"),
-                                      ("PodMonitors", "podMonitorSelectorNilUsesHelmValues"))
-               if spec.get(key) is False]
+    open_to = [
+        kind
+        for kind, key in (
+            ("ServiceMonitors", "serviceMonitorSelectorNilUsesHelmValues"),
+            ("PodMonitors", "podMonitorSelectorNilUsesHelmValues"),
+        )
+        if spec.get(key) is False
+    ]
     if not open_to:
-        return NOT_MET, (f"{d.chart('kube-prometheus-stack')}'s Prometheus selects only its own release's monitors: "
-                        "a workload's ServiceMonitor is never scraped")
+        return NOT_MET, (
+            f"{d.chart('kube-prometheus-stack')}'s Prometheus selects only its own release's monitors: "
+            "a workload's ServiceMonitor is never scraped"
+        )
     return MET, f"{d.chart('kube-prometheus-stack')}: Prometheus discovers {' and '.join(open_to)} of any workload"
 
 
@@ -367,13 +446,20 @@ def _robust_controller(d: Declared, minor: str) -> Judgement:
 
 
 JUDGES: dict[str, Callable[[Declared, str], Judgement]] = {
-    "dra_support": _dra_support, "driver_runtime_management": _driver_runtime_management,
-    "gpu_sharing": _gpu_sharing, "virtualized_accelerator": _virtualized_accelerator,
-    "ai_inference": _ai_inference, "advanced_inference_ingress": _advanced_inference_ingress,
-    "high_performance_networking": _high_performance_networking, "disaggregated_inference": _disaggregated_inference,
-    "gang_scheduling": _gang_scheduling, "cluster_autoscaling": _cluster_autoscaling,
-    "pod_autoscaling": _pod_autoscaling, "accelerator_metrics": _accelerator_metrics,
-    "ai_service_metrics": _ai_service_metrics, "secure_accelerator_access": _secure_accelerator_access,
+    "dra_support": _dra_support,
+    "driver_runtime_management": _driver_runtime_management,
+    "gpu_sharing": _gpu_sharing,
+    "virtualized_accelerator": _virtualized_accelerator,
+    "ai_inference": _ai_inference,
+    "advanced_inference_ingress": _advanced_inference_ingress,
+    "high_performance_networking": _high_performance_networking,
+    "disaggregated_inference": _disaggregated_inference,
+    "gang_scheduling": _gang_scheduling,
+    "cluster_autoscaling": _cluster_autoscaling,
+    "pod_autoscaling": _pod_autoscaling,
+    "accelerator_metrics": _accelerator_metrics,
+    "ai_service_metrics": _ai_service_metrics,
+    "secure_accelerator_access": _secure_accelerator_access,
     "robust_controller": _robust_controller,
 }
 

@@ -11,12 +11,12 @@ import datetime as dt
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Optional
 
-
 from catalog import load_catalog
 from catalog.clouds import ServicePriceKeys, profile, role_of, types_of
 from catalog.prices import hourly_price
 from catalog.service_prices import service_prices
 from components.kubernetes.nodes import NODE_GROUP_LABEL
+
 from ..spec import ClusterSpec
 from .engine import Registration
 
@@ -83,12 +83,18 @@ class CostEstimate:
             "monthlyUsd": self.monthly_usd,
             "hoursPerMonth": self.hours_per_month,
             "byComponent": {
-                c: {"hourlyUsd": h, "monthlyUsd": round(h * self.hours_per_month, 2),
-                    "complete": all(i.usd_per_hour is not None for i in self.items if i.component == c)}
+                c: {
+                    "hourlyUsd": h,
+                    "monthlyUsd": round(h * self.hours_per_month, 2),
+                    "complete": all(i.usd_per_hour is not None for i in self.items if i.component == c),
+                }
                 for c, h in self.by_component().items()
             },
-            "worstCase": {"hourlyUsd": self.worst_hourly_usd, "monthlyUsd": self.worst_monthly_usd,
-                          "basis": "node groups at maxNodes"},
+            "worstCase": {
+                "hourlyUsd": self.worst_hourly_usd,
+                "monthlyUsd": self.worst_monthly_usd,
+                "basis": "node groups at maxNodes",
+            },
             # With a node group unpriced the totals are what is priced, a lower bound: "complete" says so, and a
             # verdict the unknown part could change is null (unknown), never "within" on the strength of $0.
             "complete": self.complete,
@@ -101,9 +107,7 @@ class CostEstimate:
             },
             "rates": [dict(r) for r in self.rates],
             "unpriced": list(self.unpriced),
-            "items": [
-                {_ITEM_KEYS.get(k, k): v for k, v in asdict(i).items()} for i in self.items
-            ],
+            "items": [{_ITEM_KEYS.get(k, k): v for k, v in asdict(i).items()} for i in self.items],
         }
 
 
@@ -130,10 +134,15 @@ def _block(spec: ClusterSpec, props: Mapping[str, Any]) -> Optional[tuple[int, f
     group = spec.node_groups.get((props.get("labels") or {}).get(NODE_GROUP_LABEL, ""))
     if group is None or not (group.capacity_block_starts_at and group.capacity_block_ends_at):
         return None
-    starts, ends = (dt.datetime.strptime(v, "%Y-%m-%dT%H:%M:%SZ")
-                    for v in (group.capacity_block_starts_at, group.capacity_block_ends_at))
-    return group.desired_nodes, (ends - starts).total_seconds() / 3600, \
-        f"{group.capacity_block_starts_at}..{group.capacity_block_ends_at}"
+    starts, ends = (
+        dt.datetime.strptime(v, "%Y-%m-%dT%H:%M:%SZ")
+        for v in (group.capacity_block_starts_at, group.capacity_block_ends_at)
+    )
+    return (
+        group.desired_nodes,
+        (ends - starts).total_seconds() / 3600,
+        f"{group.capacity_block_starts_at}..{group.capacity_block_ends_at}",
+    )
 
 
 @dataclass
@@ -150,18 +159,37 @@ class _Pricing:
     items: list[LineItem] = field(default_factory=list)
     unpriced: list[str] = field(default_factory=list)
 
-    def add(self, component: str, reg: Registration, description: str, usd: Optional[float],
-            worst: Optional[float] = None, priced: bool = True) -> None:
-        self.items.append(LineItem(component, reg.name, description, None if usd is None else round(usd, 4),
-                                   None if worst is None else round(worst, 4), priced))
+    def add(
+        self,
+        component: str,
+        reg: Registration,
+        description: str,
+        usd: Optional[float],
+        worst: Optional[float] = None,
+        priced: bool = True,
+    ) -> None:
+        self.items.append(
+            LineItem(
+                component,
+                reg.name,
+                description,
+                None if usd is None else round(usd, 4),
+                None if worst is None else round(worst, 4),
+                priced,
+            )
+        )
 
     def usd(self, key: str) -> float:
         return self.rates[key]["usd"]
 
 
-def estimate(spec: ClusterSpec, registrations: Iterable[Registration], kubernetes_support: str = "standard",
-             instance_prices: Optional[Mapping[str, Optional[float]]] = None,
-             rates: Iterable[Mapping[str, Any]] = ()) -> CostEstimate:
+def estimate(
+    spec: ClusterSpec,
+    registrations: Iterable[Registration],
+    kubernetes_support: str = "standard",
+    instance_prices: Optional[Mapping[str, Optional[float]]] = None,
+    rates: Iterable[Mapping[str, Any]] = (),
+) -> CostEstimate:
     """``kubernetes_support`` is the resolver's verdict on the version (EKS extended support costs more);
     ``instance_prices`` the resolver's USD/hour by instance type (it knows the region, the purchase option and
     the overrides); ``rates`` how each node group is billed, shown as is."""
@@ -169,18 +197,36 @@ def estimate(spec: ClusterSpec, registrations: Iterable[Registration], kubernete
     hours = table["hours_per_month"]
     regs = list(registrations)
     templates = {r.id: r.inputs for r in regs if r.type in types_of("launch_template")}
-    pricing = _Pricing(spec, table[spec.cloud], profile(spec.cloud).service_prices, 1.0 / hours, templates,
-                       instance_prices or {}, kubernetes_support)
+    pricing = _Pricing(
+        spec,
+        table[spec.cloud],
+        profile(spec.cloud).service_prices,
+        1.0 / hours,
+        templates,
+        instance_prices or {},
+        kubernetes_support,
+    )
     for reg in regs:
         price = _PRICERS.get(role_of(reg.type) or "")
         if price is not None:
             price(pricing, reg)
     log_gb = table["assumptions"]["log_gb_per_month"]
     if any(r.type in types_of("log_sink") for r in regs):
-        pricing.items.append(LineItem("logging", "audit-and-flow-logs", f"{log_gb} GB/month ingested (assumed)",
-                                      round(log_gb * pricing.usd(pricing.keys.log_ingest) * pricing.per_month, 4)))
-    return CostEstimate(tuple(pricing.items), hours, spec.budget.monthly_limit_usd, tuple(pricing.unpriced),
-                        tuple(dict(r) for r in rates))
+        pricing.items.append(
+            LineItem(
+                "logging",
+                "audit-and-flow-logs",
+                f"{log_gb} GB/month ingested (assumed)",
+                round(log_gb * pricing.usd(pricing.keys.log_ingest) * pricing.per_month, 4),
+            )
+        )
+    return CostEstimate(
+        tuple(pricing.items),
+        hours,
+        spec.budget.monthly_limit_usd,
+        tuple(pricing.unpriced),
+        tuple(dict(r) for r in rates),
+    )
 
 
 def _node_group(p: _Pricing, reg: Registration) -> None:
@@ -201,14 +247,24 @@ def _node_group(p: _Pricing, reg: Registration) -> None:
         size, block_hours, window = block
         nodes = most = size
         total = None if price is None else price * size * block_hours
-        p.add(component, reg, f"{size} x {instance_type} capacity block {window}, {block_hours:g} h paid up front"
-              + ("" if total is None else f" (${total:,.2f})"),
-              None if total is None else total * p.per_month, None if total is None else total * p.per_month,
-              priced=price is not None)
+        p.add(
+            component,
+            reg,
+            f"{size} x {instance_type} capacity block {window}, {block_hours:g} h paid up front"
+            + ("" if total is None else f" (${total:,.2f})"),
+            None if total is None else total * p.per_month,
+            None if total is None else total * p.per_month,
+            priced=price is not None,
+        )
     else:  # no price is unknown, not $0; zero nodes cost nothing whatever the price
-        p.add(component, reg, f"{nodes} x {instance_type} (max {most})",
-              (0.0 if nodes == 0 else None) if price is None else price * nodes,
-              None if price is None else price * most, priced=price is not None)
+        p.add(
+            component,
+            reg,
+            f"{nodes} x {instance_type} (max {most})",
+            (0.0 if nodes == 0 else None) if price is None else price * nodes,
+            None if price is None else price * most,
+            priced=price is not None,
+        )
     gib, label = _NODE_DISKS[p.spec.cloud](reg.inputs, template)
     rate = gib * p.usd(p.keys.node_disk) * p.per_month
     p.add("storage", reg, f"{nodes} x {gib} GiB {label}", nodes * rate, most * rate)
@@ -232,8 +288,11 @@ def _lustre(p: _Pricing, reg: Registration) -> None:
     props = reg.inputs
     table_fsx = p.rates["fsx_lustre"]
     deployment = props.get("deploymentType", "PERSISTENT_2")
-    rate = table_fsx["SCRATCH_2"] if deployment.startswith("SCRATCH") else \
-        table_fsx["PERSISTENT_2"][int(props.get("perUnitStorageThroughput", 125))]
+    rate = (
+        table_fsx["SCRATCH_2"]
+        if deployment.startswith("SCRATCH")
+        else table_fsx["PERSISTENT_2"][int(props.get("perUnitStorageThroughput", 125))]
+    )
     gb = props.get("storageCapacity", 0) * GIB_IN_GB
     p.add("storage", reg, f"FSx for Lustre {props.get('storageCapacity')} GiB {deployment}", gb * rate * p.per_month)
 
@@ -253,8 +312,12 @@ def _bucket(p: _Pricing, reg: Registration) -> None:
     if "-audit" in reg.name:
         return
     tb = p.spec.storage.object_storage.expected_size_tb
-    p.add("storage", reg, f"{tb:g} TB expected data (spec storage.objectStorage.expectedSizeTb)",
-          tb * 1000 * p.usd(p.keys.object_storage) * p.per_month)
+    p.add(
+        "storage",
+        reg,
+        f"{tb:g} TB expected data (spec storage.objectStorage.expectedSizeTb)",
+        tb * 1000 * p.usd(p.keys.object_storage) * p.per_month,
+    )
 
 
 def _cluster(p: _Pricing, reg: Registration) -> None:

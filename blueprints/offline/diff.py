@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
-from catalog.replacements import ReplacementRules, replacement_rules
 from catalog.clouds import types_of
+from catalog.replacements import ReplacementRules, replacement_rules
+
 from ..errors import EXIT_FINDINGS, EXIT_OK, BlueprintError
 from .diff_verdicts import impossible_in_place, namespace_deletions
 
@@ -86,8 +87,9 @@ class StackDiff:
 
     @property
     def budget_changed(self) -> bool:
-        return self.budget_before is not None and self.budget_after is not None \
-            and self.budget_before != self.budget_after
+        return (
+            self.budget_before is not None and self.budget_after is not None and self.budget_before != self.budget_after
+        )
 
     def _removed_stores(self) -> list[dict[str, Any]]:
         rules = replacement_rules()
@@ -96,30 +98,43 @@ class StackDiff:
     @property
     def data_loss(self) -> list[str]:
         """Why data would be destroyed: replaced or removed data stores, worst first."""
-        reasons = [f"{c.type} {c.name} would be REPLACED ({'; '.join(c.replaces)})"
-                   + ("; it is protected, so `pulumi up` will stop" if c.protected else "")
-                   for c in self.changed if c.destroys_data]
-        reasons += [f"{r['type']} {r['name']} would be DELETED" + ("; it is protected" if r.get("protect") else "")
-                    for r in self._removed_stores()]
+        reasons = [
+            f"{c.type} {c.name} would be REPLACED ({'; '.join(c.replaces)})"
+            + ("; it is protected, so `pulumi up` will stop" if c.protected else "")
+            for c in self.changed
+            if c.destroys_data
+        ]
+        reasons += [
+            f"{r['type']} {r['name']} would be DELETED" + ("; it is protected" if r.get("protect") else "")
+            for r in self._removed_stores()
+        ]
         return reasons + namespace_deletions(self.removed, self.changed)
 
     @property
     def protected_data_loss(self) -> bool:
-        return any(c.destroys_data and c.protected for c in self.changed) \
-            or any(r.get("protect") for r in self._removed_stores())
+        return any(c.destroys_data and c.protected for c in self.changed) or any(
+            r.get("protect") for r in self._removed_stores()
+        )
 
     def blockers(self, acknowledged: bool) -> list[str]:
         """What fails the pull-request check for this stack, beyond the head's own exit code."""
-        out = [f"{c.type} {c.name}: replacing it creates a second resource named {c.name_clash!r} before the "
-               "old one is deleted; give it a generated name or deleteBeforeReplace"
-               for c in self.changed if c.name_clash]
+        out = [
+            f"{c.type} {c.name}: replacing it creates a second resource named {c.name_clash!r} before the "
+            "old one is deleted; give it a generated name or deleteBeforeReplace"
+            for c in self.changed
+            if c.name_clash
+        ]
         out += [f"{c.type} {c.name}: {why}" for c in self.changed for why in c.impossible]
         if namespace_deletions(self.removed, self.changed) and not acknowledged:
-            out.append(f"a namespace would be deleted with everything in it; label the pull request `{ACK_LABEL}` "
-                       "once its data is safe, or keep it (kubernetes.trainingNamespace, kubernetes.teams)")
+            out.append(
+                f"a namespace would be deleted with everything in it; label the pull request `{ACK_LABEL}` "
+                "once its data is safe, or keep it (kubernetes.trainingNamespace, kubernetes.teams)"
+            )
         if self.protected_data_loss and not acknowledged:
-            out.append(f"a protected data store would be replaced or deleted; label the pull request "
-                       f"`{ACK_LABEL}` once the data is safe")
+            out.append(
+                f"a protected data store would be replaced or deleted; label the pull request "
+                f"`{ACK_LABEL}` once the data is safe"
+            )
         if self.failure:
             out.append(f"the head could not be planned: {self.failure}")
         return out
@@ -139,7 +154,9 @@ def load_bundle(path: Path) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
     if not isinstance(plans, list) or not all(isinstance(p, dict) and "stack" in p and "resources" in p for p in plans):
         raise BlueprintError(str(path), "not plan JSON: expected a plan (stack, resources...) or {plans: [...]}")
     failures = data.get("failures", []) if isinstance(data, dict) else []
-    if not isinstance(failures, list) or not all(isinstance(f, dict) and {"stack", "error"} <= set(f) for f in failures):
+    if not isinstance(failures, list) or not all(
+        isinstance(f, dict) and {"stack", "error"} <= set(f) for f in failures
+    ):
         raise BlueprintError(str(path), "not plan JSON: `failures` must be a list of {stack, error}")
     return {p["stack"]: p for p in plans}, {f["stack"]: str(f["error"]) for f in failures}
 
@@ -193,14 +210,21 @@ def _change(old: Mapping[str, Any], new: Mapping[str, Any]) -> Change | None:
         return None
     ignore = options.get("ignoreChanges") or []
     rules: ReplacementRules | None = replacement_rules().get(new["type"])
-    change = Change(new["urn"], new["type"], new["name"], [c for c in leaves if not _under(c[0], ignore)],
-                    ignored=[c for c in leaves if _under(c[0], ignore)], protected=bool(old.get("protect")),
-                    data_store=bool(rules and rules.data_store),
-                    delete_before_replace=bool(options.get("deleteBeforeReplace")))
+    change = Change(
+        new["urn"],
+        new["type"],
+        new["name"],
+        [c for c in leaves if not _under(c[0], ignore)],
+        ignored=[c for c in leaves if _under(c[0], ignore)],
+        protected=bool(old.get("protect")),
+        data_store=bool(rules and rules.data_store),
+        delete_before_replace=bool(options.get("deleteBeforeReplace")),
+    )
     for path, before, after in change.inputs:
         if rules and rules.forcing(path):
-            change.replaces.append(f"{path}: {_short(before)} -> {_short(after)} forces replacement "
-                                   f"(provider schema: {rules.source})")
+            change.replaces.append(
+                f"{path}: {_short(before)} -> {_short(after)} forces replacement (provider schema: {rules.source})"
+            )
         elif _under(path, options.get("replaceOnChanges") or []):
             change.replaces.append(f"{path}: {_short(before)} -> {_short(after)} (resource option replaceOnChanges)")
     change.impossible = impossible_in_place(new["type"], old["inputs"], new["inputs"], change.replaced)
@@ -235,8 +259,11 @@ def _ignored_count_cost(change: Change, base: Mapping[str, Any], head: Mapping[s
     the new count, so take the difference back out. A node group's cost items (instances, their disks)
     are linear in its count, so the head's items are rescaled to the deployed count; other in-place
     changes (an ACK pool's instance type) keep their new price."""
-    counts = [(b, a) for path, b, a in change.ignored if path.split(".")[-1] == "desiredSize"
-              and isinstance(b, int) and isinstance(a, int)]
+    counts = [
+        (b, a)
+        for path, b, a in change.ignored
+        if path.split(".")[-1] == "desiredSize" and isinstance(b, int) and isinstance(a, int)
+    ]
     if not counts:
         return 0.0
     deployed, declared = counts[0]
@@ -260,16 +287,28 @@ def _budget(plan: Mapping[str, Any] | None) -> float | None:
     return plan["cost"]["budget"]["monthlyLimitUsd"] if plan else None
 
 
-def diff_stack(stack: str, base: Mapping[str, Any] | None, head: Mapping[str, Any] | None,
-               failure: str = "") -> StackDiff:
+def diff_stack(
+    stack: str, base: Mapping[str, Any] | None, head: Mapping[str, Any] | None, failure: str = ""
+) -> StackDiff:
     if head is None and failure:
-        return StackDiff(stack, "failed", failure=failure, exit_code=2,
-                         hourly_before=base["cost"]["hourlyUsd"] if base else 0.0,
-                         hourly_after=base["cost"]["hourlyUsd"] if base else 0.0)
+        return StackDiff(
+            stack,
+            "failed",
+            failure=failure,
+            exit_code=2,
+            hourly_before=base["cost"]["hourlyUsd"] if base else 0.0,
+            hourly_after=base["cost"]["hourlyUsd"] if base else 0.0,
+        )
     if head is None:
-        return StackDiff(stack, "removed", removed=list(base["resources"]), budget_before=_budget(base),
-                         hourly_before=base["cost"]["hourlyUsd"], worst_before=worst_case_hourly(base),
-                         hours_per_month=base["cost"]["hoursPerMonth"])
+        return StackDiff(
+            stack,
+            "removed",
+            removed=list(base["resources"]),
+            budget_before=_budget(base),
+            hourly_before=base["cost"]["hourlyUsd"],
+            worst_before=worst_case_hourly(base),
+            hours_per_month=base["cost"]["hoursPerMonth"],
+        )
     before = {r["urn"]: r for r in (base or {}).get("resources", [])}
     after = {r["urn"]: r for r in head["resources"]}
     # A resource whose URN changed but that names its old URN as an alias is the same resource to the
@@ -278,12 +317,19 @@ def diff_stack(stack: str, base: Mapping[str, Any] | None, head: Mapping[str, An
         old_urn = next((a for a in resource.get("aliases") or () if a in before and a not in after), None)
         if urn not in before and old_urn:
             after[old_urn] = dict(after.pop(urn), urn=old_urn)
-    result = StackDiff(stack, "added" if base is None else "unchanged",
-                       hourly_before=base["cost"]["hourlyUsd"] if base else 0.0, hourly_after=head["cost"]["hourlyUsd"],
-                       worst_before=worst_case_hourly(base) if base else 0.0, worst_after=worst_case_hourly(head),
-                       budget_before=_budget(base), budget_after=_budget(head),
-                       hours_per_month=head["cost"]["hoursPerMonth"], findings=list(head["findings"]),
-                       exit_code=head["exitCode"])
+    result = StackDiff(
+        stack,
+        "added" if base is None else "unchanged",
+        hourly_before=base["cost"]["hourlyUsd"] if base else 0.0,
+        hourly_after=head["cost"]["hourlyUsd"],
+        worst_before=worst_case_hourly(base) if base else 0.0,
+        worst_after=worst_case_hourly(head),
+        budget_before=_budget(base),
+        budget_after=_budget(head),
+        hours_per_month=head["cost"]["hoursPerMonth"],
+        findings=list(head["findings"]),
+        exit_code=head["exitCode"],
+    )
     result.added = [after[u] for u in after if u not in before]
     result.removed = [before[u] for u in before if u not in after]
     for urn in after.keys() & before.keys():
@@ -299,14 +345,25 @@ def diff_stack(stack: str, base: Mapping[str, Any] | None, head: Mapping[str, An
     new_findings = {_finding_key(f) for f in head["findings"]}
     result.new_findings = [f for f in head["findings"] if _finding_key(f) not in old_findings]
     result.resolved_findings = [f for f in (base or {}).get("findings", []) if _finding_key(f) not in new_findings]
-    if base is not None and (result.added or result.removed or result.changed or result.hourly_delta
-                             or result.new_findings or result.resolved_findings or result.budget_changed):
+    if base is not None and (
+        result.added
+        or result.removed
+        or result.changed
+        or result.hourly_delta
+        or result.new_findings
+        or result.resolved_findings
+        or result.budget_changed
+    ):
         result.status = "changed"
     return result
 
 
-def diff_plans(base: Mapping[str, Mapping[str, Any]], head: Mapping[str, Mapping[str, Any]],
-               head_failures: Mapping[str, str] | None = None, progress=None) -> list[StackDiff]:
+def diff_plans(
+    base: Mapping[str, Mapping[str, Any]],
+    head: Mapping[str, Mapping[str, Any]],
+    head_failures: Mapping[str, str] | None = None,
+    progress=None,
+) -> list[StackDiff]:
     """Every stack of either side; ``progress(items, what)`` may wrap the loop (the CLI's bar on a TTY)."""
     failures = dict(head_failures or {})
     stacks = sorted(set(base) | set(head) | set(failures))

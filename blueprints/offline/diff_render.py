@@ -40,9 +40,11 @@ def render_diff_text(diffs: Sequence[StackDiff], acknowledged: bool = False) -> 
         if d.status == "failed":
             out.append(f"{d.stack}: FAILED to plan: {d.failure}")
             continue
-        out.append(f"{d.stack}: {d.status}, resources {_counts(d)} (+add -delete ~update ±replace), "
-                   f"cost {_money(d.hourly_delta)}/h ({_money(d.monthly_delta)}/month), worst case at maxNodes "
-                   f"{_money(d.worst_monthly_delta)}/month, budget {_budget(d)}/month, findings {_findings_delta(d)}")
+        out.append(
+            f"{d.stack}: {d.status}, resources {_counts(d)} (+add -delete ~update ±replace), "
+            f"cost {_money(d.hourly_delta)}/h ({_money(d.monthly_delta)}/month), worst case at maxNodes "
+            f"{_money(d.worst_monthly_delta)}/month, budget {_budget(d)}/month, findings {_findings_delta(d)}"
+        )
         for reason in d.data_loss:
             out.append(f"  !! DATA LOSS: {reason}")
         for blocker in d.blockers(acknowledged):
@@ -50,16 +52,27 @@ def render_diff_text(diffs: Sequence[StackDiff], acknowledged: bool = False) -> 
         out += [f"  + {r['type']} {r['name']}" for r in d.added]
         out += [f"  - {r['type']} {r['name']}" for r in d.removed]
         for c in d.changed:
-            how = " (replace, delete first)" if c.replaced and c.delete_before_replace else " (replace)" if c.replaced else ""
+            how = (
+                " (replace, delete first)"
+                if c.replaced and c.delete_before_replace
+                else " (replace)"
+                if c.replaced
+                else ""
+            )
             out.append(f"  {'±' if c.replaced else '~'} {c.type} {c.name}{how}")
             out += [f"      because {reason}" for reason in c.replaces]
             out += [f"      {path}: {_value(old)} -> {_value(new)}" for path, old, new in c.inputs]
         for c in d.changed + d.ignored:
-            out += [f"  = {c.type} {c.name} {path}: {_value(old)} -> {_value(new)} ignored (ignoreChanges): "
-                    "not deployed, not priced" for path, old, new in c.ignored]
+            out += [
+                f"  = {c.type} {c.name} {path}: {_value(old)} -> {_value(new)} ignored (ignoreChanges): "
+                "not deployed, not priced"
+                for path, old, new in c.ignored
+            ]
         for f in d.new_findings:
-            out.append(f"  new finding [{f['enforcementLevel']}] {f['policy']} on {f.get('resourceName') or 'the stack'}: "
-                       f"{f['message']}" + (f" (fix: {f['fix']['field']})" if f.get("fix") else ""))
+            out.append(
+                f"  new finding [{f['enforcementLevel']}] {f['policy']} on {f.get('resourceName') or 'the stack'}: "
+                f"{f['message']}" + (f" (fix: {f['fix']['field']})" if f.get("fix") else "")
+            )
         for f in d.resolved_findings:
             out.append(f"  resolved finding {f['policy']} on {f.get('resourceName') or 'the stack'}")
     return "\n".join(out) + "\n"
@@ -83,29 +96,46 @@ def render_diff_markdown(diffs: Sequence[StackDiff], acknowledged: bool = False)
         out += ["> [!CAUTION]", "> **This change would destroy data:**"]
         out += [f"> - `{stack}`: {reason}" for stack, reason in losses]
         if any(d.protected_data_loss for d in diffs):
-            out.append(f"> Acknowledged with the `{ACK_LABEL}` label." if acknowledged else
-                       f"> The check fails until the pull request carries the `{ACK_LABEL}` label.")
+            out.append(
+                f"> Acknowledged with the `{ACK_LABEL}` label."
+                if acknowledged
+                else f"> The check fails until the pull request carries the `{ACK_LABEL}` label."
+            )
         out.append("")
     blockers = [(d.stack, b) for d in diffs for b in d.blockers(acknowledged) if not d.failure]
     if blockers:
         out += ["> [!WARNING]", "> **Blocks the merge:**"] + [f"> - `{s}`: {_cell(b)}" for s, b in blockers] + [""]
-    out += ["| stack | status | resources | $/hour | $/month | worst case $/month | budget/month | findings new/resolved "
-            "| mandatory findings |", "|---|---|---|---:|---:|---:|---:|---|---:|"]
+    out += [
+        "| stack | status | resources | $/hour | $/month | worst case $/month | budget/month | findings new/resolved "
+        "| mandatory findings |",
+        "|---|---|---|---:|---:|---:|---:|---|---:|",
+    ]
     for d in diffs:
         if d.status == "failed":
             out.append(f"| `{d.stack}` | **failed** | - | - | - | - | - | - | - |")
             continue
         count = sum(1 for f in d.findings if f["enforcementLevel"] == "mandatory")
-        out.append(f"| `{d.stack}` | {d.status} | {_counts(d)} | {_money(d.hourly_delta)} | {_money(d.monthly_delta)} | "
-                   f"{_money(d.worst_monthly_delta)} | {_budget(d)} | {_findings_delta(d)} | {count} |")
-    out += ["", "Resources: +add −delete ~update ±replace. Worst case: every node group at maxNodes.",
-            "", f"Mandatory findings in this head: **{mandatory}**" + (" (the check fails)" if mandatory else "."), ""]
+        out.append(
+            f"| `{d.stack}` | {d.status} | {_counts(d)} | {_money(d.hourly_delta)} | {_money(d.monthly_delta)} | "
+            f"{_money(d.worst_monthly_delta)} | {_budget(d)} | {_findings_delta(d)} | {count} |"
+        )
+    out += [
+        "",
+        "Resources: +add −delete ~update ±replace. Worst case: every node group at maxNodes.",
+        "",
+        f"Mandatory findings in this head: **{mandatory}**" + (" (the check fails)" if mandatory else "."),
+        "",
+    ]
     for d in changed:
         if d.status == "failed":
             continue
-        out += [f"<details{' open' if d.data_loss or d.new_findings or any(c.replaced for c in d.changed) else ''}>"
-                f"<summary><code>{d.stack}</code>: {_counts(d)}, {_money(d.hourly_delta)}/h</summary>", "",
-                "| | resource | what changes |", "|---|---|---|"]
+        out += [
+            f"<details{' open' if d.data_loss or d.new_findings or any(c.replaced for c in d.changed) else ''}>"
+            f"<summary><code>{d.stack}</code>: {_counts(d)}, {_money(d.hourly_delta)}/h</summary>",
+            "",
+            "| | resource | what changes |",
+            "|---|---|---|",
+        ]
         rows = []
         for c in d.changed:
             what = "<br>".join(f"`{p}`: {_value(o)} → {_value(n)}" for p, o, n in c.inputs[:8])
@@ -114,8 +144,11 @@ def render_diff_markdown(diffs: Sequence[StackDiff], acknowledged: bool = False)
             sign = ("**replace** (delete first)" if c.delete_before_replace else "**replace**") if c.replaced else "~"
             rows.append(f"| {sign} | `{c.type}` `{c.name}` | {_cell(what)}{extra}{why} |")
         for c in d.changed + d.ignored:
-            rows += [f"| = | `{c.type}` `{c.name}` | `{p}`: {_value(o)} → {_value(n)} ignored (`ignoreChanges`): "
-                     "not deployed, not priced |" for p, o, n in c.ignored]
+            rows += [
+                f"| = | `{c.type}` `{c.name}` | `{p}`: {_value(o)} → {_value(n)} ignored (`ignoreChanges`): "
+                "not deployed, not priced |"
+                for p, o, n in c.ignored
+            ]
         rows += [f"| + | `{r['type']}` `{r['name']}` | new |" for r in d.added]
         rows += [f"| − | `{r['type']}` `{r['name']}` | deleted |" for r in d.removed]
         out += rows[:MAX_ROWS]
@@ -123,9 +156,14 @@ def render_diff_markdown(diffs: Sequence[StackDiff], acknowledged: bool = False)
             out.append(f"| | | {len(rows) - MAX_ROWS} more rows: see the plan artifact |")
         if d.new_findings or d.resolved_findings:
             out += ["", "| finding | policy | resource | message | edit |", "|---|---|---|---|---|"]
-            out += [f"| new {f['enforcementLevel']} | `{f['policy']}` | {f.get('resourceName') or 'stack'} | "
-                    f"{_cell(f['message'])} | {_cell(f['fix']['field']) if f.get('fix') else ''} |" for f in d.new_findings]
-            out += [f"| resolved | `{f['policy']}` | {f.get('resourceName') or 'stack'} | "
-                    f"{_cell(f['message'])} | |" for f in d.resolved_findings]
+            out += [
+                f"| new {f['enforcementLevel']} | `{f['policy']}` | {f.get('resourceName') or 'stack'} | "
+                f"{_cell(f['message'])} | {_cell(f['fix']['field']) if f.get('fix') else ''} |"
+                for f in d.new_findings
+            ]
+            out += [
+                f"| resolved | `{f['policy']}` | {f.get('resourceName') or 'stack'} | {_cell(f['message'])} | |"
+                for f in d.resolved_findings
+            ]
         out += ["", "</details>", ""]
     return "\n".join(out) + "\n"

@@ -35,8 +35,15 @@ def _namespace_name(resource: Mapping[str, Any]) -> str:
 
 def namespace_deletions(removed: Sequence[Mapping[str, Any]], changed: Sequence[Any]) -> list[str]:
     """Namespaces the change deletes (removed, or replaced under a new name): everything in them goes too."""
-    out = [f"{NAMESPACE} {_namespace_name(r)} would be DELETED with everything in it (claims, secrets, jobs)"
-           for r in removed if r["type"] == NAMESPACE]
-    out += [f"{NAMESPACE} {c.name} would be REPLACED ({'; '.join(c.replaces)}): the old namespace is deleted with "
-            "everything in it" for c in changed if c.type == NAMESPACE and c.replaced]
+    out = [
+        f"{NAMESPACE} {_namespace_name(r)} would be DELETED with everything in it (claims, secrets, jobs)"
+        for r in removed
+        if r["type"] == NAMESPACE
+    ]
+    out += [
+        f"{NAMESPACE} {c.name} would be REPLACED ({'; '.join(c.replaces)}): the old namespace is deleted with "
+        "everything in it"
+        for c in changed
+        if c.type == NAMESPACE and c.replaced
+    ]
     return out

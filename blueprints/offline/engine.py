@@ -97,8 +97,9 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
     def aliased_urns(self, request, urn: str) -> list[str]:
         """The other URNs the engine matches this resource by: each of its alias specs' type and name, under its
         parent's URN or any of the parent's aliases (children inherit their parent's aliases)."""
-        own = {(request.type, request.name)} | {(a.spec.type or request.type, a.spec.name or request.name)
-                                                for a in request.aliases if a.HasField("spec")}
+        own = {(request.type, request.name)} | {
+            (a.spec.type or request.type, a.spec.name or request.name) for a in request.aliases if a.HasField("spec")
+        }
         parents = [request.parent, *self._aliased.get(request.parent, [])]
         return sorted({self.make_urn(p, t, n) for p in parents for t, n in own} - {urn})
 
@@ -109,23 +110,25 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             self._aliased[response.urn] = aliased
         properties = struct_pb2.Struct()
         properties.CopyFrom(request.object)
-        self.registrations.append(Registration(
-            urn=response.urn,
-            id=response.id,
-            type=request.type,
-            name=request.name,
-            parent=request.parent,
-            provider=request.provider,
-            custom=request.custom,
-            protect=bool(request.protect),
-            dependencies=list(request.dependencies),
-            property_dependencies={k: list(v.urns) for k, v in request.propertyDependencies.items()},
-            properties=properties,
-            aliases=aliased,
-            ignore_changes=list(request.ignoreChanges),
-            replace_on_changes=list(request.replaceOnChanges),
-            delete_before_replace=bool(request.deleteBeforeReplace),
-        ))
+        self.registrations.append(
+            Registration(
+                urn=response.urn,
+                id=response.id,
+                type=request.type,
+                name=request.name,
+                parent=request.parent,
+                provider=request.provider,
+                custom=request.custom,
+                protect=bool(request.protect),
+                dependencies=list(request.dependencies),
+                property_dependencies={k: list(v.urns) for k, v in request.propertyDependencies.items()},
+                properties=properties,
+                aliases=aliased,
+                ignore_changes=list(request.ignoreChanges),
+                replace_on_changes=list(request.replaceOnChanges),
+                delete_before_replace=bool(request.deleteBeforeReplace),
+            )
+        )
         return response
 
     def RegisterResourceOutputs(self, request):  # noqa: N802 (the engine's RPC name)
@@ -140,8 +143,9 @@ def _config_values(config: Mapping[str, Any]) -> dict[str, str]:
     return {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
 
 
-def run_program(stack: str, config: Mapping[str, Any], region: str,
-                program: Path = PROGRAM) -> tuple[list[Registration], dict[str, Any]]:
+def run_program(
+    stack: str, config: Mapping[str, Any], region: str, program: Path = PROGRAM
+) -> tuple[list[Registration], dict[str, Any]]:
     """Run ``program`` for ``stack`` with ``config`` under mocks; return what it registered and its exports."""
     monitor = RecordingMonitor(OfflineMocks(region))
     pulumi_settings.ROOT.set(None)

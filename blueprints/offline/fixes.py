@@ -14,7 +14,12 @@ from typing import Any, Mapping, Optional
 
 # Type tokens of this project's components in a URN: the component packages' (gpu-blueprints-aws:index:...) and,
 # in plans made before they were renamed, the old ones (gpu-blueprints:aws:...).
-COMPONENT_PREFIXES = ("gpu-blueprints-aws:", "gpu-blueprints-alicloud:", "gpu-blueprints-kubernetes:", "gpu-blueprints:")
+COMPONENT_PREFIXES = (
+    "gpu-blueprints-aws:",
+    "gpu-blueprints-alicloud:",
+    "gpu-blueprints-kubernetes:",
+    "gpu-blueprints:",
+)
 
 
 @dataclass(frozen=True)
@@ -26,22 +31,34 @@ class Fix:
 FIXES: dict[str, Fix] = {
     "aws-cloudwatch-log-group-retention": Fix("logging.retentionDays: 365", "retentionInDays"),
     "alicloud-log-store-retention": Fix("logging.retentionDays: 365", "retentionPeriod"),
-    "aws-eks-cluster-private-endpoint": Fix("networking.publicApi: false (or networking.publicApiCidrs: [<your CIDRs>])",
-                                    "vpcConfig.endpointPublicAccess / vpcConfig.publicAccessCidrs"),
+    "aws-eks-cluster-private-endpoint": Fix(
+        "networking.publicApi: false (or networking.publicApiCidrs: [<your CIDRs>])",
+        "vpcConfig.endpointPublicAccess / vpcConfig.publicAccessCidrs",
+    ),
     "alicloud-cs-managed-kubernetes-private-endpoint": Fix("networking.publicApi: false", "slbInternetEnabled"),
-    "stack-budget-alerts": Fix("budget.contacts: [<e-mail>] (with budget.monthlyLimitUsd)",
-                              "an aws.budgets.Budget with notification subscribers"),
-    "stack-max-hourly-cost": Fix("nodeGroups.<group>.desiredNodes (lower), or budget.monthlyLimitUsd (raise, with its owner)",
-                           "the rule's maxUsdPerHour config"),
+    "stack-budget-alerts": Fix(
+        "budget.contacts: [<e-mail>] (with budget.monthlyLimitUsd)",
+        "an aws.budgets.Budget with notification subscribers",
+    ),
+    "stack-max-hourly-cost": Fix(
+        "nodeGroups.<group>.desiredNodes (lower), or budget.monthlyLimitUsd (raise, with its owner)",
+        "the rule's maxUsdPerHour config",
+    ),
     "stack-expected-cost-within-budget": Fix(
         "nodeGroups.<group>.desiredNodes or capacity (spot, reservation), or budget.monthlyLimitUsd (raise, with its "
-        "owner)", "the rule's monthlyBudgetUsd config"),
+        "owner)",
+        "the rule's monthlyBudgetUsd config",
+    ),
     "stack-gpu-scale-to-zero": Fix("nodeGroups.{group}.minNodes: 0", "scalingConfig.minSize"),
-    "stack-spot-checkpoint-store": Fix("storage.objectStorage.enabled: true (or nodeGroups.{group}.capacity: on-demand)",
-                                       None),
-    "stack-data-residency": Fix("region (one of compliance.allowedRegions), or compliance.allowedRegions",
-                          "the provider's region"),
-    "aws-s3-bucket-lifecycle": Fix("storage.objectStorage.noncurrentVersionDays: 90", "an aws.s3.BucketLifecycleConfiguration"),
+    "stack-spot-checkpoint-store": Fix(
+        "storage.objectStorage.enabled: true (or nodeGroups.{group}.capacity: on-demand)", None
+    ),
+    "stack-data-residency": Fix(
+        "region (one of compliance.allowedRegions), or compliance.allowedRegions", "the provider's region"
+    ),
+    "aws-s3-bucket-lifecycle": Fix(
+        "storage.objectStorage.noncurrentVersionDays: 90", "an aws.s3.BucketLifecycleConfiguration"
+    ),
     "alicloud-oss-bucket-lifecycle": Fix("storage.objectStorage.noncurrentVersionDays: 90", "lifecycleRules"),
 }
 
@@ -56,7 +73,7 @@ def _from_our_components(finding: Mapping[str, Any]) -> bool:
 
 def _group(finding: Mapping[str, Any], stack: str) -> str:
     name = finding.get("resourceName") or ""
-    return name[len(stack) + 1:] if name.startswith(stack + "-") else "<group>"
+    return name[len(stack) + 1 :] if name.startswith(stack + "-") else "<group>"
 
 
 def fix_for(finding: Mapping[str, Any], stack: str, source: str) -> Optional[dict[str, str]]:
@@ -72,7 +89,7 @@ def fix_for(finding: Mapping[str, Any], stack: str, source: str) -> Optional[dic
 
 
 def controls(framework: Mapping[str, str]) -> str:
-    """"GDPR Art. 44", not "GDPR GDPR Art. 44": references that already name their framework stand alone."""
+    """ "GDPR Art. 44", not "GDPR GDPR Art. 44": references that already name their framework stand alone."""
     name, reference = framework.get("name", ""), framework.get("reference", "")
     if not name or reference.lower().startswith(name.lower()):
         return reference or name

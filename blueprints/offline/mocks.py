@@ -10,6 +10,7 @@ import hashlib
 from typing import Any, Callable
 
 from pulumi.runtime import mocks as pulumi_mocks
+
 from catalog.clouds import cloud_of_package, type_of
 
 ACCOUNT_ID = "123456789012"
@@ -38,9 +39,17 @@ class OfflineMocks(pulumi_mocks.Mocks):
         resource_id = _fake_id(kind.lower()[:8] or "res", args.name)
         cloud = cloud_of_package(package)
         if cloud is not None and cloud.resource_arn:
-            state.setdefault("arn", cloud.resource_arn.format(
-                partition=self.partition, service=module.split("/")[0], region=self.region, account=ACCOUNT_ID,
-                kind=kind.lower(), name=args.name))
+            state.setdefault(
+                "arn",
+                cloud.resource_arn.format(
+                    partition=self.partition,
+                    service=module.split("/")[0],
+                    region=self.region,
+                    account=ACCOUNT_ID,
+                    kind=kind.lower(),
+                    name=args.name,
+                ),
+            )
         if cloud is not None and cloud.provider_tags_all:
             state.setdefault("tagsAll", state.get("tags", {}))
         for fill in _AWS_OUTPUTS.get(token, ()):
@@ -51,7 +60,9 @@ class OfflineMocks(pulumi_mocks.Mocks):
     def call(self, args: pulumi_mocks.MockCallArgs) -> tuple[dict, list | None]:
         handler = _INVOKES.get(args.token)
         if handler is None:
-            raise NotImplementedError(f"offline mocks do not answer the invoke {args.token}; teach blueprints/offline/mocks.py")
+            raise NotImplementedError(
+                f"offline mocks do not answer the invoke {args.token}; teach blueprints/offline/mocks.py"
+            )
         answer = handler(self, args.args)
         return answer if isinstance(answer, tuple) else (answer, [])  # (outputs, failures) as a provider says them
 
@@ -67,9 +78,13 @@ def _named_bucket(mocks: OfflineMocks, args, state: dict) -> None:
 
 
 def _eks_cluster(mocks: OfflineMocks, args, state: dict) -> None:
-    issuer = f"https://oidc.eks.{mocks.region}.amazonaws.com/id/{hashlib.sha1(args.name.encode()).hexdigest()[:32].upper()}"
+    issuer = (
+        f"https://oidc.eks.{mocks.region}.amazonaws.com/id/{hashlib.sha1(args.name.encode()).hexdigest()[:32].upper()}"
+    )
     state["identities"] = [{"oidcs": [{"issuer": issuer}]}]
-    state["endpoint"] = f"https://{hashlib.sha1(args.name.encode()).hexdigest()[:32].upper()}.gr7.{mocks.region}.eks.amazonaws.com"
+    state["endpoint"] = (
+        f"https://{hashlib.sha1(args.name.encode()).hexdigest()[:32].upper()}.gr7.{mocks.region}.eks.amazonaws.com"
+    )
     state["certificateAuthority"] = {"data": "LS0tLS1CRUdJTi1DRVJUSUZJQ0FURS0tLS0t"}
     vpc = dict(state.get("vpcConfig") or {})
     vpc["clusterSecurityGroupId"] = _fake_id("sg", args.name + "-cluster")
@@ -98,8 +113,12 @@ def _node_group(mocks: OfflineMocks, args, state: dict) -> None:
     """EKS names the group's Auto Scaling group eks-<node group>-<uuid>."""
     name = state.setdefault("nodeGroupName", args.name)
     uuid = hashlib.sha1(args.name.encode()).hexdigest()
-    state["resources"] = [{"autoscalingGroups": [{"name": f"eks-{name}-{uuid[:8]}-{uuid[8:12]}-{uuid[12:16]}"}],
-                           "remoteAccessSecurityGroupId": ""}]
+    state["resources"] = [
+        {
+            "autoscalingGroups": [{"name": f"eks-{name}-{uuid[:8]}-{uuid[8:12]}-{uuid[12:16]}"}],
+            "remoteAccessSecurityGroupId": "",
+        }
+    ]
 
 
 _AWS_OUTPUTS: dict[str, tuple[Callable[[OfflineMocks, Any, dict], None], ...]] = {
@@ -111,17 +130,23 @@ _AWS_OUTPUTS: dict[str, tuple[Callable[[OfflineMocks, Any, dict], None], ...]] =
     type_of("aws", "launch_template"): (lambda m, a, s: s.setdefault("latestVersion", 1),),
     type_of("aws", "placement_group"): (lambda m, a, s: s.setdefault("name", a.name),),
     type_of("aws", "file_system"): (
-        lambda m, a, s: s.setdefault("dnsName", f"fs-{hashlib.sha1(a.name.encode()).hexdigest()[:17]}.fsx.{m.region}.amazonaws.com"),
-        lambda m, a, s: s.setdefault("mountName", hashlib.sha1(a.name.encode()).hexdigest()[:8])),
+        lambda m, a, s: s.setdefault(
+            "dnsName", f"fs-{hashlib.sha1(a.name.encode()).hexdigest()[:17]}.fsx.{m.region}.amazonaws.com"
+        ),
+        lambda m, a, s: s.setdefault("mountName", hashlib.sha1(a.name.encode()).hexdigest()[:8]),
+    ),
     type_of("aws", "node_group"): (_node_group,),
     type_of("aws", "budget"): (lambda m, a, s: s.setdefault("name", a.name),),
     type_of("alicloud", "nat_gateway"): (lambda m, a, s: s.setdefault("snatTableIds", _fake_id("stb", a.name)),),
     type_of("alicloud", "file_system_fileset"): (lambda m, a, s: s.setdefault("filesetId", _fake_id("fset", a.name)),),
     # A stand-in of the asked length, never a real credential (the provider generates it at `pulumi up`).
     "random:index/randomPassword:RandomPassword": (
-        lambda m, a, s: s.setdefault("result", "x" * int(s.get("length", 16))),),
+        lambda m, a, s: s.setdefault("result", "x" * int(s.get("length", 16))),
+    ),
     type_of("alicloud", "eip_address"): (lambda m, a, s: s.setdefault("ipAddress", "47.96.0.10"),),
-    type_of("alicloud", "role"): (lambda m, a, s: s.setdefault("arn", f"acs:ram::1234567890123456:role/{s.get('roleName', a.name)}"),),
+    type_of("alicloud", "role"): (
+        lambda m, a, s: s.setdefault("arn", f"acs:ram::1234567890123456:role/{s.get('roleName', a.name)}"),
+    ),
 }
 
 
@@ -132,15 +157,27 @@ def _zones(mocks: OfflineMocks, _args: dict) -> dict:
 def _offerings(mocks: OfflineMocks, args: dict) -> dict:
     types = [v for f in args.get("filters", []) if f.get("name") == "instance-type" for v in f.get("values", [])]
     locations = list(mocks.offered_zones)
-    return {"id": mocks.region, "locations": locations * len(types), "locationTypes": ["availability-zone"] * len(locations) * len(types),
-            "instanceTypes": [t for t in types for _ in locations]}
+    return {
+        "id": mocks.region,
+        "locations": locations * len(types),
+        "locationTypes": ["availability-zone"] * len(locations) * len(types),
+        "instanceTypes": [t for t in types for _ in locations],
+    }
 
 
 def _ssm_parameter(mocks: OfflineMocks, args: dict) -> dict:
     name = args["name"]
     value = "1.35.0-20261110" if name.endswith("release_version") else "ami-0abcdef1234567890"
-    return {"id": name, "name": name, "type": "String", "value": value, "insecureValue": value,
-            "arn": f"arn:{mocks.partition}:ssm:{mocks.region}::parameter{name}", "version": 1, "withDecryption": True}
+    return {
+        "id": name,
+        "name": name,
+        "type": "String",
+        "value": value,
+        "insecureValue": value,
+        "arn": f"arn:{mocks.partition}:ssm:{mocks.region}::parameter{name}",
+        "version": 1,
+        "withDecryption": True,
+    }
 
 
 def _ali_zones(mocks: OfflineMocks, args: dict) -> dict:
@@ -152,16 +189,28 @@ _INVOKES: dict[str, Callable[[OfflineMocks, dict], dict]] = {
     "alicloud:index/getAccount:getAccount": lambda m, a: {"id": "1234567890123456"},
     "alicloud:index/getZones:getZones": _ali_zones,
     # Offline placeholders in ACK's version format; the real data source lists what the region offers.
-    "alicloud:cs/getKubernetesVersion:getKubernetesVersion": lambda m, a: {"metadatas": [
-        {"version": v, "runtimes": [{"name": "containerd", "version": "1.6.38"}]}
-        for v in ("1.33.3-aliyun.1", "1.34.1-aliyun.1", "1.35.1-aliyun.1", "1.35.2-aliyun.1", "1.36.1-aliyun.1")]},
+    "alicloud:cs/getKubernetesVersion:getKubernetesVersion": lambda m, a: {
+        "metadatas": [
+            {"version": v, "runtimes": [{"name": "containerd", "version": "1.6.38"}]}
+            for v in ("1.33.3-aliyun.1", "1.34.1-aliyun.1", "1.35.1-aliyun.1", "1.35.2-aliyun.1", "1.36.1-aliyun.1")
+        ]
+    },
     "alicloud:cs/getClusterCredential:getClusterCredential": lambda m, a: {
-        "clusterId": a.get("clusterId"), "kubeConfig": "apiVersion: v1\nkind: Config\n# offline placeholder\n"},
+        "clusterId": a.get("clusterId"),
+        "kubeConfig": "apiVersion: v1\nkind: Config\n# offline placeholder\n",
+    },
     "aws:index/getCallerIdentity:getCallerIdentity": lambda m, a: {
-        "id": ACCOUNT_ID, "accountId": ACCOUNT_ID, "userId": "AIDAEXAMPLE",
-        "arn": f"arn:{m.partition}:iam::{ACCOUNT_ID}:user/offline-plan"},
+        "id": ACCOUNT_ID,
+        "accountId": ACCOUNT_ID,
+        "userId": "AIDAEXAMPLE",
+        "arn": f"arn:{m.partition}:iam::{ACCOUNT_ID}:user/offline-plan",
+    },
     "aws:index/getPartition:getPartition": lambda m, a: {
-        "id": m.partition, "partition": m.partition, "dnsSuffix": "amazonaws.com", "reverseDnsPrefix": "com.amazonaws"},
+        "id": m.partition,
+        "partition": m.partition,
+        "dnsSuffix": "amazonaws.com",
+        "reverseDnsPrefix": "com.amazonaws",
+    },
     "aws:index/getAvailabilityZones:getAvailabilityZones": _zones,
     "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _offerings,
     "aws:ssm/getParameter:getParameter": _ssm_parameter,

@@ -11,16 +11,17 @@ import json
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from ..resolver import ResolvedPlan
-from ..spec import ClusterSpec
 from catalog.prices import flat_overrides
 from catalog.service_prices import service_prices
 
+from ..resolver import ResolvedPlan
+from ..spec import ClusterSpec
 from .cost import CostEstimate
 
 
-def stack_policy_config(spec: ClusterSpec, resolved: Optional[ResolvedPlan] = None,
-                        cost: Optional[CostEstimate] = None) -> dict[str, dict[str, Any]]:
+def stack_policy_config(
+    spec: ClusterSpec, resolved: Optional[ResolvedPlan] = None, cost: Optional[CostEstimate] = None
+) -> dict[str, dict[str, Any]]:
     """``resolved`` gives the rates the stack pays in its region; ``cost`` the plan's estimate of what is not
     a node group (storage, networking, control plane, logs) for the budget rule."""
     hours = service_prices()["hours_per_month"]
@@ -33,16 +34,21 @@ def stack_policy_config(spec: ClusterSpec, resolved: Optional[ResolvedPlan] = No
     # The resolved rates already hold the stack's overrides for the option each group is bought as.
     rates = {k: v for k, v in resolved.instance_prices().items() if v is not None}
     config: dict[str, dict[str, Any]] = {
-        "stack-max-hourly-cost": {"maxUsdPerHour": round(spec.budget.monthly_limit_usd / hours, 2),
-                            "prices": {**flat_overrides(spec.prices), **rates}},
+        "stack-max-hourly-cost": {
+            "maxUsdPerHour": round(spec.budget.monthly_limit_usd / hours, 2),
+            "prices": {**flat_overrides(spec.prices), **rates},
+        },
     }
     nodes = ("gpu-nodes", "system-nodes")
     other = 0.0 if cost is None else sum(v for k, v in cost.by_component().items() if k not in nodes) * hours
     # The advisory rule that lists unpriced accelerated groups reads the same rates.
     config["stack-unpriced-node-groups"] = {"prices": {**flat_overrides(spec.prices), **rates}}
-    config["stack-expected-cost-within-budget"] = {"monthlyBudgetUsd": spec.budget.monthly_limit_usd,
-                                             "prices": {**flat_overrides(spec.prices), **rates}, "hoursPerMonth": hours,
-                                             "otherMonthlyUsd": round(other, 2)}
+    config["stack-expected-cost-within-budget"] = {
+        "monthlyBudgetUsd": spec.budget.monthly_limit_usd,
+        "prices": {**flat_overrides(spec.prices), **rates},
+        "hoursPerMonth": hours,
+        "otherMonthlyUsd": round(other, 2),
+    }
     if spec.account_services.audit_trail == "existing":
         config["stack-audit-trail"] = {"existing": True}
     if spec.account_services.threat_detection == "existing":
@@ -52,8 +58,9 @@ def stack_policy_config(spec: ClusterSpec, resolved: Optional[ResolvedPlan] = No
     return config
 
 
-def pack_config_files(spec: ClusterSpec, resolved: Optional[ResolvedPlan] = None,
-                      cost: Optional[CostEstimate] = None) -> dict[str, dict[str, dict[str, Any]]]:
+def pack_config_files(
+    spec: ClusterSpec, resolved: Optional[ResolvedPlan] = None, cost: Optional[CostEstimate] = None
+) -> dict[str, dict[str, dict[str, Any]]]:
     """For each pack the stack declares: {policy: settings}, the pack's own defaults then the stack's values."""
     from policies.library.packs import PACKS
 
@@ -70,8 +77,9 @@ def pack_config_files(spec: ClusterSpec, resolved: Optional[ResolvedPlan] = None
     return files
 
 
-def write_pack_configs(spec: ClusterSpec, folder: Path, resolved: Optional[ResolvedPlan] = None,
-                       cost: Optional[CostEstimate] = None) -> list[Path]:
+def write_pack_configs(
+    spec: ClusterSpec, folder: Path, resolved: Optional[ResolvedPlan] = None, cost: Optional[CostEstimate] = None
+) -> list[Path]:
     """One <pack>.json a pack, each written like `--output` (atomically, with the user's umask)."""
     from ..output import prepare_folder, write_output
 
@@ -112,14 +120,16 @@ def read_pack_config_file(path: Path) -> dict[str, dict[str, Any]]:
             raise BlueprintError(str(path), f"{policy}: a level ({', '.join(LEVEL_NAMES)}) or an object of settings")
         level = values.get("enforcementLevel")
         if level is not None and level not in LEVEL_NAMES:
-            raise BlueprintError(str(path), f"{policy}: enforcementLevel {level!r} is not one of "
-                                            f"{', '.join(LEVEL_NAMES)}")
+            raise BlueprintError(
+                str(path), f"{policy}: enforcementLevel {level!r} is not one of {', '.join(LEVEL_NAMES)}"
+            )
         config[str(policy)] = dict(values)
     return config
 
 
-def pack_configs(paths: Sequence[Path], packs: Optional[Sequence[str]],
-                 frameworks: Sequence[str]) -> dict[str, tuple[str, dict[str, dict[str, Any]]]]:
+def pack_configs(
+    paths: Sequence[Path], packs: Optional[Sequence[str]], frameworks: Sequence[str]
+) -> dict[str, tuple[str, dict[str, dict[str, Any]]]]:
     """pack -> (file, config). With --policy-pack, the n-th file configures the n-th pack, as the Pulumi CLI pairs
     them; without, a file configures the pack it is named after (`<pack>.json`, as `policy-config` writes), when the
     stack runs that pack (so one set of files serves --all-stacks)."""
@@ -130,15 +140,20 @@ def pack_configs(paths: Sequence[Path], packs: Optional[Sequence[str]],
         return {}
     if packs is not None:
         if len(paths) != len(packs):
-            raise BlueprintError("--policy-pack-config", "must be specified for each --policy-pack "
-                                                          f"({len(packs)} packs, {len(paths)} files)")
+            raise BlueprintError(
+                "--policy-pack-config",
+                f"must be specified for each --policy-pack ({len(packs)} packs, {len(paths)} files)",
+            )
         return {pack: (str(path), read_pack_config_file(path)) for pack, path in zip(packs, paths)}
     out = {}
     for path in paths:
         pack = Path(path).stem
         if pack not in available_packs():
-            raise BlueprintError(str(path), f"names no pack ({', '.join(available_packs())}): name the file "
-                                            "<pack>.json, or pair it with --policy-pack")
+            raise BlueprintError(
+                str(path),
+                f"names no pack ({', '.join(available_packs())}): name the file "
+                "<pack>.json, or pair it with --policy-pack",
+            )
         config = read_pack_config_file(path)
         if pack in frameworks:
             out[pack] = (str(path), config)

@@ -13,13 +13,15 @@ from ..compose import resolve_config
 from ..errors import EXIT_FINDINGS, EXIT_OK, BlueprintError
 from ..resolver import ResolvedNodeGroup, ResolvedPlan
 from ..stackconfig import PROJECT, STACKS_DIR, cluster_config, read_stack_config, stack_source
-from .pack_config import pack_configs, stack_policy_config
+from .conformance import assess as assess_conformance
 from .cost import CostEstimate, estimate
 from .engine import Registration, run_program
 from .fixes import fix_for
+from .pack_config import pack_configs, stack_policy_config
 from .policy import evaluate
-from .conformance import assess as assess_conformance
-from .readiness import BLOCKING, Finding as ReadinessFinding, check as readiness_check
+from .readiness import BLOCKING
+from .readiness import Finding as ReadinessFinding
+from .readiness import check as readiness_check
 from .readiness_quotas import team_quotas
 
 PLAN_FORMAT_VERSION = 1
@@ -81,12 +83,20 @@ def _resolved_json(resolved: ResolvedPlan) -> dict[str, Any]:
     spec, kubernetes, system = resolved.spec, resolved.kubernetes, resolved.system
     return {
         "nodeGroups": [_node_group_json(g) for g in resolved.node_groups],
-        "systemNodes": ({
-            "instanceType": system.instance_type,
-            "nodes": {"min": system.spec.min_nodes, "desired": system.spec.desired_nodes, "max": system.spec.max_nodes},
-            "usdPerHour": system.usd_per_hour,
-            "priceSource": system.price_source,
-        } if system else None),
+        "systemNodes": (
+            {
+                "instanceType": system.instance_type,
+                "nodes": {
+                    "min": system.spec.min_nodes,
+                    "desired": system.spec.desired_nodes,
+                    "max": system.spec.max_nodes,
+                },
+                "usdPerHour": system.usd_per_hour,
+                "priceSource": system.price_source,
+            }
+            if system
+            else None
+        ),
         "notes": list(resolved.notes),
         "kubernetes": {
             "version": spec.kubernetes_version,
@@ -126,18 +136,29 @@ def _resource_json(r: Registration) -> dict[str, Any]:
         "custom": r.custom,
         "protect": r.protect,
         "inputs": r.inputs,
-        "options": {"ignoreChanges": r.ignore_changes, "replaceOnChanges": r.replace_on_changes,
-                    "deleteBeforeReplace": r.delete_before_replace},
+        "options": {
+            "ignoreChanges": r.ignore_changes,
+            "replaceOnChanges": r.replace_on_changes,
+            "deleteBeforeReplace": r.delete_before_replace,
+        },
         **({"aliases": r.aliases} if r.aliases else {}),
     }
 
 
 def node_group_rates(resolved: ResolvedPlan) -> list[dict[str, Any]]:
     """How each GPU node group is billed: the rate, the purchase option it is for, and where it comes from."""
-    return [{"nodeGroup": g.name, "instanceType": g.shape.instance_type, "capacity": g.spec.capacity,
-             "option": "override" if g.price_source.startswith("stack override") else g.price_option,
-             "usdPerHour": g.usd_per_hour, "source": g.price_source, "asOf": g.price_as_of}
-            for g in resolved.node_groups]
+    return [
+        {
+            "nodeGroup": g.name,
+            "instanceType": g.shape.instance_type,
+            "capacity": g.spec.capacity,
+            "option": "override" if g.price_source.startswith("stack override") else g.price_option,
+            "usdPerHour": g.usd_per_hour,
+            "source": g.price_source,
+            "asOf": g.price_as_of,
+        }
+        for g in resolved.node_groups
+    ]
 
 
 def _zone_error(error: Optional[BaseException]) -> Optional[ZoneError]:
@@ -151,8 +172,12 @@ def _zone_error(error: Optional[BaseException]) -> Optional[ZoneError]:
     return None
 
 
-def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequence[str]] = None,
-              pack_config_paths: Sequence[Path] = ()) -> Plan:
+def make_plan(
+    stack: str,
+    stacks_dir: Path = STACKS_DIR,
+    packs: Optional[Sequence[str]] = None,
+    pack_config_paths: Sequence[Path] = (),
+) -> Plan:
     """Validate, resolve, run one stack offline and judge it with its packs; BlueprintError on bad input.
 
     ``packs`` replaces the packs the spec declares (``compliance.frameworks``); an empty list runs none.
@@ -178,13 +203,28 @@ def make_plan(stack: str, stacks_dir: Path = STACKS_DIR, packs: Optional[Sequenc
     # The engine's order depends on when outputs resolve; sorting by URN makes cost lines, findings and readiness
     # come out the same on every run (and the plan JSON byte-identical).
     registrations = tuple(sorted(registered, key=lambda r: r.urn))
-    cost = estimate(spec, registrations, resolved.kubernetes.support if resolved.kubernetes else "standard",
-                    resolved.instance_prices(), node_group_rates(resolved))
+    cost = estimate(
+        spec,
+        registrations,
+        resolved.kubernetes.support if resolved.kubernetes else "standard",
+        resolved.instance_prices(),
+        node_group_rates(resolved),
+    )
     chosen = tuple(spec.compliance.frameworks if packs is None else packs)
     user = pack_configs(pack_config_paths, packs, spec.compliance.frameworks)
-    findings = evaluate(stack, registrations, chosen, stack_policy_config(spec, resolved, cost),
-                        user_configs=user) if chosen else []
+    findings = (
+        evaluate(stack, registrations, chosen, stack_policy_config(spec, resolved, cost), user_configs=user)
+        if chosen
+        else []
+    )
     findings = [dict(f, fix=fix_for(f, stack, source)) for f in findings]  # what to edit, in the stack file if it can
-    return Plan(stack=stack, resolved=resolved, registrations=registrations, cost=cost, packs=chosen,
-                findings=tuple(findings), readiness=tuple(readiness_check(registrations) + team_quotas(resolved)),
-                outputs=outputs)
+    return Plan(
+        stack=stack,
+        resolved=resolved,
+        registrations=registrations,
+        cost=cost,
+        packs=chosen,
+        findings=tuple(findings),
+        readiness=tuple(readiness_check(registrations) + team_quotas(resolved)),
+        outputs=outputs,
+    )

@@ -27,11 +27,19 @@ from ..stackconfig import PROJECT, ROOT
 from .engine import Registration
 
 PACKS_DIR = ROOT / "policies"
-LEVELS = {proto.ADVISORY: "advisory", proto.MANDATORY: "mandatory", proto.DISABLED: "disabled",
-          proto.REMEDIATE: "remediate"}
-SEVERITIES = {proto.POLICY_SEVERITY_UNSPECIFIED: "unspecified", proto.POLICY_SEVERITY_LOW: "low",
-              proto.POLICY_SEVERITY_MEDIUM: "medium", proto.POLICY_SEVERITY_HIGH: "high",
-              proto.POLICY_SEVERITY_CRITICAL: "critical"}
+LEVELS = {
+    proto.ADVISORY: "advisory",
+    proto.MANDATORY: "mandatory",
+    proto.DISABLED: "disabled",
+    proto.REMEDIATE: "remediate",
+}
+SEVERITIES = {
+    proto.POLICY_SEVERITY_UNSPECIFIED: "unspecified",
+    proto.POLICY_SEVERITY_LOW: "low",
+    proto.POLICY_SEVERITY_MEDIUM: "medium",
+    proto.POLICY_SEVERITY_HIGH: "high",
+    proto.POLICY_SEVERITY_CRITICAL: "critical",
+}
 START_TIMEOUT_S = 60
 
 
@@ -46,8 +54,13 @@ class PackProcess:
         self.pack_dir = pack_dir
         env = dict(os.environ, PYTHONUNBUFFERED="1")  # the pack announces its port on stdout
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "pulumi.policy", "127.0.0.1:0", str(pack_dir)], cwd=pack_dir, env=env,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [sys.executable, "-m", "pulumi.policy", "127.0.0.1:0", str(pack_dir)],
+            cwd=pack_dir,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self.channel: Optional[grpc.Channel] = None
         self.stub: Optional[analyzer_pb2_grpc.AnalyzerStub] = None
 
@@ -57,8 +70,9 @@ class PackProcess:
             self.process.wait()
             error = (self.process.stderr.read() or "").strip().splitlines()
             self.close()
-            raise BlueprintError(f"policy pack {self.pack_dir.name}",
-                                 f"did not start: {error[-1] if error else 'no port announced'}")
+            raise BlueprintError(
+                f"policy pack {self.pack_dir.name}", f"did not start: {error[-1] if error else 'no port announced'}"
+            )
         self.channel = grpc.insecure_channel(f"127.0.0.1:{line}")
         grpc.channel_ready_future(self.channel).result(timeout=START_TIMEOUT_S)
         self.stub = analyzer_pb2_grpc.AnalyzerStub(self.channel)
@@ -89,13 +103,16 @@ def _struct(values: Mapping[str, Any]) -> struct_pb2.Struct:
     return out
 
 
-def _provider_message(reg: Registration, by_urn: Mapping[str, Registration]) -> Optional[proto.AnalyzerProviderResource]:
+def _provider_message(
+    reg: Registration, by_urn: Mapping[str, Registration]
+) -> Optional[proto.AnalyzerProviderResource]:
     urn = reg.provider.rsplit("::", 1)[0] if reg.provider else ""
     provider = by_urn.get(urn)
     if provider is None:
         return None
-    return proto.AnalyzerProviderResource(type=provider.type, properties=provider.properties, urn=provider.urn,
-                                          name=provider.name)
+    return proto.AnalyzerProviderResource(
+        type=provider.type, properties=provider.properties, urn=provider.urn, name=provider.name
+    )
 
 
 def _options(reg: Registration) -> proto.AnalyzerResourceOptions:
@@ -112,10 +129,17 @@ class Analysis:
         self.info = info
         self.policies = {
             p.name: PolicyMeta(
-                pack=name, level=LEVELS[p.enforcementLevel], severity=SEVERITIES[p.severity],
-                framework={"name": p.framework.name, "version": p.framework.version,
-                           "reference": p.framework.reference},
-                remediation=p.remediation_steps, url=p.url)
+                pack=name,
+                level=LEVELS[p.enforcementLevel],
+                severity=SEVERITIES[p.severity],
+                framework={
+                    "name": p.framework.name,
+                    "version": p.framework.version,
+                    "reference": p.framework.reference,
+                },
+                remediation=p.remediation_steps,
+                url=p.url,
+            )
             for p in info.policies
         }
 
@@ -130,7 +154,9 @@ class Analysis:
             # A pack config may set a policy's enforcementLevel, as `--policy-pack-config` files do.
             chosen = values.pop("enforcementLevel", meta.level)
             level = {v: k for k, v in LEVELS.items()}[chosen]
-            request.policyConfig[policy].CopyFrom(proto.PolicyConfig(enforcementLevel=level, properties=_struct(values)))
+            request.policyConfig[policy].CopyFrom(
+                proto.PolicyConfig(enforcementLevel=level, properties=_struct(values))
+            )
         self.stub.Configure(request)
         self.stub.ConfigureStack(proto.AnalyzerStackConfigureRequest(stack=stack, project=PROJECT, dry_run=True))
 
@@ -138,8 +164,9 @@ class Analysis:
         by_urn = {r.urn: r for r in registrations}
         found: list[tuple[proto.AnalyzeDiagnostic, str]] = []
         for reg in registrations:
-            request = proto.AnalyzeRequest(type=reg.type, properties=reg.properties, urn=reg.urn, name=reg.name,
-                                           options=_options(reg))
+            request = proto.AnalyzeRequest(
+                type=reg.type, properties=reg.properties, urn=reg.urn, name=reg.name, options=_options(reg)
+            )
             provider = _provider_message(reg, by_urn)
             if provider is not None:
                 request.provider.CopyFrom(provider)
@@ -147,8 +174,14 @@ class Analysis:
         stack_request = proto.AnalyzeStackRequest()
         for reg in registrations:
             resource = proto.AnalyzerResource(
-                type=reg.type, properties=reg.properties, urn=reg.urn, name=reg.name, options=_options(reg),
-                parent=reg.parent, dependencies=reg.dependencies)
+                type=reg.type,
+                properties=reg.properties,
+                urn=reg.urn,
+                name=reg.name,
+                options=_options(reg),
+                parent=reg.parent,
+                dependencies=reg.dependencies,
+            )
             provider = _provider_message(reg, by_urn)
             if provider is not None:
                 resource.provider.CopyFrom(provider)
@@ -159,8 +192,9 @@ class Analysis:
         return found
 
 
-def _finding(diagnostic: proto.AnalyzeDiagnostic, urn: str, meta: PolicyMeta,
-             by_urn: Mapping[str, Registration]) -> dict[str, Any]:
+def _finding(
+    diagnostic: proto.AnalyzeDiagnostic, urn: str, meta: PolicyMeta, by_urn: Mapping[str, Registration]
+) -> dict[str, Any]:
     reg = by_urn.get(urn)
     description, _, detail = diagnostic.message.partition("\n")
     return {
@@ -195,6 +229,7 @@ class InProcessPack:
 
     def __init__(self, name: str):
         from pulumi_policy.policy import EnforcementLevel, _PolicyAnalyzerServicer  # the SDK's servicer
+
         from policies.library.packs import PACKS, pack_arguments
         from policies.library.rule import ResourceRule
 
@@ -202,9 +237,18 @@ class InProcessPack:
 
         def servicer(policies):
             return _PolicyAnalyzerServicer(
-                args["name"], "0.0.1", policies, args["enforcement_level"] or EnforcementLevel.ADVISORY,
-                args["initial_config"], args["description"], args["display_name"], None, args["provider"], None,
-                args["repository"])
+                args["name"],
+                "0.0.1",
+                policies,
+                args["enforcement_level"] or EnforcementLevel.ADVISORY,
+                args["initial_config"],
+                args["description"],
+                args["display_name"],
+                None,
+                args["provider"],
+                None,
+                args["repository"],
+            )
 
         self.whole = servicer(args["policies"])
         by_name = {p.name: p for p in args["policies"]}
@@ -252,8 +296,9 @@ class PackSession:
 
     def __init__(self, name: str, packs_dir: Path = PACKS_DIR, in_process: bool = False):
         if not (packs_dir / name / "PulumiPolicy.yaml").is_file():
-            raise BlueprintError("policy packs", f"no pack named {name}; "
-                                                 f"available: {', '.join(available_packs(packs_dir))}")
+            raise BlueprintError(
+                "policy packs", f"no pack named {name}; available: {', '.join(available_packs(packs_dir))}"
+            )
         self.name = name
         self.process = InProcessPack(name) if in_process else PackProcess(packs_dir / name)  # starts booting now
         self._analysis: Optional[Analysis] = None
@@ -264,23 +309,33 @@ class PackSession:
             self._analysis = Analysis(self.name, self.process.connect())
         return self._analysis
 
-    def judge(self, stack: str, registrations: Sequence[Registration],
-              overrides: Mapping[str, Mapping[str, Any]],
-              user: Optional[tuple[str, Mapping[str, Mapping[str, Any]]]] = None) -> list[dict[str, Any]]:
+    def judge(
+        self,
+        stack: str,
+        registrations: Sequence[Registration],
+        overrides: Mapping[str, Mapping[str, Any]],
+        user: Optional[tuple[str, Mapping[str, Mapping[str, Any]]]] = None,
+    ) -> list[dict[str, Any]]:
         """``user``: (file, config) a `--policy-pack-config` file gives this pack, over the stack's values."""
         if user is not None:
             overrides = _with_user_config(overrides, self.analysis.policies, *user)
         self.analysis.configure(stack, overrides)
         by_urn = {r.urn: r for r in registrations}
-        return [_finding(d, urn, self.analysis.policies[d.policyName], by_urn)
-                for d, urn in self.analysis.analyze(registrations)]
+        return [
+            _finding(d, urn, self.analysis.policies[d.policyName], by_urn)
+            for d, urn in self.analysis.analyze(registrations)
+        ]
 
     def close(self) -> None:
         self.process.close()
 
 
-def _with_user_config(overrides: Mapping[str, Mapping[str, Any]], policies: Iterable[str], source: str,
-                      config: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+def _with_user_config(
+    overrides: Mapping[str, Mapping[str, Any]],
+    policies: Iterable[str],
+    source: str,
+    config: Mapping[str, Mapping[str, Any]],
+) -> dict[str, dict[str, Any]]:
     """The stack's values, then the file's: "all" sets every policy's level, a named policy its level and settings."""
     known = set(policies)
     unknown = sorted(set(config) - known - {"all"})
@@ -307,8 +362,10 @@ def merge(findings: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             merged[key]["packs"] += [p for p in finding["packs"] if p not in merged[key]["packs"]]
         else:
             merged[key] = dict(finding, packs=list(finding["packs"]))
-    return sorted(merged.values(), key=lambda f: (LEVEL_ORDER[f["enforcementLevel"]], SEVERITY_ORDER[f["severity"]],
-                                                  f["policy"], f["urn"] or ""))
+    return sorted(
+        merged.values(),
+        key=lambda f: (LEVEL_ORDER[f["enforcementLevel"]], SEVERITY_ORDER[f["severity"]], f["policy"], f["urn"] or ""),
+    )
 
 
 def in_process_default() -> bool:
@@ -317,11 +374,15 @@ def in_process_default() -> bool:
     return os.environ.get("BLUEPRINTS_PACK_PROCESSES", "") not in ("1", "true", "yes")
 
 
-def evaluate(stack: str, registrations: Sequence[Registration], packs: Iterable[str],
-             overrides: Optional[Mapping[str, Mapping[str, Any]]] = None,
-             packs_dir: Path = PACKS_DIR, in_process: Optional[bool] = None,
-             user_configs: Optional[Mapping[str, tuple[str, Mapping[str, Mapping[str, Any]]]]] = None,
-             ) -> list[dict[str, Any]]:
+def evaluate(
+    stack: str,
+    registrations: Sequence[Registration],
+    packs: Iterable[str],
+    overrides: Optional[Mapping[str, Mapping[str, Any]]] = None,
+    packs_dir: Path = PACKS_DIR,
+    in_process: Optional[bool] = None,
+    user_configs: Optional[Mapping[str, tuple[str, Mapping[str, Mapping[str, Any]]]]] = None,
+) -> list[dict[str, Any]]:
     """Findings of ``packs`` on ``registrations``: in this process with the SDK's servicer (the default
     for our packs folder), or side by side in one process each, as the CLI starts them."""
     if in_process is None:
@@ -333,9 +394,13 @@ def evaluate(stack: str, registrations: Sequence[Registration], packs: Iterable[
             cleanup.callback(session.close)
             sessions.append(session)
         if in_process:
-            return merge(f for s in sessions for f in s.judge(stack, registrations, overrides or {},
-                                                              (user_configs or {}).get(s.name)))
+            return merge(
+                f
+                for s in sessions
+                for f in s.judge(stack, registrations, overrides or {}, (user_configs or {}).get(s.name))
+            )
         with ThreadPoolExecutor(max_workers=max(len(sessions), 1)) as pool:
-            results = pool.map(lambda s: s.judge(stack, registrations, overrides or {},
-                                                 (user_configs or {}).get(s.name)), sessions)
+            results = pool.map(
+                lambda s: s.judge(stack, registrations, overrides or {}, (user_configs or {}).get(s.name)), sessions
+            )
             return merge(f for found in results for f in found)

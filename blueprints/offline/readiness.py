@@ -13,19 +13,23 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from catalog import load_catalog
-from catalog.chart_workloads import (Workload, addon_workloads, cluster_workloads, release_workloads,
-                                       runtime_gpu_labels)
+from catalog.chart_workloads import Workload, addon_workloads, cluster_workloads, release_workloads, runtime_gpu_labels
 from catalog.clouds import profile, type_of, types_of
 from components.kubernetes.nodes import GPU_RESOURCE, GPU_TAINT_KEY, STARTUP_TAINT_PREFIX
+
 from .engine import Registration
 
 BLOCKING, WARNING = "blocking", "warning"
 NODE_GROUP, NODE_POOL = type_of("aws", "node_group"), type_of("alicloud", "node_group")
 EKS_CLUSTER, ACK_CLUSTER = type_of("aws", "cluster"), type_of("alicloud", "cluster")
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
-POD_TEMPLATES = {"kubernetes:apps/v1:Deployment": "Deployment", "kubernetes:apps/v1:StatefulSet": "StatefulSet",
-                 "kubernetes:apps/v1:DaemonSet": "DaemonSet", "kubernetes:batch/v1:Job": "Job",
-                 "kubernetes:batch/v1:CronJob": "CronJob"}
+POD_TEMPLATES = {
+    "kubernetes:apps/v1:Deployment": "Deployment",
+    "kubernetes:apps/v1:StatefulSet": "StatefulSet",
+    "kubernetes:apps/v1:DaemonSet": "DaemonSet",
+    "kubernetes:batch/v1:Job": "Job",
+    "kubernetes:batch/v1:CronJob": "CronJob",
+}
 FILE_SYSTEMS = types_of("file_system")
 ASG_TAG = type_of("aws", "autoscaling_tag")
 LAUNCH_TEMPLATE = type_of("aws", "launch_template")
@@ -44,8 +48,13 @@ class Finding:
     fix: str
 
     def to_json(self) -> dict[str, str]:
-        return {"check": self.check, "level": self.level, "resource": self.resource, "message": self.message,
-                "fix": self.fix}
+        return {
+            "check": self.check,
+            "level": self.level,
+            "resource": self.resource,
+            "message": self.message,
+            "fix": self.fix,
+        }
 
 
 @dataclass(frozen=True)
@@ -101,8 +110,12 @@ def _tolerates(tolerations: Iterable[Mapping[str, Any]], taint: tuple[str, str, 
 def _expression_holds(labels: Mapping[str, str], expr: Mapping[str, Any]) -> bool:
     key, op, values = expr["key"], expr["operator"], [str(v) for v in expr.get("values", [])]
     present = key in labels
-    return {"In": present and labels.get(key) in values, "NotIn": not present or labels.get(key) not in values,
-            "Exists": present, "DoesNotExist": not present}.get(op, False)
+    return {
+        "In": present and labels.get(key) in values,
+        "NotIn": not present or labels.get(key) not in values,
+        "Exists": present,
+        "DoesNotExist": not present,
+    }.get(op, False)
 
 
 def admits(pool: Pool, pod: Pod) -> bool:
@@ -136,19 +149,38 @@ def _pools(regs: Sequence[Registration]) -> list[Pool]:
         p = r.inputs
         if r.type == NODE_GROUP:
             scaling = p.get("scalingConfig") or {}
-            pools.append(Pool(
-                r.name, r.urn, dict(p.get("labels") or {}),
-                tuple((t["key"], t.get("value", ""), EFFECTS.get(t["effect"], t["effect"])) for t in p.get("taints") or []),
-                int(scaling.get("minSize", 0)), int(scaling.get("maxSize", 0)),
-                (p.get("instanceTypes") or [template_types.get((p.get("launchTemplate") or {}).get("id")) or ""])[0],
-                False, {k[len(NODE_TEMPLATE):]: v for k, v in tags.get(r.urn, {}).items() if k.startswith(NODE_TEMPLATE)}))
+            pools.append(
+                Pool(
+                    r.name,
+                    r.urn,
+                    dict(p.get("labels") or {}),
+                    tuple(
+                        (t["key"], t.get("value", ""), EFFECTS.get(t["effect"], t["effect"]))
+                        for t in p.get("taints") or []
+                    ),
+                    int(scaling.get("minSize", 0)),
+                    int(scaling.get("maxSize", 0)),
+                    (p.get("instanceTypes") or [template_types.get((p.get("launchTemplate") or {}).get("id")) or ""])[
+                        0
+                    ],
+                    False,
+                    {k[len(NODE_TEMPLATE) :]: v for k, v in tags.get(r.urn, {}).items() if k.startswith(NODE_TEMPLATE)},
+                )
+            )
         elif r.type == NODE_POOL:
             scaling = p.get("scalingConfig") or {}
-            pools.append(Pool(
-                r.name, r.urn, {label["key"]: label.get("value", "") for label in p.get("labels") or []},
-                tuple((t["key"], t.get("value", ""), t.get("effect", "NoSchedule")) for t in p.get("taints") or []),
-                int(scaling.get("minSize", p.get("desiredSize", 0))), int(scaling.get("maxSize", 0)),
-                (p.get("instanceTypes") or [""])[0], bool(scaling.get("enable"))))
+            pools.append(
+                Pool(
+                    r.name,
+                    r.urn,
+                    {label["key"]: label.get("value", "") for label in p.get("labels") or []},
+                    tuple((t["key"], t.get("value", ""), t.get("effect", "NoSchedule")) for t in p.get("taints") or []),
+                    int(scaling.get("minSize", p.get("desiredSize", 0))),
+                    int(scaling.get("maxSize", 0)),
+                    (p.get("instanceTypes") or [""])[0],
+                    bool(scaling.get("enable")),
+                )
+            )
     return pools
 
 
@@ -163,14 +195,25 @@ def _template_pods(regs: Sequence[Registration]) -> list[Pod]:
             body = (body.get("jobTemplate") or {}).get("spec") or {}
         spec = (body.get("template") or {}).get("spec") or {}
         affinity = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
-            "requiredDuringSchedulingIgnoredDuringExecution") or {}
+            "requiredDuringSchedulingIgnoredDuringExecution"
+        ) or {}
         terms = [t.get("matchExpressions", []) for t in affinity.get("nodeSelectorTerms", [])]
         name = (r.inputs.get("metadata") or {}).get("name", r.name)
-        pods.append(Pod(f"{kind} {name}", kind, spec.get("nodeSelector") or {}, spec.get("tolerations") or [],
-                        terms, gpu_agent=kind == "DaemonSet" and _selects_gpu_group(spec),
-                        gpu_workload=kind != "DaemonSet" and any(
-                            GPU_RESOURCE in ((c.get("resources") or {}).get("limits") or {})
-                            for c in spec.get("containers") or [])))
+        pods.append(
+            Pod(
+                f"{kind} {name}",
+                kind,
+                spec.get("nodeSelector") or {},
+                spec.get("tolerations") or [],
+                terms,
+                gpu_agent=kind == "DaemonSet" and _selects_gpu_group(spec),
+                gpu_workload=kind != "DaemonSet"
+                and any(
+                    GPU_RESOURCE in ((c.get("resources") or {}).get("limits") or {})
+                    for c in spec.get("containers") or []
+                ),
+            )
+        )
     return pods
 
 
@@ -183,8 +226,15 @@ def _fact_pod(owner: str, w: Workload, values: Mapping[str, Any]) -> Optional[Po
     if not w.enabled(values):
         return None
     agent = w.kind == "DaemonSet" and w.runs_on in ("gpu-nodes", "any-node", "all-nodes")
-    return Pod(f"{owner} {w.kind} {w.name}", w.kind, w.node_selector(values), w.tolerations(values),
-               gpu_agent=agent, for_every_gpu_node=agent, required_any=w.required_labels_any)
+    return Pod(
+        f"{owner} {w.kind} {w.name}",
+        w.kind,
+        w.node_selector(values),
+        w.tolerations(values),
+        gpu_agent=agent,
+        for_every_gpu_node=agent,
+        required_any=w.required_labels_any,
+    )
 
 
 def _chart_pods(regs: Sequence[Registration]) -> tuple[list[Pod], list[Finding]]:
@@ -194,9 +244,15 @@ def _chart_pods(regs: Sequence[Registration]) -> tuple[list[Pod], list[Finding]]
             chart, version = r.inputs.get("name", ""), r.inputs.get("version", "")
             workloads = release_workloads(chart, version)
             if workloads is None:
-                findings.append(Finding("chart-facts", WARNING, r.name,
-                                        f"no recorded facts for chart {chart} {version}: where its pods run is unchecked",
-                                        "add the chart's workloads to catalog/chart_workloads.yaml"))
+                findings.append(
+                    Finding(
+                        "chart-facts",
+                        WARNING,
+                        r.name,
+                        f"no recorded facts for chart {chart} {version}: where its pods run is unchecked",
+                        "add the chart's workloads to catalog/chart_workloads.yaml",
+                    )
+                )
                 continue
             values = r.inputs.get("values") or {}
             pods += [p for w in workloads if (p := _fact_pod(f"chart {chart}", w, values))]
@@ -215,13 +271,25 @@ def _system_capacity(pools: Sequence[Pool]) -> list[Finding]:
     if any(p.min_nodes >= 2 for p in untainted):
         return []
     if any(p.min_nodes >= 1 for p in untainted):
-        return [Finding("system-capacity", WARNING, untainted[0].name,
-                        "the only untainted group keeps one node: losing it stops CoreDNS and the controllers",
-                        "set systemNodes.minNodes: 2")]
-    return [Finding("system-capacity", BLOCKING, "cluster",
-                    "no untainted node group with running nodes: CoreDNS, operators and controllers have nowhere "
-                    "to run, Helm releases time out and roll back",
-                    "keep the system node group (systemNodes) at minNodes >= 2")]
+        return [
+            Finding(
+                "system-capacity",
+                WARNING,
+                untainted[0].name,
+                "the only untainted group keeps one node: losing it stops CoreDNS and the controllers",
+                "set systemNodes.minNodes: 2",
+            )
+        ]
+    return [
+        Finding(
+            "system-capacity",
+            BLOCKING,
+            "cluster",
+            "no untainted node group with running nodes: CoreDNS, operators and controllers have nowhere "
+            "to run, Helm releases time out and roll back",
+            "keep the system node group (systemNodes) at minNodes >= 2",
+        )
+    ]
 
 
 def _controllers(pools: Sequence[Pool], pods: Sequence[Pod], autoscaler: bool) -> list[Finding]:
@@ -234,15 +302,27 @@ def _controllers(pools: Sequence[Pool], pods: Sequence[Pod], autoscaler: bool) -
             continue
         scalable = [p for p in pools if admits(p, pod) and p.max_nodes >= 1 and (autoscaler or p.autoscaled)]
         if scalable:
-            findings.append(Finding("pod-placement", WARNING, pod.owner,
-                                    f"{pod.owner} only fits {scalable[0].name}, which starts at zero nodes: "
-                                    "the autoscaler must add a node for it",
-                                    "let it run on the system group (its nodeSelector/tolerations)"))
+            findings.append(
+                Finding(
+                    "pod-placement",
+                    WARNING,
+                    pod.owner,
+                    f"{pod.owner} only fits {scalable[0].name}, which starts at zero nodes: "
+                    "the autoscaler must add a node for it",
+                    "let it run on the system group (its nodeSelector/tolerations)",
+                )
+            )
         else:
-            findings.append(Finding("pod-placement", BLOCKING, pod.owner,
-                                    f"{pod.owner} fits no node group (selector {dict(pod.node_selector) or '{}'}, "
-                                    f"tolerations of {[t.get('key') for t in pod.tolerations] or 'none'})",
-                                    "add an untainted system group, or give the workload a matching nodeSelector"))
+            findings.append(
+                Finding(
+                    "pod-placement",
+                    BLOCKING,
+                    pod.owner,
+                    f"{pod.owner} fits no node group (selector {dict(pod.node_selector) or '{}'}, "
+                    f"tolerations of {[t.get('key') for t in pod.tolerations] or 'none'})",
+                    "add an untainted system group, or give the workload a matching nodeSelector",
+                )
+            )
     return findings
 
 
@@ -251,52 +331,101 @@ def _gpu_agents(pools: Sequence[Pool], pods: Sequence[Pod], runtime: Mapping[str
     GPU Operator add at runtime) and tolerating the group's taints."""
     findings = []
     for pool in (p for p in pools if p.gpu):
-        seen = Pool(pool.name, pool.urn, {**runtime, **pool.labels}, pool.taints, pool.min_nodes, pool.max_nodes,
-                    pool.instance_type, pool.autoscaled)
+        seen = Pool(
+            pool.name,
+            pool.urn,
+            {**runtime, **pool.labels},
+            pool.taints,
+            pool.min_nodes,
+            pool.max_nodes,
+            pool.instance_type,
+            pool.autoscaled,
+        )
         for pod in (p for p in pods if p.gpu_agent):
             if not selects(seen, pod):
                 if pod.for_every_gpu_node and pod.kind == "DaemonSet" and (pod.node_selector or pod.required_any):
-                    findings.append(Finding("gpu-agents", BLOCKING, pool.name,
-                                            f"{pod.owner} selects no node of GPU group {pool.name} (needs "
-                                            f"{dict(pod.node_selector) or list(pod.required_any)})",
-                                            "label the GPU group so the agent's selector or affinity matches"))
+                    findings.append(
+                        Finding(
+                            "gpu-agents",
+                            BLOCKING,
+                            pool.name,
+                            f"{pod.owner} selects no node of GPU group {pool.name} (needs "
+                            f"{dict(pod.node_selector) or list(pod.required_any)})",
+                            "label the GPU group so the agent's selector or affinity matches",
+                        )
+                    )
                 continue  # a raw DaemonSet aimed at another group
             if not all(_tolerates(pod.tolerations, t) for t in seen.blocking_taints):
-                findings.append(Finding("gpu-agents", BLOCKING, pool.name,
-                                        f"{pod.owner} does not tolerate the taints of GPU group {pool.name} "
-                                        f"({', '.join(f'{k}={v}:{e}' for k, v, e in seen.blocking_taints)})",
-                                        "give the node agents the GPU groups' tolerations"))
+                findings.append(
+                    Finding(
+                        "gpu-agents",
+                        BLOCKING,
+                        pool.name,
+                        f"{pod.owner} does not tolerate the taints of GPU group {pool.name} "
+                        f"({', '.join(f'{k}={v}:{e}' for k, v, e in seen.blocking_taints)})",
+                        "give the node agents the GPU groups' tolerations",
+                    )
+                )
     return findings
 
 
-def _scale_from_zero(pools: Sequence[Pool], autoscaler: bool, ack_config: Optional[Mapping[str, Any]],
-                     efa_groups: set[str], ack: bool) -> list[Finding]:
+def _scale_from_zero(
+    pools: Sequence[Pool], autoscaler: bool, ack_config: Optional[Mapping[str, Any]], efa_groups: set[str], ack: bool
+) -> list[Finding]:
     findings = []
     for pool in (p for p in pools if p.gpu and p.min_nodes == 0):
         where = pool.name
         if ack:  # ACK scales node pools itself: the pool's auto scaling plus the cluster's configuration
             if not pool.autoscaled:
-                findings.append(Finding("scale-from-zero", BLOCKING, where, f"{where} starts at zero nodes and its "
-                                        "auto scaling is off: no GPU node will ever start",
-                                        "set autoscaling.enabled: true (or nodeGroups.<g>.minNodes >= 1)"))
+                findings.append(
+                    Finding(
+                        "scale-from-zero",
+                        BLOCKING,
+                        where,
+                        f"{where} starts at zero nodes and its auto scaling is off: no GPU node will ever start",
+                        "set autoscaling.enabled: true (or nodeGroups.<g>.minNodes >= 1)",
+                    )
+                )
             elif ack_config is None or ack_config.get("scaleUpFromZero") is False:
-                findings.append(Finding("scale-from-zero", BLOCKING, where, "the cluster's autoscaling configuration "
-                                        "does not scale up from zero", "set autoscaling.enabled: true"))
+                findings.append(
+                    Finding(
+                        "scale-from-zero",
+                        BLOCKING,
+                        where,
+                        "the cluster's autoscaling configuration does not scale up from zero",
+                        "set autoscaling.enabled: true",
+                    )
+                )
             continue
         if not autoscaler:
-            findings.append(Finding("scale-from-zero", BLOCKING, where, f"{where} starts at zero nodes and no "
-                                    "autoscaler is installed: pending GPU pods never get a node",
-                                    "set autoscaling.enabled: true (or nodeGroups.<g>.minNodes >= 1)"))
+            findings.append(
+                Finding(
+                    "scale-from-zero",
+                    BLOCKING,
+                    where,
+                    f"{where} starts at zero nodes and no autoscaler is installed: pending GPU pods never get a node",
+                    "set autoscaling.enabled: true (or nodeGroups.<g>.minNodes >= 1)",
+                )
+            )
             continue
-        wanted = {"resources/nvidia.com/gpu"} | ({"resources/vpc.amazonaws.com/efa"} if pool.urn in efa_groups else set())
-        wanted |= {f"label/{k}" for k in pool.labels} | {f"taint/{k}" for k, _, _ in pool.taints
-                                                          if not k.startswith(STARTUP_TAINT_PREFIX)}
+        wanted = {"resources/nvidia.com/gpu"} | (
+            {"resources/vpc.amazonaws.com/efa"} if pool.urn in efa_groups else set()
+        )
+        wanted |= {f"label/{k}" for k in pool.labels} | {
+            f"taint/{k}" for k, _, _ in pool.taints if not k.startswith(STARTUP_TAINT_PREFIX)
+        }
         missing = sorted(wanted - set(pool.template))
         if missing:
-            findings.append(Finding("scale-from-zero", BLOCKING, where,
-                                    f"{where} starts at zero nodes but its Auto Scaling group lacks the autoscaler's "
-                                    f"node-template tags: {', '.join(missing)}; pods asking for them stay pending",
-                                    "tag the group's Auto Scaling group with k8s.io/cluster-autoscaler/node-template/*"))
+            findings.append(
+                Finding(
+                    "scale-from-zero",
+                    BLOCKING,
+                    where,
+                    f"{where} starts at zero nodes but its Auto Scaling group lacks the autoscaler's "
+                    f"node-template tags: {', '.join(missing)}; pods asking for them stay pending",
+                    "tag the group's Auto Scaling group with k8s.io/cluster-autoscaler/node-template/*",
+                )
+            )
     return findings
 
 
@@ -315,28 +444,48 @@ def _closure(regs_by_urn: Mapping[str, Registration], start: Registration) -> se
 def _claims(regs: Sequence[Registration]) -> list[Finding]:
     by_urn = {r.urn: r for r in regs}
     volumes = [r for r in regs if r.type == "kubernetes:core/v1:PersistentVolume"]
-    claims = {((r.inputs.get("metadata") or {}).get("namespace"), (r.inputs.get("spec") or {}).get("volumeName"))
-              for r in regs if r.type == "kubernetes:core/v1:PersistentVolumeClaim"}
+    claims = {
+        ((r.inputs.get("metadata") or {}).get("namespace"), (r.inputs.get("spec") or {}).get("volumeName"))
+        for r in regs
+        if r.type == "kubernetes:core/v1:PersistentVolumeClaim"
+    }
     bound_volumes = {name for _, name in claims}
     findings = []
     for fs in (r for r in regs if r.type in FILE_SYSTEMS):
         pvs = [v for v in volumes if fs.urn in _closure(by_urn, v)]
-        export = any(r.type == type_of("alicloud", "file_system_export") and fs.urn in r.dependencies
-                     for r in regs)
+        export = any(r.type == type_of("alicloud", "file_system_export") and fs.urn in r.dependencies for r in regs)
         if not pvs and export:
-            findings.append(Finding("file-system-claim", WARNING, fs.name,
-                                    f"CPFS {fs.name} gets its claim once its NFS export's domain is known (only "
-                                    "DescribeProtocolMountTarget returns it)",
-                                    "after `pulumi up`: aliyun nas DescribeProtocolMountTarget --FileSystemId <id> "
-                                    "--ExportIds <cpfs_export_id>, then set storage.parallelFs.exportDomain"))
+            findings.append(
+                Finding(
+                    "file-system-claim",
+                    WARNING,
+                    fs.name,
+                    f"CPFS {fs.name} gets its claim once its NFS export's domain is known (only "
+                    "DescribeProtocolMountTarget returns it)",
+                    "after `pulumi up`: aliyun nas DescribeProtocolMountTarget --FileSystemId <id> "
+                    "--ExportIds <cpfs_export_id>, then set storage.parallelFs.exportDomain",
+                )
+            )
         elif not pvs:
-            findings.append(Finding("file-system-claim", BLOCKING, fs.name,
-                                    f"file system {fs.name} has no PersistentVolume: pods cannot mount it",
-                                    "keep kubernetes.enabled: true so the platform binds it to a claim"))
+            findings.append(
+                Finding(
+                    "file-system-claim",
+                    BLOCKING,
+                    fs.name,
+                    f"file system {fs.name} has no PersistentVolume: pods cannot mount it",
+                    "keep kubernetes.enabled: true so the platform binds it to a claim",
+                )
+            )
         elif not any((v.inputs.get("metadata") or {}).get("name") in bound_volumes for v in pvs):
-            findings.append(Finding("file-system-claim", BLOCKING, fs.name,
-                                    f"file system {fs.name} has a PersistentVolume but no claim bound to it",
-                                    "add a PersistentVolumeClaim with volumeName set to the volume"))
+            findings.append(
+                Finding(
+                    "file-system-claim",
+                    BLOCKING,
+                    fs.name,
+                    f"file system {fs.name} has a PersistentVolume but no claim bound to it",
+                    "add a PersistentVolumeClaim with volumeName set to the volume",
+                )
+            )
     return findings
 
 
@@ -354,8 +503,11 @@ def _trusted_service_account(role: Registration) -> Optional[tuple[str, str]]:
 
 
 def _identities(regs: Sequence[Registration]) -> list[Finding]:
-    accounts = {((r.inputs.get("metadata") or {}).get("namespace"), (r.inputs.get("metadata") or {}).get("name")): r
-                for r in regs if r.type == "kubernetes:core/v1:ServiceAccount"}
+    accounts = {
+        ((r.inputs.get("metadata") or {}).get("namespace"), (r.inputs.get("metadata") or {}).get("name")): r
+        for r in regs
+        if r.type == "kubernetes:core/v1:ServiceAccount"
+    }
     findings = []
     for role in (r for r in regs if r.type in types_of("role")):
         trusted = _trusted_service_account(role)
@@ -363,20 +515,34 @@ def _identities(regs: Sequence[Registration]) -> list[Finding]:
             continue
         # An EKS add-on or a Helm chart that names the role creates and annotates its own service account; a
         # PersistentVolume naming it is mounted by the cloud's CSI driver under its own (ACK's OSS ossfs client).
-        if any(role.urn in r.dependencies for r in regs
-               if r.type in (type_of("aws", "addon"), HELM_RELEASE, "kubernetes:core/v1:PersistentVolume")):
+        if any(
+            role.urn in r.dependencies
+            for r in regs
+            if r.type in (type_of("aws", "addon"), HELM_RELEASE, "kubernetes:core/v1:PersistentVolume")
+        ):
             continue
         account = accounts.get(trusted)
         if account is None:
-            findings.append(Finding("workload-identity", BLOCKING, role.name,
-                                    f"role {role.name} trusts {trusted[0]}/{trusted[1]}, a ServiceAccount the plan "
-                                    "never creates: its grants cannot be used",
-                                    "keep kubernetes.enabled: true so the platform creates the ServiceAccount"))
+            findings.append(
+                Finding(
+                    "workload-identity",
+                    BLOCKING,
+                    role.name,
+                    f"role {role.name} trusts {trusted[0]}/{trusted[1]}, a ServiceAccount the plan "
+                    "never creates: its grants cannot be used",
+                    "keep kubernetes.enabled: true so the platform creates the ServiceAccount",
+                )
+            )
         elif role.urn not in account.dependencies:
-            findings.append(Finding("workload-identity", BLOCKING, role.name,
-                                    f"ServiceAccount {trusted[0]}/{trusted[1]} is not annotated with role {role.name}",
-                                    "annotate it with the role (eks.amazonaws.com/role-arn or "
-                                    "pod-identity.alibabacloud.com/role-name)"))
+            findings.append(
+                Finding(
+                    "workload-identity",
+                    BLOCKING,
+                    role.name,
+                    f"ServiceAccount {trusted[0]}/{trusted[1]} is not annotated with role {role.name}",
+                    "annotate it with the role (eks.amazonaws.com/role-arn or pod-identity.alibabacloud.com/role-name)",
+                )
+            )
     return findings
 
 
@@ -384,21 +550,31 @@ def _api_reach(regs: Sequence[Registration]) -> list[Finding]:
     if not any(r.type.startswith("kubernetes:") for r in regs):
         return []
     for r in regs:
-        private = ((r.type == EKS_CLUSTER and (r.inputs.get("vpcConfig") or {}).get("endpointPublicAccess") is False)
-                   or (r.type == ACK_CLUSTER and not r.inputs.get("slbInternetEnabled")))
+        private = (
+            r.type == EKS_CLUSTER and (r.inputs.get("vpcConfig") or {}).get("endpointPublicAccess") is False
+        ) or (r.type == ACK_CLUSTER and not r.inputs.get("slbInternetEnabled"))
         if private:
-            return [Finding("api-reach", WARNING, r.name,
-                            "the Kubernetes API is private: `pulumi up` must run where it can reach it (inside the VPC, "
-                            "over a VPN, or a self-hosted runner), or the platform layer fails to connect",
-                            "run from inside the network, or set networking.publicApi: true with publicApiCidrs, or "
-                            "kubernetes.enabled: false for a first `pulumi up` (README: reaching the cluster)")]
+            return [
+                Finding(
+                    "api-reach",
+                    WARNING,
+                    r.name,
+                    "the Kubernetes API is private: `pulumi up` must run where it can reach it (inside the VPC, "
+                    "over a VPN, or a self-hosted runner), or the platform layer fails to connect",
+                    "run from inside the network, or set networking.publicApi: true with publicApiCidrs, or "
+                    "kubernetes.enabled: false for a first `pulumi up` (README: reaching the cluster)",
+                )
+            ]
     return []
 
 
 def _budget_tag(regs: Sequence[Registration]) -> list[Finding]:
     """An AWS budget filtered on a user tag counts nothing until that tag is an active cost allocation tag."""
-    active = {r.inputs.get("tagKey") for r in regs if r.type == type_of("aws", "cost_allocation_tag")
-              and r.inputs.get("status") == "Active"}
+    active = {
+        r.inputs.get("tagKey")
+        for r in regs
+        if r.type == type_of("aws", "cost_allocation_tag") and r.inputs.get("status") == "Active"
+    }
     findings = []
     for r in regs:
         if r.type != type_of("aws", "budget"):
@@ -407,12 +583,17 @@ def _budget_tag(regs: Sequence[Registration]) -> list[Finding]:
             for value in f.get("values") or [] if f.get("name") == "TagKeyValue" else []:
                 key = str(value).removeprefix("user:").split("$")[0]
                 if key not in active:
-                    findings.append(Finding(
-                        "budget-tag", WARNING, r.name,
-                        f"the budget counts costs tagged {key}, which is not an active cost allocation tag here: until "
-                        "it is, the budget sees no spend and never alerts",
-                        "after the first `pulumi up` (AWS lists a new tag key up to 24 hours later) set "
-                        "budget.activateCostAllocationTag: true, or activate it in Billing > Cost allocation tags"))
+                    findings.append(
+                        Finding(
+                            "budget-tag",
+                            WARNING,
+                            r.name,
+                            f"the budget counts costs tagged {key}, which is not an active cost allocation tag here: "
+                            "until it is, the budget sees no spend and never alerts",
+                            "after the first `pulumi up` (AWS lists a new tag key up to 24 hours later) set "
+                            "budget.activateCostAllocationTag: true, or activate it in Billing > Cost allocation tags",
+                        )
+                    )
     return findings
 
 
@@ -445,17 +626,40 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
 
 def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
     """Checks kept in modules of their own (readiness_<topic>.py), imported here as they import this module."""
-    from . import (readiness_alerts, readiness_capacity, readiness_key_grants, readiness_keys, readiness_network,
-                   readiness_node_health, readiness_queues, readiness_quotas, readiness_resources, readiness_serving,
-                   readiness_support)
+    from . import (
+        readiness_alerts,
+        readiness_capacity,
+        readiness_key_grants,
+        readiness_keys,
+        readiness_network,
+        readiness_node_health,
+        readiness_queues,
+        readiness_quotas,
+        readiness_resources,
+        readiness_serving,
+        readiness_support,
+    )
 
-    topics = (readiness_quotas, readiness_queues, readiness_keys, readiness_network, readiness_resources,
-              readiness_capacity, readiness_key_grants, readiness_node_health, readiness_alerts, readiness_support,
-              readiness_serving)
+    topics = (
+        readiness_quotas,
+        readiness_queues,
+        readiness_keys,
+        readiness_network,
+        readiness_resources,
+        readiness_capacity,
+        readiness_key_grants,
+        readiness_node_health,
+        readiness_alerts,
+        readiness_support,
+        readiness_serving,
+    )
     return [finding for topic in topics for finding in topic.check(regs)]
 
 
 def _has_efa(regs: Sequence[Registration], group: Registration) -> bool:
     templates = {r.urn: r for r in regs if r.type == type_of("aws", "launch_template")}
-    return any(any(i.get("interfaceType") in ("efa", "efa-only") for i in templates[d].inputs.get("networkInterfaces") or [])
-               for d in group.dependencies if d in templates)
+    return any(
+        any(i.get("interfaceType") in ("efa", "efa-only") for i in templates[d].inputs.get("networkInterfaces") or [])
+        for d in group.dependencies
+        if d in templates
+    )

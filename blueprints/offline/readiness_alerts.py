@@ -9,10 +9,14 @@ from .engine import Registration
 from .readiness import HELM_RELEASE, WARNING, Finding
 
 CHART = "kube-prometheus-stack"
-FIX_RECEIVER = ("set kubernetes.monitoring.alerts.receivers (email, slackUrlConfig or webhookUrlConfig), or "
-                "budget.contacts, which the stack e-mails by default (README: where alerts go)")
-FIX_SMTP = ("set kubernetes.monitoring.alerts.smtp: smarthost (host:port), sender, and for an authenticated relay "
-            "username with passwordConfig naming a `pulumi config set --secret` value")
+FIX_RECEIVER = (
+    "set kubernetes.monitoring.alerts.receivers (email, slackUrlConfig or webhookUrlConfig), or "
+    "budget.contacts, which the stack e-mails by default (README: where alerts go)"
+)
+FIX_SMTP = (
+    "set kubernetes.monitoring.alerts.smtp: smarthost (host:port), sender, and for an authenticated relay "
+    "username with passwordConfig naming a `pulumi config set --secret` value"
+)
 
 
 def check(regs: Iterable[Registration]) -> list[Finding]:
@@ -25,13 +29,24 @@ def check(regs: Iterable[Registration]) -> list[Finding]:
         receivers = [x for x in config.get("receivers") or [] if x.get("name") != "null"]
         routed = {x.get("receiver") for x in (config.get("route") or {}).get("routes") or []}
         if not any(x["name"] in routed for x in receivers):
-            findings.append(Finding(
-                "alert-receivers", WARNING, r.name,
-                "Alertmanager has no receiver: the GPU alerts (XID, ECC, thermal, failed acceptance, idle GPUs) "
-                "fire but reach nobody", FIX_RECEIVER))
+            findings.append(
+                Finding(
+                    "alert-receivers",
+                    WARNING,
+                    r.name,
+                    "Alertmanager has no receiver: the GPU alerts (XID, ECC, thermal, failed acceptance, idle GPUs) "
+                    "fire but reach nobody",
+                    FIX_RECEIVER,
+                )
+            )
         elif any(x.get("email_configs") for x in receivers) and not (config.get("global") or {}).get("smtp_smarthost"):
-            findings.append(Finding(
-                "alert-smtp", WARNING, r.name,
-                "an e-mail alert receiver is configured but no SMTP relay: Alertmanager cannot send the mail",
-                FIX_SMTP))
+            findings.append(
+                Finding(
+                    "alert-smtp",
+                    WARNING,
+                    r.name,
+                    "an e-mail alert receiver is configured but no SMTP relay: Alertmanager cannot send the mail",
+                    FIX_SMTP,
+                )
+            )
     return findings

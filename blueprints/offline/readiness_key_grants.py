@@ -11,8 +11,9 @@ import json
 from fnmatch import fnmatchcase
 from typing import Any, Iterable
 
-from catalog.key_users import AUTOSCALING, FSX_LINKED_BUCKET, KeyUser
 from catalog.clouds import type_of
+from catalog.key_users import AUTOSCALING, FSX_LINKED_BUCKET, KeyUser
+
 from .engine import Registration
 from .readiness import BLOCKING, WARNING, Finding
 
@@ -55,8 +56,12 @@ def check(regs: Iterable[Registration]) -> list[Finding]:
         if r.type == LAUNCH_TEMPLATE:
             for urn in r.property_dependencies.get("blockDeviceMappings", []):
                 users.setdefault(urn, {})[f"node volumes of {r.name}"] = AUTOSCALING
-    encrypted_by = {b: r.property_dependencies.get("rules", []) for r in regs if r.type == SSE
-                    for b in r.property_dependencies.get("bucket", [])}
+    encrypted_by = {
+        b: r.property_dependencies.get("rules", [])
+        for r in regs
+        if r.type == SSE
+        for b in r.property_dependencies.get("bucket", [])
+    }
     for r in regs:
         if r.type == ASSOCIATION:
             for bucket in r.property_dependencies.get("dataRepositoryPath", []):
@@ -69,11 +74,16 @@ def check(regs: Iterable[Registration]) -> list[Finding]:
             continue
         for why, user in sorted(needs.items(), key=lambda item: item[0]):
             if not _grants(key.inputs.get("policy"), user):
-                findings.append(Finding(
-                    "key-policy-missing-service", BLOCKING, key.name,
-                    f"{user.service} uses this key for {why}, but the key policy does not grant its role "
-                    f"{', '.join(user.actions)} ({user.source})",
-                    f"add a key policy statement for {user.role_marker}* with those actions, as the source gives"))
+                findings.append(
+                    Finding(
+                        "key-policy-missing-service",
+                        BLOCKING,
+                        key.name,
+                        f"{user.service} uses this key for {why}, but the key policy does not grant its role "
+                        f"{', '.join(user.actions)} ({user.source})",
+                        f"add a key policy statement for {user.role_marker}* with those actions, as the source gives",
+                    )
+                )
     return findings
 
 
@@ -83,9 +93,16 @@ def _missing_roles(regs: list[Registration], keys: dict[str, Registration]) -> l
     created = {str(r.inputs.get("awsServiceName")) for r in regs if r.type == SERVICE_LINKED_ROLE}
     if "autoscaling.amazonaws.com" in created:
         return []
-    return [Finding("key-policy-role-missing", WARNING, key.name,
-                    "the key policy names Auto Scaling's service-linked role and nothing in the plan creates it: in "
-                    "an account that never had an Auto Scaling group, creating the key fails (MalformedPolicyDocument)",
-                    "declare aws.iam.ServiceLinkedRole for autoscaling.amazonaws.com where the account lacks it, or "
-                    "create it once: aws iam create-service-linked-role --aws-service-name autoscaling.amazonaws.com")
-            for key in keys.values() if AUTOSCALING.role_marker in str(key.inputs.get("policy"))]
+    return [
+        Finding(
+            "key-policy-role-missing",
+            WARNING,
+            key.name,
+            "the key policy names Auto Scaling's service-linked role and nothing in the plan creates it: in "
+            "an account that never had an Auto Scaling group, creating the key fails (MalformedPolicyDocument)",
+            "declare aws.iam.ServiceLinkedRole for autoscaling.amazonaws.com where the account lacks it, or "
+            "create it once: aws iam create-service-linked-role --aws-service-name autoscaling.amazonaws.com",
+        )
+        for key in keys.values()
+        if AUTOSCALING.role_marker in str(key.inputs.get("policy"))
+    ]

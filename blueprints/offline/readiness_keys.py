@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from catalog.clouds import type_of
+
 from .engine import Registration
 from .readiness import WARNING, Finding
 
@@ -27,9 +28,14 @@ def check(regs: Sequence[Registration]) -> list[Finding]:
             continue
         days = interval_days(r.inputs.get("rotationInterval"))
         if days is not None and days != DEFAULT_KEY_DAYS:
-            findings.append(Finding(
-                "key-rotation", WARNING, r.name,
-                f"key {r.name} asks for rotation every {days:g} days but is a default key (no KMS instance), which "
-                f"Alibaba Cloud KMS rotates every {DEFAULT_KEY_DAYS} days only",
-                "create a KMS instance (software key management) and set encryption.kmsInstanceId to it"))
+            findings.append(
+                Finding(
+                    "key-rotation",
+                    WARNING,
+                    r.name,
+                    f"key {r.name} asks for rotation every {days:g} days but is a default key (no KMS instance), which "
+                    f"Alibaba Cloud KMS rotates every {DEFAULT_KEY_DAYS} days only",
+                    "create a KMS instance (software key management) and set encryption.kmsInstanceId to it",
+                )
+            )
     return findings

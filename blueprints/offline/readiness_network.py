@@ -11,8 +11,9 @@ from __future__ import annotations
 import ipaddress
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from catalog.cluster_network import network_facts
 from catalog.clouds import type_of
+from catalog.cluster_network import network_facts
+
 from .engine import Registration
 from .readiness import ACK_CLUSTER, BLOCKING, NODE_POOL, WARNING, Finding
 
@@ -34,8 +35,9 @@ def _covers(rule: Mapping[str, Any], protocol: str, ports: Sequence[int], to: Op
     """Does one allow rule (normalised: protocol, low, high, cidr) let this flow through?"""
     if protocol == "all" and rule["protocol"] != "all":
         return False
-    if rule["protocol"] != "all" and (rule["protocol"] != protocol
-                                      or not rule["low"] <= ports[0] <= ports[1] <= rule["high"]):
+    if rule["protocol"] != "all" and (
+        rule["protocol"] != protocol or not rule["low"] <= ports[0] <= ports[1] <= rule["high"]
+    ):
         return False
     cidr = _net(rule.get("cidr"))
     return cidr is not None and to is not None and to.version == cidr.version and to.subnet_of(cidr)
@@ -50,8 +52,14 @@ def _ali_rules(regs: Sequence[Registration], group_id: str, direction: str) -> l
         if (i.get("policy") or "accept") != "accept":
             continue
         low, _, high = str(i.get("portRange") or "-1/-1").partition("/")
-        rules.append({"protocol": str(i.get("ipProtocol", "all")).lower(), "low": int(low), "high": int(high or low),
-                      "cidr": i.get("cidrIp")})
+        rules.append(
+            {
+                "protocol": str(i.get("ipProtocol", "all")).lower(),
+                "low": int(low),
+                "high": int(high or low),
+                "cidr": i.get("cidrIp"),
+            }
+        )
     return rules
 
 
@@ -79,25 +87,35 @@ def _alicloud(regs: Sequence[Registration]) -> list[Finding]:
             for need in facts["node_egress"]["alicloud"]:
                 to = vpc if need["to"] == "vpc" else _net(need["to"])
                 if not any(_covers(rule, need["protocol"], need["ports"], to) for rule in egress):
-                    findings.append(Finding(
-                        "node-egress", BLOCKING, group.name,
-                        f"the {kind} security group on {where} allows no outbound {need['protocol']} "
-                        f"{need['ports'][0]}-{need['ports'][1]} to {to} ({need['name']}): an enterprise group "
-                        "denies outbound traffic by default and ACK adds no rules to a group you bring, so nodes "
-                        "cannot join the cluster or pull images",
-                        f"add an egress rule {need['protocol']} {need['ports'][0]}/{need['ports'][1]} to {to} "
-                        f"(source: {facts['sources'][need['source']].split()[0]})"))
+                    findings.append(
+                        Finding(
+                            "node-egress",
+                            BLOCKING,
+                            group.name,
+                            f"the {kind} security group on {where} allows no outbound {need['protocol']} "
+                            f"{need['ports'][0]}-{need['ports'][1]} to {to} ({need['name']}): an enterprise group "
+                            "denies outbound traffic by default and ACK adds no rules to a group you bring, so nodes "
+                            "cannot join the cluster or pull images",
+                            f"add an egress rule {need['protocol']} {need['ports'][0]}/{need['ports'][1]} to {to} "
+                            f"(source: {facts['sources'][need['source']].split()[0]})",
+                        )
+                    )
         if kind == "enterprise":
             ingress = _ali_rules(regs, gid, "ingress")
             wanted = [("node-to-node", vpc)] + ([("pod-cidr", pod_cidr)] if pod_cidr is not None else [])
             for what, cidr in wanted:
                 if cidr is not None and not any(_covers(rule, "all", [-1, -1], cidr) for rule in ingress):
-                    findings.append(Finding(
-                        "node-ingress", BLOCKING, group.name,
-                        f"the enterprise security group on {where} allows no inbound traffic from {cidr} ({what}): "
-                        "its members are isolated from each other by default"
-                        + (", and Flannel sends pod traffic from the pod CIDR" if what == "pod-cidr" else ""),
-                        f"add an ingress rule, all protocols, from {cidr}"))
+                    findings.append(
+                        Finding(
+                            "node-ingress",
+                            BLOCKING,
+                            group.name,
+                            f"the enterprise security group on {where} allows no inbound traffic from {cidr} ({what}): "
+                            "its members are isolated from each other by default"
+                            + (", and Flannel sends pod traffic from the pod CIDR" if what == "pod-cidr" else ""),
+                            f"add an ingress rule, all protocols, from {cidr}",
+                        )
+                    )
     return findings
 
 
@@ -105,17 +123,29 @@ def _aws_egress(group: Registration, regs: Sequence[Registration]) -> list[dict[
     rules = []
     for e in group.inputs.get("egress") or []:
         for cidr in e.get("cidrBlocks") or []:
-            rules.append({"protocol": "all" if str(e.get("protocol")) in ("-1", "all") else str(e.get("protocol")),
-                          "low": int(e.get("fromPort", 0)), "high": int(e.get("toPort", 65535)), "cidr": cidr})
+            rules.append(
+                {
+                    "protocol": "all" if str(e.get("protocol")) in ("-1", "all") else str(e.get("protocol")),
+                    "low": int(e.get("fromPort", 0)),
+                    "high": int(e.get("toPort", 65535)),
+                    "cidr": cidr,
+                }
+            )
     for r in regs:
         i = r.inputs
-        standalone = (r.type == AWS_RULE and i.get("type") == "egress" and i.get("securityGroupId") == group.id)
+        standalone = r.type == AWS_RULE and i.get("type") == "egress" and i.get("securityGroupId") == group.id
         vpc_rule = r.type == AWS_EGRESS and i.get("securityGroupId") == group.id
         if standalone or vpc_rule:
             protocol = str(i.get("protocol") or i.get("ipProtocol") or "-1")
             for cidr in (i.get("cidrBlocks") or []) + ([i["cidrIpv4"]] if i.get("cidrIpv4") else []):
-                rules.append({"protocol": "all" if protocol in ("-1", "all") else protocol,
-                              "low": int(i.get("fromPort", 0)), "high": int(i.get("toPort", 65535)), "cidr": cidr})
+                rules.append(
+                    {
+                        "protocol": "all" if protocol in ("-1", "all") else protocol,
+                        "low": int(i.get("fromPort", 0)),
+                        "high": int(i.get("toPort", 65535)),
+                        "cidr": cidr,
+                    }
+                )
     for rule in rules:
         if rule["protocol"] == "all":
             rule["low"], rule["high"] = 0, 65535
@@ -138,31 +168,47 @@ def _aws(regs: Sequence[Registration]) -> list[Finding]:
         for need in facts["node_egress"]["aws"]:
             if not any(_covers(rule, need["protocol"], need["ports"], _net(need["to"])) for rule in egress):
                 names = ", ".join(sorted(groups[g].name for g in ids))
-                findings.append(Finding(
-                    "node-egress", BLOCKING, t.name,
-                    f"the nodes' security groups ({names}) allow no outbound {need['protocol']} {need['ports'][0]} "
-                    f"to {need['to']} ({need['name']}): a group declared without egress has none, so nodes cannot "
-                    "reach the EKS endpoint, ECR or S3 and never join",
-                    "add the EKS cluster security group to the nodes, or an egress rule tcp 443 to 0.0.0.0/0 "
-                    f"(source: {facts['sources'][need['source']].split()[0]})"))
+                findings.append(
+                    Finding(
+                        "node-egress",
+                        BLOCKING,
+                        t.name,
+                        f"the nodes' security groups ({names}) allow no outbound {need['protocol']} {need['ports'][0]} "
+                        f"to {need['to']} ({need['name']}): a group declared without egress has none, so nodes cannot "
+                        "reach the EKS endpoint, ECR or S3 and never join",
+                        "add the EKS cluster security group to the nodes, or an egress rule tcp 443 to 0.0.0.0/0 "
+                        f"(source: {facts['sources'][need['source']].split()[0]})",
+                    )
+                )
     return findings
 
 
 def _erdma_on_terway(regs: Sequence[Registration]) -> list[Finding]:
     """Terway manages a node's secondary ENIs; left alone it may take the eRDMA ones (ACK: use eRDMA)."""
     terway = network_facts()["network_policy"]["alicloud"]["enforcing_addons"]
-    clusters = [r for r in regs if r.type == ACK_CLUSTER
-                and any(a.get("name") in terway for a in r.inputs.get("addons") or [])]
-    erdma = [r.name for r in regs if r.type == NODE_POOL
-             and any(label.get("key") == "alibabacloud.com/erdma" for label in r.inputs.get("labels") or [])]
+    clusters = [
+        r for r in regs if r.type == ACK_CLUSTER and any(a.get("name") in terway for a in r.inputs.get("addons") or [])
+    ]
+    erdma = [
+        r.name
+        for r in regs
+        if r.type == NODE_POOL
+        and any(label.get("key") == "alibabacloud.com/erdma" for label in r.inputs.get("labels") or [])
+    ]
     if not clusters or not erdma:
         return []
-    return [Finding("erdma-terway", WARNING, clusters[0].name,
-                    f"eRDMA pools ({', '.join(sorted(erdma))}) on a Terway cluster: Terway must be told to leave the "
-                    "eRDMA ENIs alone (its ENI whitelist) or it may take them",
-                    "configure Terway's ENI whitelist before the eRDMA controller runs (ACK: use eRDMA in ACK "
-                    "clusters, https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/"
-                    "use-erdma-in-ack-clusters)")]
+    return [
+        Finding(
+            "erdma-terway",
+            WARNING,
+            clusters[0].name,
+            f"eRDMA pools ({', '.join(sorted(erdma))}) on a Terway cluster: Terway must be told to leave the "
+            "eRDMA ENIs alone (its ENI whitelist) or it may take them",
+            "configure Terway's ENI whitelist before the eRDMA controller runs (ACK: use eRDMA in ACK "
+            "clusters, https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/"
+            "use-erdma-in-ack-clusters)",
+        )
+    ]
 
 
 def check(registrations: Iterable[Registration]) -> list[Finding]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from catalog.clouds import type_of
+
 from .engine import Registration
 from .readiness import NODE_GROUP, WARNING, Finding
 
@@ -22,9 +23,15 @@ def check(regs: Iterable[Registration]) -> list[Finding]:
     regs = list(regs)
     if any(r.type == ADDON and r.inputs.get("addonName") == AGENT for r in regs):
         return []
-    return [Finding("node-repair-without-monitoring-agent", WARNING, r.name,
-                    f"node auto repair is on but the {AGENT} add-on is not installed: repair acts only on NotReady "
-                    f"nodes, never on the GPU faults the agent reports ({SOURCE})",
-                    f"install the {AGENT} managed add-on (catalog/addons.yaml pins it per Kubernetes "
-                    "version)")
-            for r in regs if r.type == NODE_GROUP and (r.inputs.get("nodeRepairConfig") or {}).get("enabled")]
+    return [
+        Finding(
+            "node-repair-without-monitoring-agent",
+            WARNING,
+            r.name,
+            f"node auto repair is on but the {AGENT} add-on is not installed: repair acts only on NotReady "
+            f"nodes, never on the GPU faults the agent reports ({SOURCE})",
+            f"install the {AGENT} managed add-on (catalog/addons.yaml pins it per Kubernetes version)",
+        )
+        for r in regs
+        if r.type == NODE_GROUP and (r.inputs.get("nodeRepairConfig") or {}).get("enabled")
+    ]

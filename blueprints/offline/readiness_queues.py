@@ -15,6 +15,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from catalog import load_catalog
 from components.kubernetes.nodes import GPU_RESOURCE, RDMA_RESOURCES
+
 from .engine import Registration
 from .readiness import BLOCKING, WARNING, Finding, Pool, _pools
 
@@ -39,8 +40,9 @@ def _count(value: Any) -> Optional[int]:
 def node_devices(pool: Pool) -> dict[str, int]:
     """GPUs and RDMA devices one node of the pool offers: the autoscaler's node template (EKS, which counts MIG
     slices), else the catalog's shape."""
-    template = {k[len(TEMPLATE_RESOURCES):]: _count(v) for k, v in pool.template.items()
-                if k.startswith(TEMPLATE_RESOURCES)}
+    template = {
+        k[len(TEMPLATE_RESOURCES) :]: _count(v) for k, v in pool.template.items() if k.startswith(TEMPLATE_RESOURCES)
+    }
     if template.get(GPU):
         return {k: v for k, v in template.items() if v}
     shape = load_catalog().get(pool.instance_type)
@@ -57,12 +59,14 @@ def _quotas(queue: Mapping[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for group in queue.get("resourceGroups") or []:
         for flavor in group.get("flavors") or []:
-            out[flavor.get("name")] = {r.get("name"): {"nominal": _count(r.get("nominalQuota", 0)) or 0,
-                                                       "borrow": _count(r.get("borrowingLimit"))
-                                                       if r.get("borrowingLimit") is not None else None,
-                                                       "lend": _count(r.get("lendingLimit"))
-                                                       if r.get("lendingLimit") is not None else None}
-                                       for r in flavor.get("resources") or []}
+            out[flavor.get("name")] = {
+                r.get("name"): {
+                    "nominal": _count(r.get("nominalQuota", 0)) or 0,
+                    "borrow": _count(r.get("borrowingLimit")) if r.get("borrowingLimit") is not None else None,
+                    "lend": _count(r.get("lendingLimit")) if r.get("lendingLimit") is not None else None,
+                }
+                for r in flavor.get("resources") or []
+            }
     return out
 
 
@@ -86,10 +90,16 @@ def admissible(queues: Mapping[str, Mapping[str, Any]], name: str, flavor: str, 
 
 
 def check(regs: Sequence[Registration]) -> list[Finding]:
-    queues = {(r.inputs.get("metadata") or {}).get("name"): r.inputs.get("spec") or {}
-              for r in regs if _kind(r) == "ClusterQueue"}
-    flavors = {(r.inputs.get("metadata") or {}).get("name"): (r.inputs.get("spec") or {}).get("nodeLabels") or {}
-               for r in regs if _kind(r) == "ResourceFlavor"}
+    queues = {
+        (r.inputs.get("metadata") or {}).get("name"): r.inputs.get("spec") or {}
+        for r in regs
+        if _kind(r) == "ClusterQueue"
+    }
+    flavors = {
+        (r.inputs.get("metadata") or {}).get("name"): (r.inputs.get("spec") or {}).get("nodeLabels") or {}
+        for r in regs
+        if _kind(r) == "ResourceFlavor"
+    }
     pools = [p for p in _pools(regs) if p.gpu]
     findings = []
     for team in sorted(queues):
@@ -104,18 +114,26 @@ def check(regs: Sequence[Registration]) -> list[Finding]:
             per_node = node_devices(pool)
             rdma = any(k != GPU for k in per_node)
             nodes = 2 if rdma and pool.max_nodes >= 2 else 1
-            short = {res: (n * nodes, admissible(queues, team, flavor, res)) for res, n in per_node.items()
-                     if admissible(queues, team, flavor, res) < n * nodes}
+            short = {
+                res: (n * nodes, admissible(queues, team, flavor, res))
+                for res, n in per_node.items()
+                if admissible(queues, team, flavor, res) < n * nodes
+            }
             if not short:
                 continue
             gang = "two full nodes (a multi-node job over the fabric)" if nodes == 2 else "one full node"
             need = ", ".join(f"{res} {want} (admissible {have})" for res, (want, have) in sorted(short.items()))
             gpus = per_node.get(GPU, 0) * nodes
-            findings.append(Finding(
-                "queue-fits-gang", BLOCKING if rdma else WARNING, team,
-                f"team {team}'s queue can never admit the smallest gang of node group {pool.name} ({gang} of "
-                f"{pool.instance_type}): it needs {need}, counting nominal quota plus what its cohort can lend; "
-                "such a job waits forever",
-                f"raise kubernetes.teams.{team}.gpus to at least {gpus} (Kueue then grants the nodes' fabric "
-                "devices, CPU and memory with them), or add teams to the cohort that can lend"))
+            findings.append(
+                Finding(
+                    "queue-fits-gang",
+                    BLOCKING if rdma else WARNING,
+                    team,
+                    f"team {team}'s queue can never admit the smallest gang of node group {pool.name} ({gang} of "
+                    f"{pool.instance_type}): it needs {need}, counting nominal quota plus what its cohort can lend; "
+                    "such a job waits forever",
+                    f"raise kubernetes.teams.{team}.gpus to at least {gpus} (Kueue then grants the nodes' fabric "
+                    "devices, CPU and memory with them), or add teams to the cohort that can lend",
+                )
+            )
     return findings

@@ -24,13 +24,18 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
     groups = [r for r in registrations if r.type == NODE_GROUP]
     if len(groups) <= EKS_MANAGED_NODE_GROUPS_QUOTA:
         return []
-    return [Finding(
-        "eks-node-group-quota", WARNING, groups[EKS_MANAGED_NODE_GROUPS_QUOTA].urn,
-        f"the plan creates {len(groups)} EKS managed node groups (the system group included); EKS allows "
-        f"{EKS_MANAGED_NODE_GROUPS_QUOTA} per cluster by default, so creating group "
-        f"{EKS_MANAGED_NODE_GROUPS_QUOTA + 1} fails unless the account's quota was raised",
-        "request 'Managed node groups per cluster' in Service Quotas (Amazon EKS) before `pulumi up`, or merge "
-        "GPU groups of one shape and raise their maxNodes")]
+    return [
+        Finding(
+            "eks-node-group-quota",
+            WARNING,
+            groups[EKS_MANAGED_NODE_GROUPS_QUOTA].urn,
+            f"the plan creates {len(groups)} EKS managed node groups (the system group included); EKS allows "
+            f"{EKS_MANAGED_NODE_GROUPS_QUOTA} per cluster by default, so creating group "
+            f"{EKS_MANAGED_NODE_GROUPS_QUOTA + 1} fails unless the account's quota was raised",
+            "request 'Managed node groups per cluster' in Service Quotas (Amazon EKS) before `pulumi up`, or merge "
+            "GPU groups of one shape and raise their maxNodes",
+        )
+    ]
 
 
 def team_quotas(resolved: ResolvedPlan) -> list[Finding]:
@@ -39,8 +44,15 @@ def team_quotas(resolved: ResolvedPlan) -> list[Finding]:
     from components.kubernetes.platform import mig_slices
 
     most = sum(g.spec.max_nodes * g.gpus_per_node * mig_slices(g.spec.mig_profile) for g in resolved.node_groups)
-    return [Finding("team-quota-beyond-cluster", WARNING, f"cluster.kubernetes.teams.{team}.gpus",
-                    f"team {team} may use {t.gpus} GPUs, but the cluster has at most {most} (its GPU groups at "
-                    f"maxNodes): the quota can never be used in full",
-                    f"set kubernetes.teams.{team}.gpus to at most {most}, or raise the GPU groups' maxNodes")
-            for team, t in sorted(resolved.spec.kubernetes.teams.items()) if t.gpus > most]
+    return [
+        Finding(
+            "team-quota-beyond-cluster",
+            WARNING,
+            f"cluster.kubernetes.teams.{team}.gpus",
+            f"team {team} may use {t.gpus} GPUs, but the cluster has at most {most} (its GPU groups at "
+            f"maxNodes): the quota can never be used in full",
+            f"set kubernetes.teams.{team}.gpus to at most {most}, or raise the GPU groups' maxNodes",
+        )
+        for team, t in sorted(resolved.spec.kubernetes.teams.items())
+        if t.gpus > most
+    ]

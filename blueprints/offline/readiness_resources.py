@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 from catalog.cluster_network import network_facts
+
 from .engine import Registration
 from .readiness import BLOCKING, Finding
 
@@ -31,12 +32,17 @@ def _required_tags(regs: Sequence[Registration]) -> list[Finding]:
                     continue
                 tags: dict[str, Any] = t.inputs.get("tags") or {}
                 if str(tags.get(fact["tag"], "")).lower() != fact["value"]:
-                    findings.append(Finding(
-                        "required-tag", BLOCKING, t.name,
-                        f"{r.name} ({fact['type'].rsplit(':', 1)[-1]}) reads {wanted}, which lacks the tag "
-                        f"{fact['tag']}: {fact['value']} the service requires, so it cannot read the bucket",
-                        f"tag the bucket {fact['tag']}: \"{fact['value']}\" "
-                        f"(source: {network_facts()['sources'][fact['source']].split()[0]})"))
+                    findings.append(
+                        Finding(
+                            "required-tag",
+                            BLOCKING,
+                            t.name,
+                            f"{r.name} ({fact['type'].rsplit(':', 1)[-1]}) reads {wanted}, which lacks the tag "
+                            f"{fact['tag']}: {fact['value']} the service requires, so it cannot read the bucket",
+                            f'tag the bucket {fact["tag"]}: "{fact["value"]}" '
+                            f"(source: {network_facts()['sources'][fact['source']].split()[0]})",
+                        )
+                    )
     return findings
 
 
@@ -50,12 +56,18 @@ def _global_names(regs: Sequence[Registration]) -> list[Finding]:
             if not isinstance(value, str):
                 continue
             if value in (r.name, _stack(getattr(r, "urn", ""))):
-                findings.append(Finding(
-                    "global-name", BLOCKING, r.name,
-                    f"{fact['field']} {value!r} is made of the stack's name only, but {fact['type']} names are "
-                    "shared by every customer: anyone who deployed this stack before holds it and `pulumi up` fails",
-                    "add a suffix unique to the deployment (the account and stack, hashed) "
-                    f"(source: {network_facts()['sources'][fact['source']].split()[0]})"))
+                findings.append(
+                    Finding(
+                        "global-name",
+                        BLOCKING,
+                        r.name,
+                        f"{fact['field']} {value!r} is made of the stack's name only, but {fact['type']} names are "
+                        "shared by every customer: anyone who deployed this stack before holds it and `pulumi up` "
+                        "fails",
+                        "add a suffix unique to the deployment (the account and stack, hashed) "
+                        f"(source: {network_facts()['sources'][fact['source']].split()[0]})",
+                    )
+                )
     return findings
 
 

@@ -76,19 +76,36 @@ def _fit(name: str, pod: Mapping[str, Any], notes: Mapping[str, str], pools: Seq
     model = notes[MODEL]
     shape = model_shapes()[1].get(model)
     if shape is None:
-        return [Finding("serving-fit", WARNING, name, f"{name}: {model} is not in catalog/model_shapes.yaml, so "
-                        "its memory is unchecked", "name a published architecture, or add it to the catalog")]
+        return [
+            Finding(
+                "serving-fit",
+                WARNING,
+                name,
+                f"{name}: {model} is not in catalog/model_shapes.yaml, so its memory is unchecked",
+                "name a published architecture, or add it to the catalog",
+            )
+        ]
     findings = []
     if shape.heads % tp:
-        findings.append(Finding("serving-tensor-parallel", BLOCKING, name,
-                                f"{name}: tensor-parallel degree {tp} does not divide {model}'s {shape.heads} "
-                                "attention heads; vLLM refuses to start",
-                                "set tensorParallel to a divisor of the heads "
-                                f"({', '.join(str(d) for d in range(1, 17) if shape.heads % d == 0)})"))
+        findings.append(
+            Finding(
+                "serving-tensor-parallel",
+                BLOCKING,
+                name,
+                f"{name}: tensor-parallel degree {tp} does not divide {model}'s {shape.heads} "
+                "attention heads; vLLM refuses to start",
+                "set tensorParallel to a divisor of the heads "
+                f"({', '.join(str(d) for d in range(1, 17) if shape.heads % d == 0)})",
+            )
+        )
         return findings
-    spec = ModelSpec.model_construct(model=model, precision=notes.get(PRECISION, "fp16"), tensor_parallel=tp,
-                                     max_context=int(_flag(args, "--max-model-len") or shape.context),
-                                     max_batch=int(_flag(args, "--max-num-seqs") or 256))
+    spec = ModelSpec.model_construct(
+        model=model,
+        precision=notes.get(PRECISION, "fp16"),
+        tensor_parallel=tp,
+        max_context=int(_flag(args, "--max-model-len") or shape.context),
+        max_batch=int(_flag(args, "--max-num-seqs") or 256),
+    )
     weights, kv = replica_need_gib(spec)
     for pool in pools:
         gpu = load_catalog().get(pool.instance_type)
@@ -96,77 +113,176 @@ def _fit(name: str, pod: Mapping[str, Any], notes: Mapping[str, str], pools: Seq
             continue
         usable = tp * gpu.gpu.memory_gib * 0.8
         if weights + kv > usable:
-            findings.append(Finding(
-                "serving-fit", BLOCKING, name,
-                f"{name}: {model} at {spec.precision} needs {weights:,.1f} GiB weights + {kv:,.1f} GiB KV cache "
-                f"({spec.max_context} tokens x {spec.max_batch} sequences); {tp} x {gpu.gpu.model} of {pool.name} "
-                f"leave {usable:,.1f} GiB", "lower maxContext or maxBatch, quantize, raise tensorParallel, or run "
-                "it on a group with larger GPUs"))
+            findings.append(
+                Finding(
+                    "serving-fit",
+                    BLOCKING,
+                    name,
+                    f"{name}: {model} at {spec.precision} needs {weights:,.1f} GiB weights + {kv:,.1f} GiB KV cache "
+                    f"({spec.max_context} tokens x {spec.max_batch} sequences); {tp} x {gpu.gpu.model} of {pool.name} "
+                    f"leave {usable:,.1f} GiB",
+                    "lower maxContext or maxBatch, quantize, raise tensorParallel, or run "
+                    "it on a group with larger GPUs",
+                )
+            )
     return findings
 
 
-def _placement(name: str, pod: Mapping[str, Any], pools: Sequence[Pool], autoscaler: bool) -> tuple[list[Finding],
-                                                                                                  list[Pool]]:
+def _placement(
+    name: str, pod: Mapping[str, Any], pools: Sequence[Pool], autoscaler: bool
+) -> tuple[list[Finding], list[Pool]]:
     """The pools the server may land on, the acceptance gate aside (a startup taint the check removes)."""
     seen = Pod(name, "Deployment", pod.get("nodeSelector") or {}, pod.get("tolerations") or [])
-    fits = [p for p in pools if admits(Pool(p.name, p.urn, p.labels, tuple(
-        t for t in p.taints if not t[0].startswith(STARTUP_TAINT_PREFIX)), p.min_nodes, p.max_nodes,
-        p.instance_type, p.autoscaled), seen) and p.max_nodes >= 1]
+    fits = [
+        p
+        for p in pools
+        if admits(
+            Pool(
+                p.name,
+                p.urn,
+                p.labels,
+                tuple(t for t in p.taints if not t[0].startswith(STARTUP_TAINT_PREFIX)),
+                p.min_nodes,
+                p.max_nodes,
+                p.instance_type,
+                p.autoscaled,
+            ),
+            seen,
+        )
+        and p.max_nodes >= 1
+    ]
     if not fits:
-        return [Finding("serving-placement", BLOCKING, name, f"{name} fits no node group (selector "
-                        f"{dict(seen.node_selector)})", "set the model's nodeGroup to a GPU group of the cluster")], []
+        return [
+            Finding(
+                "serving-placement",
+                BLOCKING,
+                name,
+                f"{name} fits no node group (selector {dict(seen.node_selector)})",
+                "set the model's nodeGroup to a GPU group of the cluster",
+            )
+        ], []
     if all(p.min_nodes == 0 for p in fits) and not (autoscaler or any(p.autoscaled for p in fits)):
-        return [Finding("serving-scale-from-zero", BLOCKING, name, f"{name}'s group {fits[0].name} starts at zero "
-                        "nodes and nothing scales it: the server stays pending",
-                        "set autoscaling.enabled: true, or the group's minNodes >= 1")], fits
+        return [
+            Finding(
+                "serving-scale-from-zero",
+                BLOCKING,
+                name,
+                f"{name}'s group {fits[0].name} starts at zero nodes and nothing scales it: the server stays pending",
+                "set autoscaling.enabled: true, or the group's minNodes >= 1",
+            )
+        ], fits
     return [], fits
 
 
 def _scaling(name: str, server: Registration, regs: Sequence[Registration]) -> list[Finding]:
     meta = _meta(server)
-    scaled = [r for r in regs if r.type == SCALED_OBJECT and _meta(r).get("namespace") == meta.get("namespace")
-              and ((r.inputs.get("spec") or {}).get("scaleTargetRef") or {}).get("name") == meta.get("name")]
+    scaled = [
+        r
+        for r in regs
+        if r.type == SCALED_OBJECT
+        and _meta(r).get("namespace") == meta.get("namespace")
+        and ((r.inputs.get("spec") or {}).get("scaleTargetRef") or {}).get("name") == meta.get("name")
+    ]
     releases = {r.inputs.get("name") for r in regs if r.type == HELM_RELEASE}
     if not scaled:
-        return [Finding("serving-autoscaling", WARNING, name, f"{name} has no ScaledObject: its replicas never "
-                        "follow the load", "declare the model through serving.models (KEDA ScaledObject)")]
+        return [
+            Finding(
+                "serving-autoscaling",
+                WARNING,
+                name,
+                f"{name} has no ScaledObject: its replicas never follow the load",
+                "declare the model through serving.models (KEDA ScaledObject)",
+            )
+        ]
     findings = []
     if "keda" not in releases:
-        findings.append(Finding("serving-autoscaling", BLOCKING, name, f"{name}'s ScaledObject needs KEDA, which is "
-                                "not installed", "install the pinned keda chart (components/kubernetes/charts.yaml)"))
+        findings.append(
+            Finding(
+                "serving-autoscaling",
+                BLOCKING,
+                name,
+                f"{name}'s ScaledObject needs KEDA, which is not installed",
+                "install the pinned keda chart (components/kubernetes/charts.yaml)",
+            )
+        )
     triggers = (scaled[0].inputs.get("spec") or {}).get("triggers") or []
     queries = [str((t.get("metadata") or {}).get("query", "")) for t in triggers if t.get("type") == "prometheus"]
     if "kube-prometheus-stack" not in releases:
-        findings.append(Finding("serving-metrics", BLOCKING, name, f"{name}'s load query has no Prometheus to read "
-                                "(no monitoring stack)", "set kubernetes.monitoring.enabled: true"))
+        findings.append(
+            Finding(
+                "serving-metrics",
+                BLOCKING,
+                name,
+                f"{name}'s load query has no Prometheus to read (no monitoring stack)",
+                "set kubernetes.monitoring.enabled: true",
+            )
+        )
     labels = _pod_labels(server)
-    scraped = any(r.type in MONITORS and _meta(r).get("namespace") == meta.get("namespace") and _selects(
-        ((r.inputs.get("spec") or {}).get("selector") or {}).get("matchLabels") or {}, labels) for r in regs)
+    scraped = any(
+        r.type in MONITORS
+        and _meta(r).get("namespace") == meta.get("namespace")
+        and _selects(((r.inputs.get("spec") or {}).get("selector") or {}).get("matchLabels") or {}, labels)
+        for r in regs
+    )
     if any(q.startswith(("sum(vllm:", "avg(vllm:")) for q in queries) and not scraped:
-        findings.append(Finding("serving-metrics", BLOCKING, name, f"{name}'s load metric ({queries[0]}) has no "
-                                "scrape path: no PodMonitor or ServiceMonitor selects its pods",
-                                "add a PodMonitor for the pods' /metrics (ModelServing declares one)"))
+        findings.append(
+            Finding(
+                "serving-metrics",
+                BLOCKING,
+                name,
+                f"{name}'s load metric ({queries[0]}) has no "
+                "scrape path: no PodMonitor or ServiceMonitor selects its pods",
+                "add a PodMonitor for the pods' /metrics (ModelServing declares one)",
+            )
+        )
     if any("DCGM_" in q for q in queries) and "gpu-operator" not in releases:
         # The query reads the pod labels as the Operator's exporter is scraped (honorLabels); the standalone
         # dcgm-exporter chart's ServiceMonitor renames them exported_pod/exported_namespace.
-        findings.append(Finding("serving-metrics", BLOCKING, name, f"{name} scales on GPU utilization, which is "
-                                "read from the GPU Operator's DCGM exporter, not installed here",
-                                "set kubernetes.gpuStack: gpu-operator, or signal requests-waiting or kv-cache"))
+        findings.append(
+            Finding(
+                "serving-metrics",
+                BLOCKING,
+                name,
+                f"{name} scales on GPU utilization, which is "
+                "read from the GPU Operator's DCGM exporter, not installed here",
+                "set kubernetes.gpuStack: gpu-operator, or signal requests-waiting or kv-cache",
+            )
+        )
     if (scaled[0].inputs.get("spec") or {}).get("minReplicaCount") == 0 and all(
-            q.startswith(("sum(vllm:", "avg(vllm:")) for q in queries):
-        findings.append(Finding("serving-wake", WARNING, name, f"{name} scales to zero on its own metrics: at zero "
-                                "replicas there is no series to wake it, so requests fail until a replica is started "
-                                "by hand", "set minReplicas: 1, or scale it up before traffic (kubectl scale)"))
+        q.startswith(("sum(vllm:", "avg(vllm:")) for q in queries
+    ):
+        findings.append(
+            Finding(
+                "serving-wake",
+                WARNING,
+                name,
+                f"{name} scales to zero on its own metrics: at zero "
+                "replicas there is no series to wake it, so requests fail until a replica is started "
+                "by hand",
+                "set minReplicas: 1, or scale it up before traffic (kubectl scale)",
+            )
+        )
     return findings
 
 
 def _route(name: str, server: Registration, regs: Sequence[Registration]) -> list[Finding]:
     labels, namespace = _pod_labels(server), _meta(server).get("namespace")
-    if any(r.type == SERVICE and _meta(r).get("namespace") == namespace
-           and _selects((r.inputs.get("spec") or {}).get("selector") or {}, labels) for r in regs):
+    if any(
+        r.type == SERVICE
+        and _meta(r).get("namespace") == namespace
+        and _selects((r.inputs.get("spec") or {}).get("selector") or {}, labels)
+        for r in regs
+    ):
         return []
-    return [Finding("serving-route", BLOCKING, name, f"{name} has no Service selecting its pods: nothing can call "
-                    "the model", "declare a Service for the pods' http port (ModelServing declares one)")]
+    return [
+        Finding(
+            "serving-route",
+            BLOCKING,
+            name,
+            f"{name} has no Service selecting its pods: nothing can call the model",
+            "declare a Service for the pods' http port (ModelServing declares one)",
+        )
+    ]
 
 
 def check(regs: Sequence[Registration]) -> list[Finding]:

@@ -11,12 +11,15 @@ from typing import Iterable
 
 from catalog import lifecycle
 from catalog.clouds import type_of
+
 from ..clock import today
 from .engine import Registration
 from .readiness import HELM_RELEASE, WARNING, Finding
 
-ADDONS = {type_of("aws", "addon"): ("aws", "addonName", "addonVersion"),
-          type_of("alicloud", "addon"): ("alibaba", "name", "version")}
+ADDONS = {
+    type_of("aws", "addon"): ("aws", "addonName", "addonVersion"),
+    type_of("alicloud", "addon"): ("alibaba", "name", "version"),
+}
 
 
 def _pins(regs: Iterable[Registration]) -> Iterable[tuple[Registration, str, str, str]]:
@@ -34,11 +37,16 @@ def check(regs: Iterable[Registration]) -> list[Finding]:
     for r, kind, name, version in _pins(regs):
         ends, src = lifecycle.end_of_support(kind, name, version)
         if ends is not None and ends < now:
-            findings.append(Finding(
-                "pin-past-end-of-support", WARNING, r.name,
-                f"{name} {version} reached end of support on {ends.isoformat()} (today {now.isoformat()}): no more "
-                f"fixes or CVE patches ({lifecycle.source(src)})",
-                f"move the pin to a supported release (components/kubernetes/charts.yaml or catalog/"
-                f"addons.yaml), re-read its chart facts, and record its end of support in "
-                f"catalog/lifecycle.yaml"))
+            findings.append(
+                Finding(
+                    "pin-past-end-of-support",
+                    WARNING,
+                    r.name,
+                    f"{name} {version} reached end of support on {ends.isoformat()} (today {now.isoformat()}): no more "
+                    f"fixes or CVE patches ({lifecycle.source(src)})",
+                    "move the pin to a supported release (components/kubernetes/charts.yaml or catalog/"
+                    "addons.yaml), re-read its chart facts, and record its end of support in "
+                    "catalog/lifecycle.yaml",
+                )
+            )
     return findings

@@ -6,6 +6,7 @@ import json
 from typing import Any, Callable, Optional, Sequence
 
 from catalog.clouds import type_of
+
 from .fixes import controls
 from .plan import PLAN_FORMAT_VERSION, Plan
 
@@ -67,25 +68,35 @@ def _kubernetes_line(k8s: dict[str, Any]) -> str:
 
 def render_text(plan: Plan) -> str:
     data = plan.to_json()
-    out = [f"Offline plan: {plan.stack} ({data['cloud']}, {data['region']}, preset {data['preset'] or '-'})",
-           _kubernetes_line(data["resolved"]["kubernetes"]), ""]
+    out = [
+        f"Offline plan: {plan.stack} ({data['cloud']}, {data['region']}, preset {data['preset'] or '-'})",
+        _kubernetes_line(data["resolved"]["kubernetes"]),
+        "",
+    ]
     out.append("Node groups:")
     for g in data["resolved"]["nodeGroups"]:
         price = _money(g["usdPerHour"]) + "/h" if g["usdPerHour"] is not None else "unpriced"
-        out.append(f"  {g['name']}: {g['nodes']['desired']} x {g['instanceType']} ({g['gpusPerNode']} x {g['gpuModel']}, "
-                   f"{g['interconnect']}, RDMA {g['rdma']['kind']} x{g['rdma']['interfaces']}) {price} each, {g['capacity']}")
+        out.append(
+            f"  {g['name']}: {g['nodes']['desired']} x {g['instanceType']} ({g['gpusPerNode']} x {g['gpuModel']}, "
+            f"{g['interconnect']}, RDMA {g['rdma']['kind']} x{g['rdma']['interfaces']}) {price} each, {g['capacity']}"
+        )
     if data["resolved"].get("systemNodes"):
         s = data["resolved"]["systemNodes"]
         price = _money(s["usdPerHour"]) + "/h" if s["usdPerHour"] is not None else "unpriced"
-        out.append(f"  system: {s['nodes']['desired']} x {s['instanceType']} (CPU, untainted, "
-                   f"{s['nodes']['min']}-{s['nodes']['max']} nodes) {price} each, on-demand")
+        out.append(
+            f"  system: {s['nodes']['desired']} x {s['instanceType']} (CPU, untainted, "
+            f"{s['nodes']['min']}-{s['nodes']['max']} nodes) {price} each, on-demand"
+        )
     if data["resolved"]["notes"]:
         out += ["", "Resolver notes:"] + [f"  - {n}" for n in data["resolved"]["notes"]]
     out += ["", "Resources:"]
     for depth, r in _tree(plan):
         out.append(f"  {'  ' * depth}{r.type}  {r.name}{_key_inputs(r)}")
     counts = data["counts"]
-    out += ["", f"{counts['total']} registrations: {counts['custom']} cloud resources, {counts['components']} components"]
+    out += [
+        "",
+        f"{counts['total']} registrations: {counts['custom']} cloud resources, {counts['components']} components",
+    ]
     out += _cost_lines(data["cost"], bullet="  ")
     out += _secret_output_lines(data.get("outputs") or {})
     out += _readiness_lines(data["readiness"])
@@ -99,8 +110,9 @@ def _secret_output_lines(outputs: dict[str, Any]) -> list[str]:
     names = [k for k, v in outputs.items() if v == {"secret": True}]
     if not names:
         return []
-    return ["", "Credentials (secret stack outputs; read with `pulumi stack output --show-secrets NAME`):"] + \
-        [f"  {n}" for n in names]
+    return ["", "Credentials (secret stack outputs; read with `pulumi stack output --show-secrets NAME`):"] + [
+        f"  {n}" for n in names
+    ]
 
 
 def _readiness_lines(findings: list) -> list[str]:
@@ -109,15 +121,21 @@ def _readiness_lines(findings: list) -> list[str]:
     blocking = sum(1 for f in findings if f["level"] == "blocking")
     lines = ["", f"Readiness (day one): {blocking} blocking, {len(findings) - blocking} warnings"]
     for f in findings:
-        lines += [f"  [{f['level']}] {f['check']} on {f['resource']}", f"      {f['message']}", f"      fix: {f['fix']}"]
+        lines += [
+            f"  [{f['level']}] {f['check']} on {f['resource']}",
+            f"      {f['message']}",
+            f"      fix: {f['fix']}",
+        ]
     return lines
 
 
 def _conformance_title(c: dict) -> str:
     if c["checklist"] is None:
         return f"AI conformance (Kubernetes {c['kubernetesVersion']}): CNCF publishes no checklist for this version"
-    return (f"AI conformance (Kubernetes {c['kubernetesVersion']}): {c['must']['met']}/{c['must']['judged']} MUST met, "
-            f"{c['should']['met']}/{c['should']['judged']} SHOULD met (a report; it does not change the exit code)")
+    return (
+        f"AI conformance (Kubernetes {c['kubernetesVersion']}): {c['must']['met']}/{c['must']['judged']} MUST met, "
+        f"{c['should']['met']}/{c['should']['judged']} SHOULD met (a report; it does not change the exit code)"
+    )
 
 
 def _conformance_lines(c: dict) -> list[str]:
@@ -140,19 +158,26 @@ def _cost_lines(cost: dict, bullet: str) -> list[str]:
     lines = ["", "Cost estimate (list prices):"]
     for component, v in cost["byComponent"].items():
         unknown = "" if v.get("complete", True) else "  + unknown (unpriced, not $0)"
-        lines.append(f"{bullet}{component:<14} {_money(v['hourlyUsd']):>12}/h {_money(v['monthlyUsd']):>14}/month"
-                     f"{unknown}")
+        lines.append(
+            f"{bullet}{component:<14} {_money(v['hourlyUsd']):>12}/h {_money(v['monthlyUsd']):>14}/month{unknown}"
+        )
     known = "" if cost.get("complete", True) else "  AT LEAST: unpriced node groups are unknown, not $0"
-    lines.append(f"{bullet}{'total':<14} {_money(cost['hourlyUsd']):>12}/h {_money(cost['monthlyUsd']):>14}/month"
-                 f"  (expected: node groups at desired size){known}")
+    lines.append(
+        f"{bullet}{'total':<14} {_money(cost['hourlyUsd']):>12}/h {_money(cost['monthlyUsd']):>14}/month"
+        f"  (expected: node groups at desired size){known}"
+    )
     worst = cost.get("worstCase")
     if worst:
-        lines.append(f"{bullet}{'worst case':<14} {_money(worst['hourlyUsd']):>12}/h "
-                     f"{_money(worst['monthlyUsd']):>14}/month  ({worst['basis']})")
+        lines.append(
+            f"{bullet}{'worst case':<14} {_money(worst['hourlyUsd']):>12}/h "
+            f"{_money(worst['monthlyUsd']):>14}/month  ({worst['basis']})"
+        )
     for r in cost.get("rates", []):
         price = "unpriced" if r["usdPerHour"] is None else f"{_money(r['usdPerHour'])}/h"
-        lines.append(f"{bullet}rate {r['nodeGroup']}: {r['instanceType']} {r['capacity']} at {price} "
-                     f"({r['option']}; {r['source']})")
+        lines.append(
+            f"{bullet}rate {r['nodeGroup']}: {r['instanceType']} {r['capacity']} at {price} "
+            f"({r['option']}; {r['source']})"
+        )
     b = cost["budget"]
     verdict = _budget_verdict(b["withinBudget"])
     lines.append(f"{bullet}budget {_money(b['monthlyLimitUsd'])}/month: {b['usedPct']}% used ({verdict} budget)")
@@ -181,14 +206,20 @@ def _finding_lines(findings: list, packs: list) -> list[str]:
 
 def render_markdown(plan: Plan) -> str:
     data = plan.to_json()
-    out = [f"### Offline plan: `{plan.stack}` ({data['cloud']}, {data['region']})", "",
-           _kubernetes_line(data["resolved"]["kubernetes"]) + ".", ""]
+    out = [
+        f"### Offline plan: `{plan.stack}` ({data['cloud']}, {data['region']})",
+        "",
+        _kubernetes_line(data["resolved"]["kubernetes"]) + ".",
+        "",
+    ]
     out += ["| node group | nodes | instance | GPUs | RDMA | $/h each |", "|---|---|---|---|---|---|"]
     for g in data["resolved"]["nodeGroups"]:
         price = f"{g['usdPerHour']:,.2f}" if g["usdPerHour"] is not None else "unpriced"
-        out.append(f"| {g['name']} | {g['nodes']['desired']} ({g['nodes']['min']}-{g['nodes']['max']}) | "
-                   f"`{g['instanceType']}` | {g['gpusPerNode']} x {g['gpuModel']} | "
-                   f"{g['rdma']['kind']} x{g['rdma']['interfaces']} | {price} |")
+        out.append(
+            f"| {g['name']} | {g['nodes']['desired']} ({g['nodes']['min']}-{g['nodes']['max']}) | "
+            f"`{g['instanceType']}` | {g['gpusPerNode']} x {g['gpuModel']} | "
+            f"{g['rdma']['kind']} x{g['rdma']['interfaces']} | {price} |"
+        )
     if data["resolved"]["notes"]:
         out += ["", "**Resolver notes**", ""] + [f"- {n}" for n in data["resolved"]["notes"]]
     cost = data["cost"]
@@ -210,10 +241,17 @@ def render_markdown(plan: Plan) -> str:
         out += ["", "| node group | instance | capacity | rate $/h | price source |", "|---|---|---|---:|---|"]
         for r in cost["rates"]:
             price = "unpriced" if r["usdPerHour"] is None else f"{r['usdPerHour']:,.4g}"
-            out.append(f"| {r['nodeGroup']} | `{r['instanceType']}` | {r['capacity']} ({r['option']}) | {price} "
-                       f"| {r['source']} |")
-    out += ["", "<details><summary>" + f"{data['counts']['total']} registrations</summary>", "",
-            "| type | count |", "|---|---:|"]
+            out.append(
+                f"| {r['nodeGroup']} | `{r['instanceType']}` | {r['capacity']} ({r['option']}) | {price} "
+                f"| {r['source']} |"
+            )
+    out += [
+        "",
+        "<details><summary>" + f"{data['counts']['total']} registrations</summary>",
+        "",
+        "| type | count |",
+        "|---|---:|",
+    ]
     out += [f"| `{t}` | {n} |" for t, n in data["counts"]["byType"].items()]
     out += ["", "</details>"]
     out += _readiness_markdown(data["readiness"])
@@ -225,10 +263,17 @@ def render_markdown(plan: Plan) -> str:
 def _readiness_markdown(findings: list) -> list[str]:
     if not findings:
         return ["", "**Readiness** (day one): no gaps found."]
-    out = ["", f"**Readiness** (day one): {len(findings)} findings", "",
-           "| level | check | resource | finding | fix |", "|---|---|---|---|---|"]
-    out += [f"| {f['level']} | `{f['check']}` | `{f['resource']}` | {_cell(f['message'])} | {_cell(f['fix'])} |"
-            for f in findings]
+    out = [
+        "",
+        f"**Readiness** (day one): {len(findings)} findings",
+        "",
+        "| level | check | resource | finding | fix |",
+        "|---|---|---|---|---|",
+    ]
+    out += [
+        f"| {f['level']} | `{f['check']}` | `{f['resource']}` | {_cell(f['message'])} | {_cell(f['fix'])} |"
+        for f in findings
+    ]
     return out
 
 
@@ -250,13 +295,20 @@ def _finding_markdown(findings: list, packs: list) -> list[str]:
     judged = ", ".join(f"`{p}`" for p in packs) or "no policy packs run"
     if not findings:
         return ["", f"**Compliance** ({judged}): no findings."]
-    out = ["", f"**Compliance** ({judged}): {len(findings)} findings", "",
-           "| level | policy | resource | finding | controls | edit | fix |", "|---|---|---|---|---|---|---|"]
+    out = [
+        "",
+        f"**Compliance** ({judged}): {len(findings)} findings",
+        "",
+        "| level | policy | resource | finding | controls | edit | fix |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for f in findings:
         where = f"`{f['resourceName']}`" if f.get("resourceName") else "stack"
         edit = f"`{_cell(f['fix']['field'])}` ({_cell(f['fix']['in'])})" if f.get("fix") else ""
-        out.append(f"| {f['enforcementLevel']} ({f['severity']}) | `{f['policy']}` | {where} | {_cell(f['message'])} | "
-                   f"{_cell(controls(f['framework']))} | {edit} | {_cell(f['remediation'])} |")
+        out.append(
+            f"| {f['enforcementLevel']} ({f['severity']}) | `{f['policy']}` | {where} | {_cell(f['message'])} | "
+            f"{_cell(controls(f['framework']))} | {edit} | {_cell(f['remediation'])} |"
+        )
     return out
 
 
@@ -267,8 +319,11 @@ def render_json(plan: Plan) -> str:
 def render_bundle(plans: Sequence[Plan], failures: Sequence[tuple[str, str]] = ()) -> str:
     """Several plans in one JSON document, for `diff` between two commits; stacks that could not be
     planned are listed with their error so the pull-request comment can show them."""
-    bundle = {"formatVersion": PLAN_FORMAT_VERSION, "plans": [p.to_json() for p in plans],
-              "failures": [{"stack": stack, "error": error} for stack, error in failures]}
+    bundle = {
+        "formatVersion": PLAN_FORMAT_VERSION,
+        "plans": [p.to_json() for p in plans],
+        "failures": [{"stack": stack, "error": error} for stack, error in failures],
+    }
     return json.dumps(bundle, indent=2) + "\n"
 
 

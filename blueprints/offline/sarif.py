@@ -48,8 +48,11 @@ def field_line(path: Path, field: str) -> Optional[int]:
 
 
 def _rule(rule_id: str, finding: Mapping[str, Any], level: str) -> dict[str, Any]:
-    rule: dict[str, Any] = {"id": rule_id, "shortDescription": {"text": finding.get("description") or rule_id},
-                            "defaultConfiguration": {"level": level}}
+    rule: dict[str, Any] = {
+        "id": rule_id,
+        "shortDescription": {"text": finding.get("description") or rule_id},
+        "defaultConfiguration": {"level": level},
+    }
     if finding.get("remediation"):
         rule["help"] = {"text": finding["remediation"]}
     if finding.get("url"):
@@ -84,8 +87,9 @@ class SarifLog:
         self.rules: dict[str, dict[str, Any]] = {}
         self.results: list[dict[str, Any]] = []
 
-    def add_stack(self, stack: str, path: Path, findings: Iterable[Mapping[str, Any]],
-                  readiness: Iterable[Mapping[str, Any]] = ()) -> None:
+    def add_stack(
+        self, stack: str, path: Path, findings: Iterable[Mapping[str, Any]], readiness: Iterable[Mapping[str, Any]] = ()
+    ) -> None:
         uri = stack_file_uri(path)
         for f in findings:
             level = LEVELS.get(f.get("enforcementLevel", ""), "warning")
@@ -95,21 +99,38 @@ class SarifLog:
             text = f"{stack}: {f['message']}"
             if fix.get("field"):
                 text += f" Fix: {fix['field']} ({fix.get('in')})."
-            self.results.append({"ruleId": f["policy"], "level": level, "message": {"text": text},
-                                 "locations": [_location(uri, path, in_file, f.get("urn"))]})
+            self.results.append(
+                {
+                    "ruleId": f["policy"],
+                    "level": level,
+                    "message": {"text": text},
+                    "locations": [_location(uri, path, in_file, f.get("urn"))],
+                }
+            )
         for r in readiness:
             rule_id = f"readiness/{r['check']}"
             level = LEVELS.get(r.get("level", ""), "warning")
             self.rules.setdefault(rule_id, _rule(rule_id, {"description": f"day-one readiness: {r['check']}"}, level))
-            self.results.append({"ruleId": rule_id, "level": level,
-                                 "message": {"text": f"{stack}: {r['message']} Fix: {r['fix']}"},
-                                 "locations": [_location(uri, path, None, r.get("resource"))]})
+            self.results.append(
+                {
+                    "ruleId": rule_id,
+                    "level": level,
+                    "message": {"text": f"{stack}: {r['message']} Fix: {r['fix']}"},
+                    "locations": [_location(uri, path, None, r.get("resource"))],
+                }
+            )
 
     def add_result(self, rule_id: str, description: str, stack: str, path: Path, message: str) -> None:
         """A result that is not a finding (a diff's merge blocker), always an error."""
         self.rules.setdefault(rule_id, _rule(rule_id, {"description": description}, "error"))
-        self.results.append({"ruleId": rule_id, "level": "error", "message": {"text": f"{stack}: {message}"},
-                             "locations": [_location(stack_file_uri(path), path, None, None)]})
+        self.results.append(
+            {
+                "ruleId": rule_id,
+                "level": "error",
+                "message": {"text": f"{stack}: {message}"},
+                "locations": [_location(stack_file_uri(path), path, None, None)],
+            }
+        )
 
     def to_json(self) -> dict[str, Any]:
         rules = [self.rules[k] for k in sorted(self.rules)]

@@ -14,6 +14,7 @@ from typing import Optional
 from catalog import Catalog, Shape, load_catalog
 from catalog.clouds import profile
 from catalog.prices import OPTION_LABELS, Quote, quote
+
 from ..errors import BlueprintError
 from . import flops as fl
 from .commitments import TERM_HOURS, break_even_utilization
@@ -96,8 +97,10 @@ def _exact(c: Candidate) -> bool:
 
 def _options(shape: Shape, region: str, nodes: int, hours: Optional[float], w: Workload) -> tuple[OptionCost, ...]:
     labels = OPTION_LABELS[shape.cloud]
-    found = {o: quote(shape.instance_type, region, o) for o in ("on-demand", "spot", "commit-1y", "commit-3y",
-                                                                 "capacity-block")}
+    found = {
+        o: quote(shape.instance_type, region, o)
+        for o in ("on-demand", "spot", "commit-1y", "commit-3y", "capacity-block")
+    }
     on_demand = found["on-demand"]
     out = []
     for option, q in found.items():
@@ -105,8 +108,11 @@ def _options(shape: Shape, region: str, nodes: int, hours: Optional[float], w: W
             q = None  # spot, commitments and capacity blocks are sold per region: never borrow another's
         if q is None:
             cloud = profile(shape.cloud)
-            why = (f"not sold on {cloud.name}" if option == "capacity-block" and not cloud.capacity_blocks
-                   else f"no sourced {option} price for {shape.instance_type} in {region}")
+            why = (
+                f"not sold on {cloud.name}"
+                if option == "capacity-block" and not cloud.capacity_blocks
+                else f"no sourced {option} price for {shape.instance_type} in {region}"
+            )
             out.append(OptionCost(option, labels[option], None, None, None, note=why))
             continue
         note = q.note
@@ -122,10 +128,22 @@ def _options(shape: Shape, region: str, nodes: int, hours: Optional[float], w: W
             billed = math.ceil(hours / CAPACITY_BLOCK_HOURS) * CAPACITY_BLOCK_HOURS
         else:
             billed = max(hours, TERM_HOURS[option])
-        even = (break_even_utilization(q.usd_per_hour, on_demand.usd_per_hour)
-                if option.startswith("commit") and on_demand else None)
-        out.append(OptionCost(option, labels[option], q, round(nodes * billed * q.usd_per_hour, 2), round(billed, 2),
-                              None if even is None else round(even, 3), note))
+        even = (
+            break_even_utilization(q.usd_per_hour, on_demand.usd_per_hour)
+            if option.startswith("commit") and on_demand
+            else None
+        )
+        out.append(
+            OptionCost(
+                option,
+                labels[option],
+                q,
+                round(nodes * billed * q.usd_per_hour, 2),
+                round(billed, 2),
+                None if even is None else round(even, 3),
+                note,
+            )
+        )
     return tuple(out)
 
 
@@ -152,8 +170,15 @@ def _candidate(shape: Shape, region: str, w: Workload, mem: MemoryBreakdown, tot
     hours = None if peak is None else fl.hours(total, nodes * gpn, peak, w.mfu)
     if why:
         return Candidate(shape, region, per_replica, nodes, hours, fabric, why_not=why)
-    return Candidate(shape, region, per_replica, nodes, None if hours is None else round(hours, 6), fabric,
-                     _options(shape, region, nodes, hours, w))
+    return Candidate(
+        shape,
+        region,
+        per_replica,
+        nodes,
+        None if hours is None else round(hours, 6),
+        fabric,
+        _options(shape, region, nodes, hours, w),
+    )
 
 
 def _pairs(catalog: Catalog, w: Workload) -> list[tuple[Shape, str]]:
@@ -163,8 +188,10 @@ def _pairs(catalog: Catalog, w: Workload) -> list[tuple[Shape, str]]:
     known = sorted({r for s in shapes for r in s.regions})
     unknown = [r for r in w.regions if r not in known]
     if unknown:
-        raise BlueprintError("--region", f"no catalog shape on {', '.join(w.clouds)} is sold in {unknown[0]}; "
-                                         f"regions: {', '.join(known)}")
+        raise BlueprintError(
+            "--region",
+            f"no catalog shape on {', '.join(w.clouds)} is sold in {unknown[0]}; regions: {', '.join(known)}",
+        )
     return [(s, r) for s in shapes for r in w.regions if r in s.regions]
 
 
@@ -173,15 +200,25 @@ def advise(w: Workload, catalog: Optional[Catalog] = None) -> Advice:
     mem = breakdown(w)
     total = fl.total_flops(w)
     built = [_candidate(s, r, w, mem, total) for s, r in _pairs(catalog, w)]
-    feasible = sorted((c for c in built if c.feasible),
-                      key=lambda c: (_cost_key(c), not _exact(c), c.hours if c.hours is not None else math.inf,
-                                     c.shape.instance_type, c.region))
+    feasible = sorted(
+        (c for c in built if c.feasible),
+        key=lambda c: (
+            _cost_key(c),
+            not _exact(c),
+            c.hours if c.hours is not None else math.inf,
+            c.shape.instance_type,
+            c.region,
+        ),
+    )
     if not feasible:
         where = "--region" if w.regions else "--params"
         reasons = sorted({c.why_not for c in built if c.why_not})
-        raise BlueprintError(where, f"no shape in {', '.join(w.regions) or 'the catalog'} fits this workload "
-                                    f"({'; '.join(_kinds(reasons)) or 'no shapes'}); allowed: a region with a fitting "
-                                    f"shape, or more sharding (--sharding zero3)")
+        raise BlueprintError(
+            where,
+            f"no shape in {', '.join(w.regions) or 'the catalog'} fits this workload "
+            f"({'; '.join(_kinds(reasons)) or 'no shapes'}); allowed: a region with a fitting "
+            f"shape, or more sharding (--sharding zero3)",
+        )
     advice = Advice(w, mem, total, tuple(feasible), tuple(c for c in built if not c.feasible))
     return _marked(advice)
 
@@ -201,6 +238,7 @@ def _marked(advice: Advice) -> Advice:
         marks = tuple(m for m, pick in (("cheapest", cheapest), ("fastest", fastest)) if pick is c)
         if c.hours is not None and c.hours > LONG_RUN_DAYS * 24:
             marks += (f"over {LONG_RUN_DAYS} days",)
-        marked.append(Candidate(c.shape, c.region, c.gpus_per_replica, c.nodes, c.hours, c.fabric, c.options,
-                                c.why_not, marks))
+        marked.append(
+            Candidate(c.shape, c.region, c.gpus_per_replica, c.nodes, c.hours, c.fabric, c.options, c.why_not, marks)
+        )
     return Advice(advice.workload, advice.memory, advice.flops, tuple(marked), advice.infeasible)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Optional
 
 from catalog.gpu_models import gpu_models
+
 from .workload import Workload
 
 SECONDS_PER_HOUR = 3600.0
@@ -34,11 +35,16 @@ def total_flops(w: Workload) -> float:
 
 def rule(w: Workload) -> str:
     if w.flops_per_sample is not None:
-        return (f"{'3 x ' if w.mode == 'training' else ''}forward FLOPs per sample ({w.flops_per_sample:.3g}) x "
-                f"samples ({w.samples:.6g}) x epochs ({w.epochs:g})")
+        return (
+            f"{'3 x ' if w.mode == 'training' else ''}forward FLOPs per sample ({w.flops_per_sample:.3g}) x "
+            f"samples ({w.samples:.6g}) x epochs ({w.epochs:g})"
+        )
     which = "active params (mixture of experts)" if w.active_params else "params"
-    return (f"6 x {which} x tokens (dense transformer training; Kaplan et al. 2020)" if w.mode == "training"
-            else f"2 x {which} x tokens (forward pass only)")
+    return (
+        f"6 x {which} x tokens (dense transformer training; Kaplan et al. 2020)"
+        if w.mode == "training"
+        else f"2 x {which} x tokens (forward pass only)"
+    )
 
 
 def peak_and_reason(gpu_model: str, precision: str) -> tuple[Optional[float], str]:

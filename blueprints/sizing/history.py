@@ -21,6 +21,7 @@ from typing import Any, Optional
 
 from catalog import load_catalog
 from catalog.prices import quote
+
 from ..errors import BlueprintError
 from .commitments import HOURS_PER_MONTH, CommitmentAdvice, best_commitment, break_even_utilization
 
@@ -72,8 +73,10 @@ def read_history(path: Path) -> dict[tuple[str, str], list[tuple[dt.date, float]
         where = f"{name}: row {number}"
         shape = catalog.get((row["instance_type"] or "").strip())
         if shape is None:
-            raise BlueprintError(f"{where} instance_type", f"{row['instance_type']!r} is not in the catalog; "
-                                                           f"shapes: see catalog/shapes.yaml")
+            raise BlueprintError(
+                f"{where} instance_type",
+                f"{row['instance_type']!r} is not in the catalog; shapes: see catalog/shapes.yaml",
+            )
         month = _month(row["month"] or "", f"{where} month")
         try:
             hours = float(row["gpu_hours"])
@@ -95,8 +98,10 @@ def read_history(path: Path) -> dict[tuple[str, str], list[tuple[dt.date, float]
         for present in months[1:]:
             month = _next(month)
             if present != month:
-                raise BlueprintError(f"{name}: {key[0]} month", f"{month:%Y-%m} is missing (a gap); allowed: "
-                                                                  f"consecutive months, 0 for a month without use")
+                raise BlueprintError(
+                    f"{name}: {key[0]} month",
+                    f"{month:%Y-%m} is missing (a gap); allowed: consecutive months, 0 for a month without use",
+                )
         if len(months) < MIN_MONTHS:
             raise BlueprintError(f"{name}: {key[0]}", f"{len(months)} months of history; at least {MIN_MONTHS} needed")
         out[key] = [(m, by_month[m]) for m in months]
@@ -117,12 +122,21 @@ def _forecast(values: list[float]) -> tuple[list[float], str]:
     seasonal = len(y) >= 24
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # convergence chatter on short series; the fit is still usable
-        model = ExponentialSmoothing(y, trend="add", damped_trend=True, seasonal="add" if seasonal else None,
-                                     seasonal_periods=12 if seasonal else None, initialization_method="estimated")
+        model = ExponentialSmoothing(
+            y,
+            trend="add",
+            damped_trend=True,
+            seasonal="add" if seasonal else None,
+            seasonal_periods=12 if seasonal else None,
+            initialization_method="estimated",
+        )
         fitted = model.fit()
         path = fitted.forecast(HORIZON)
-    method = ("statsmodels Holt-Winters (damped additive trend, additive yearly season)" if seasonal
-              else "statsmodels Holt (damped additive trend)")
+    method = (
+        "statsmodels Holt-Winters (damped additive trend, additive yearly season)"
+        if seasonal
+        else "statsmodels Holt (damped additive trend)"
+    )
     return [max(0.0, float(v)) for v in path], method
 
 
@@ -146,23 +160,49 @@ def plan_commitments(path: Path) -> list[ShapeForecast]:
         else:
             advice = best_commitment(per_instance, od.usd_per_hour, commit.usd_per_hour)
             source = f"{commit.cite()}; on-demand {od.cite()}"
-        out.append(ShapeForecast(instance_type, region, tuple((f"{m:%Y-%m}", h) for m, h in history),
-                                 tuple(zip(months, (round(v, 1) for v in forecast))), method, advice, why, source))
+        out.append(
+            ShapeForecast(
+                instance_type,
+                region,
+                tuple((f"{m:%Y-%m}", h) for m, h in history),
+                tuple(zip(months, (round(v, 1) for v in forecast))),
+                method,
+                advice,
+                why,
+                source,
+            )
+        )
     return out
 
 
 def history_json(results: list[ShapeForecast]) -> dict[str, Any]:
-    return {"horizonMonths": HORIZON, "hoursPerMonth": HOURS_PER_MONTH, "shapes": [{
-        "instanceType": r.instance_type, "region": r.region, "method": r.method,
-        "forecastGpuHours": dict(r.forecast),
-        "commitment": None if r.advice is None else {
-            "option": "commit-1y", "instances": r.advice.instances, "expectedSavingUsd": r.advice.saving_usd,
-            "commitUsdPerHour": r.advice.commit_usd_per_hour, "onDemandUsdPerHour": r.advice.on_demand_usd_per_hour,
-            "breakEvenUtilization": round(break_even_utilization(r.advice.commit_usd_per_hour,
-                                                                 r.advice.on_demand_usd_per_hour), 3),
-            "source": r.commit_source},
-        **({"whyNone": r.why_none} if r.why_none else {}),
-    } for r in results]}
+    return {
+        "horizonMonths": HORIZON,
+        "hoursPerMonth": HOURS_PER_MONTH,
+        "shapes": [
+            {
+                "instanceType": r.instance_type,
+                "region": r.region,
+                "method": r.method,
+                "forecastGpuHours": dict(r.forecast),
+                "commitment": None
+                if r.advice is None
+                else {
+                    "option": "commit-1y",
+                    "instances": r.advice.instances,
+                    "expectedSavingUsd": r.advice.saving_usd,
+                    "commitUsdPerHour": r.advice.commit_usd_per_hour,
+                    "onDemandUsdPerHour": r.advice.on_demand_usd_per_hour,
+                    "breakEvenUtilization": round(
+                        break_even_utilization(r.advice.commit_usd_per_hour, r.advice.on_demand_usd_per_hour), 3
+                    ),
+                    "source": r.commit_source,
+                },
+                **({"whyNone": r.why_none} if r.why_none else {}),
+            }
+            for r in results
+        ],
+    }
 
 
 def render_history(path: Path, fmt: str) -> str:
@@ -178,7 +218,9 @@ def render_history(path: Path, fmt: str) -> str:
         if c is None:
             lines.append(f"{bullet}  no recommendation: {s['whyNone']}")
         else:
-            lines.append(f"{bullet}  commit {c['instances']} instance(s) for 1 year: expected saving "
-                         f"${c['expectedSavingUsd']:,.2f} over {HORIZON} months (break-even utilization "
-                         f"{c['breakEvenUtilization']:.0%}; {c['source']})")
+            lines.append(
+                f"{bullet}  commit {c['instances']} instance(s) for 1 year: expected saving "
+                f"${c['expectedSavingUsd']:,.2f} over {HORIZON} months (break-even utilization "
+                f"{c['breakEvenUtilization']:.0%}; {c['source']})"
+            )
     return "\n".join(lines) + "\n"

@@ -36,8 +36,14 @@ BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4":
 # bf16 weights and gradients, so its model states are counted as bf16's.
 TRAIN_BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 2.0}
 # Optimizer state bytes per parameter: mixed precision keeps an fp32 master copy (4) besides the moments.
-OPTIMIZER_BYTES = {("adam", True): 12.0, ("adamw", True): 12.0, ("sgd", True): 8.0,
-                   ("adam", False): 8.0, ("adamw", False): 8.0, ("sgd", False): 4.0}
+OPTIMIZER_BYTES = {
+    ("adam", True): 12.0,
+    ("adamw", True): 12.0,
+    ("sgd", True): 8.0,
+    ("adam", False): 8.0,
+    ("adamw", False): 8.0,
+    ("sgd", False): 4.0,
+}
 # Transformer shape when the user gives none: hidden/layers = 128 (GPT-3 175B: 12288/96; LLaMA 7B: 4096/32)
 # and params = 12 x layers x hidden^2 (Kaplan et al. 2020, section 2.1, non-embedding parameters).
 ASPECT = 128
@@ -106,9 +112,12 @@ def breakdown(w: Workload) -> MemoryBreakdown:
         kv_bytes, width = kv_bytes_per_value(w.precision), kv_width(w)
         parts = (
             Part("weights", p * wb, f"params x {wb:g} B ({w.precision})", False),
-            Part("kv_cache", 2 * layers * width * s * b * kv_bytes,
-                 f"2 x layers({layers}) x kv_heads x head_dim({width}) x seq({s}) x batch({b}) x {kv_bytes:g} B",
-                 False),
+            Part(
+                "kv_cache",
+                2 * layers * width * s * b * kv_bytes,
+                f"2 x layers({layers}) x kv_heads x head_dim({width}) x seq({s}) x batch({b}) x {kv_bytes:g} B",
+                False,
+            ),
         )
         return MemoryBreakdown(parts, (hidden, layers, heads), "none")
     tb = TRAIN_BYTES[w.precision]
@@ -121,17 +130,25 @@ def breakdown(w: Workload) -> MemoryBreakdown:
         per_layer, text = 34 * s * b * hidden, "34*s*b*h"
     else:
         per_layer, text = 2 * s * b * hidden, "2*s*b*h"
-    activations = Part("activations", per_layer * layers,
-                       f"layers({layers}) x {text} (s={s}, b={b}, h={hidden}, a={heads}; {w.recompute} recomputation)",
-                       False)
+    activations = Part(
+        "activations",
+        per_layer * layers,
+        f"layers({layers}) x {text} (s={s}, b={b}, h={hidden}, a={heads}; {w.recompute} recomputation)",
+        False,
+    )
     if w.flops_per_sample is not None:  # no transformer shape to size a vision model's activations by
-        activations = Part("activations", 0.0, "not modelled for non-transformer work (sized by FLOPs per sample)",
-                           False)
+        activations = Part(
+            "activations", 0.0, "not modelled for non-transformer work (sized by FLOPs per sample)", False
+        )
     parts = (
         Part("weights", p * tb, f"params x {tb:g} B", stage >= 3),
         Part("gradients", p * tb, f"params x {tb:g} B", stage >= 2),
-        Part("optimizer_states", p * k,
-             f"params x {k:g} B ({w.optimizer}{', fp32 master copy' if mixed else ''})", stage >= 1),
+        Part(
+            "optimizer_states",
+            p * k,
+            f"params x {k:g} B ({w.optimizer}{', fp32 master copy' if mixed else ''})",
+            stage >= 1,
+        ),
         activations,
     )
     return MemoryBreakdown(parts, (hidden, layers, heads), w.sharding)

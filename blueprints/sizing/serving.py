@@ -32,6 +32,7 @@ from rich.table import Table
 from catalog import Catalog, Shape, load_catalog
 from catalog.gpu_models import gpu_models
 from catalog.prices import OPTION_LABELS, quote
+
 from ..errors import BlueprintError
 from . import flops as fl
 from .candidates import Advice, Candidate, OptionCost, _pairs
@@ -40,8 +41,10 @@ from .workload import Workload
 
 HOURS_PER_MONTH = 730  # 24 x 365 / 12
 SERVING_OPTIONS = ("on-demand", "spot", "commit-1y", "commit-3y")  # capacity blocks end; a service does not
-MBU_SOURCE = ("NVIDIA NIM LLM benchmarking, Llama-3.3-70B-Instruct v1.8.0 on 2 x H100 80G fp8 TP2, concurrency 1: "
-              "ITL 18.58 ms (docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance, read 2026-11-24)")
+MBU_SOURCE = (
+    "NVIDIA NIM LLM benchmarking, Llama-3.3-70B-Instruct v1.8.0 on 2 x H100 80G fp8 TP2, concurrency 1: "
+    "ITL 18.58 ms (docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance, read 2026-11-24)"
+)
 
 
 @dataclass(frozen=True)
@@ -58,8 +61,11 @@ class ReplicaPlan:
 
 def tp_degrees(heads: int, kv_heads: int, gpus_per_node: int) -> list[int]:
     """Tensor-parallel degrees one node can run: divide the heads; divide or be a multiple of the KV heads."""
-    return [tp for tp in range(1, gpus_per_node + 1)
-            if gpus_per_node % tp == 0 and heads % tp == 0 and (kv_heads % tp == 0 or tp % kv_heads == 0)]
+    return [
+        tp
+        for tp in range(1, gpus_per_node + 1)
+        if gpus_per_node % tp == 0 and heads % tp == 0 and (kv_heads % tp == 0 or tp % kv_heads == 0)
+    ]
 
 
 def _replica(w: Workload, shape: Shape, tp: int) -> tuple[Optional[ReplicaPlan], str]:
@@ -145,14 +151,25 @@ def _options(shape: Shape, region: str, nodes: int, w: Workload) -> tuple[Option
             q = None  # spot and commitments are sold per region: never borrow another's
         label = OPTION_LABELS[shape.cloud][option]
         if q is None:
-            out.append(OptionCost(option, label, None, None, None,
-                                  note=f"no sourced {option} price for {shape.instance_type} in {region}"))
+            out.append(
+                OptionCost(
+                    option,
+                    label,
+                    None,
+                    None,
+                    None,
+                    note=f"no sourced {option} price for {shape.instance_type} in {region}",
+                )
+            )
             continue
         note = q.note
         if option == "spot":
             note = "; ".join(filter(None, [note, "spot nodes can be reclaimed: keep --spare-replicas"]))
-        out.append(OptionCost(option, label, q, round(nodes * HOURS_PER_MONTH * q.usd_per_hour, 2),
-                              HOURS_PER_MONTH, None, note))
+        out.append(
+            OptionCost(
+                option, label, q, round(nodes * HOURS_PER_MONTH * q.usd_per_hour, 2), HOURS_PER_MONTH, None, note
+            )
+        )
     return tuple(out)
 
 
@@ -181,26 +198,53 @@ def advise_serving(w: Workload, catalog: Optional[Catalog] = None) -> ServingAdv
         replicas = _replicas(w, plan)
         nodes = math.ceil(replicas / (shape.gpu.count // plan.tp))
         if nodes > 1000:
-            infeasible.append(Candidate(shape, region, plan.tp, nodes, None, "-",
-                                        why_not=f"needs {nodes} nodes, more than a node group's 1000"))
+            infeasible.append(
+                Candidate(
+                    shape,
+                    region,
+                    plan.tp,
+                    nodes,
+                    None,
+                    "-",
+                    why_not=f"needs {nodes} nodes, more than a node group's 1000",
+                )
+            )
             continue
         feasible.append(Candidate(shape, region, plan.tp, nodes, None, "-", _options(shape, region, nodes, w)))
         plans.append((shape.instance_type, region, plan, replicas))
     if not feasible:
         reasons = sorted({c.why_not for c in infeasible if c.why_not}, key=_closest)
-        raise BlueprintError("--model" if w.model else "--params",
-                             f"no shape can serve this ({reasons[0] if reasons else 'no shapes'}); allowed: "
-                             f"looser --ttft-ms/--tpot-ms, a lower precision (--precision fp8/int8/int4)")
+        raise BlueprintError(
+            "--model" if w.model else "--params",
+            f"no shape can serve this ({reasons[0] if reasons else 'no shapes'}); allowed: "
+            f"looser --ttft-ms/--tpot-ms, a lower precision (--precision fp8/int8/int4)",
+        )
 
     def key(c: Candidate) -> tuple:
         best = c.best()
-        return (best.cost_to_finish_usd if best else math.inf, not (best and best.quote and best.quote.exact),
-                c.shape.instance_type, c.region)
+        return (
+            best.cost_to_finish_usd if best else math.inf,
+            not (best and best.quote and best.quote.exact),
+            c.shape.instance_type,
+            c.region,
+        )
 
     ranked = sorted(feasible, key=key)
     cheapest = next((c for c in ranked if c.best() is not None), None)
-    marked = tuple(Candidate(c.shape, c.region, c.gpus_per_replica, c.nodes, None, c.fabric, c.options, None,
-                             ("cheapest",) if c is cheapest else ()) for c in ranked)
+    marked = tuple(
+        Candidate(
+            c.shape,
+            c.region,
+            c.gpus_per_replica,
+            c.nodes,
+            None,
+            c.fabric,
+            c.options,
+            None,
+            ("cheapest",) if c is cheapest else (),
+        )
+        for c in ranked
+    )
     return ServingAdvice(w, breakdown(w), 0.0, marked, tuple(infeasible), tuple(plans))
 
 
@@ -212,47 +256,83 @@ def serving_json(advice: ServingAdvice) -> dict[str, Any]:
         best = c.best()
         per_hour = None if best is None else best.cost_to_finish_usd / HOURS_PER_MONTH  # type: ignore[operator]
         tokens_per_hour = served_tokens_per_s(w, plan, replicas) * 3600
-        rows.append({
-            "instanceType": c.shape.instance_type, "cloud": c.shape.cloud, "region": c.region,
-            "gpuModel": c.shape.gpu.model, "tensorParallel": plan.tp, "maxBatch": plan.max_batch, "batch": plan.batch,
-            "ttftMs": round(plan.ttft_s * 1e3, 1), "tpotMs": round(plan.tpot_s * 1e3, 2),
-            "tpotAloneMs": round(plan.tpot_1_s * 1e3, 2),
-            "requestsPerSecondPerReplica": round(plan.requests_per_s, 3),
-            "outputTokensPerSecondPerReplica": round(plan.output_tokens_per_s, 1),
-            "replicas": replicas, "spareReplicas": w.spare_replicas, "nodes": c.nodes, "gpus": c.gpus,
-            "marks": list(c.marks),
-            "best": None if best is None else {
-                "option": best.option, "usdPerHour": round(per_hour, 4), "usdPerMonth": best.cost_to_finish_usd,
-                "usdPerMillionOutputTokens": round(per_hour / tokens_per_hour * 1e6, 4) if tokens_per_hour else None,
-                "priceRegion": best.quote.region if best.quote else None,
-                "source": best.quote.source if best.quote else None, "asOf": best.quote.as_of if best.quote else None},
-        })
+        rows.append(
+            {
+                "instanceType": c.shape.instance_type,
+                "cloud": c.shape.cloud,
+                "region": c.region,
+                "gpuModel": c.shape.gpu.model,
+                "tensorParallel": plan.tp,
+                "maxBatch": plan.max_batch,
+                "batch": plan.batch,
+                "ttftMs": round(plan.ttft_s * 1e3, 1),
+                "tpotMs": round(plan.tpot_s * 1e3, 2),
+                "tpotAloneMs": round(plan.tpot_1_s * 1e3, 2),
+                "requestsPerSecondPerReplica": round(plan.requests_per_s, 3),
+                "outputTokensPerSecondPerReplica": round(plan.output_tokens_per_s, 1),
+                "replicas": replicas,
+                "spareReplicas": w.spare_replicas,
+                "nodes": c.nodes,
+                "gpus": c.gpus,
+                "marks": list(c.marks),
+                "best": None
+                if best is None
+                else {
+                    "option": best.option,
+                    "usdPerHour": round(per_hour, 4),
+                    "usdPerMonth": best.cost_to_finish_usd,
+                    "usdPerMillionOutputTokens": round(per_hour / tokens_per_hour * 1e6, 4)
+                    if tokens_per_hour
+                    else None,
+                    "priceRegion": best.quote.region if best.quote else None,
+                    "source": best.quote.source if best.quote else None,
+                    "asOf": best.quote.as_of if best.quote else None,
+                },
+            }
+        )
     return {
-        "formatVersion": 1, "kind": "serving", "workload": json.loads(w.model_dump_json()),
+        "formatVersion": 1,
+        "kind": "serving",
+        "workload": json.loads(w.model_dump_json()),
         "weightsGb": round(w.params * BYTES[w.precision] / 1e9, 3),
-        "rules": {"prefill": "2 x active params x prompt tokens / (TP x dense peak x MFU)",
-                  "decode": "(weights + batch x KV cache read) / (TP x HBM bandwidth x MBU), at least its compute",
-                  "mfu": w.mfu, "mbu": w.mbu, "mbuSource": MBU_SOURCE,
-                  "costPerMonth": f"{HOURS_PER_MONTH} hours (24 x 7)"},
-        "cheapest": None if advice.cheapest is None else {"instanceType": advice.cheapest.shape.instance_type,
-                                                          "region": advice.cheapest.region},
+        "rules": {
+            "prefill": "2 x active params x prompt tokens / (TP x dense peak x MFU)",
+            "decode": "(weights + batch x KV cache read) / (TP x HBM bandwidth x MBU), at least its compute",
+            "mfu": w.mfu,
+            "mbu": w.mbu,
+            "mbuSource": MBU_SOURCE,
+            "costPerMonth": f"{HOURS_PER_MONTH} hours (24 x 7)",
+        },
+        "cheapest": None
+        if advice.cheapest is None
+        else {"instanceType": advice.cheapest.shape.instance_type, "region": advice.cheapest.region},
         "candidates": rows,
-        "infeasible": [{"instanceType": c.shape.instance_type, "region": c.region, "whyNot": c.why_not}
-                       for c in advice.infeasible],
+        "infeasible": [
+            {"instanceType": c.shape.instance_type, "region": c.region, "whyNot": c.why_not} for c in advice.infeasible
+        ],
     }
 
 
 def _lines(data: dict[str, Any]) -> list[str]:
     w, r = data["workload"], data["rules"]
-    load = (f"{w['request_rate']:g} requests/s" if w["request_rate"] is not None
-            else f"{w['concurrency']} concurrent users")
-    targets = ", ".join(filter(None, [w["ttft_ms"] and f"TTFT <= {w['ttft_ms']:g} ms",
-                                      w["tpot_ms"] and f"TPOT <= {w['tpot_ms']:g} ms"])) or "no latency targets"
-    return [f"serving {w['model'] or format(w['params'], '.3g') + ' params'}, {w['precision']} "
-            f"(weights {data['weightsGb']:,.1f} GB): {load}, {w['input_tokens']} in / {w['output_tokens']} out "
-            f"tokens per request, {targets}, {w['spare_replicas']} spare replica(s)",
-            f"prefill = {r['prefill']} (MFU {r['mfu']:.0%}); decode step = {r['decode']} (MBU {r['mbu']:.0%}: "
-            f"{r['mbuSource']})"]
+    load = (
+        f"{w['request_rate']:g} requests/s" if w["request_rate"] is not None else f"{w['concurrency']} concurrent users"
+    )
+    targets = (
+        ", ".join(
+            filter(
+                None, [w["ttft_ms"] and f"TTFT <= {w['ttft_ms']:g} ms", w["tpot_ms"] and f"TPOT <= {w['tpot_ms']:g} ms"]
+            )
+        )
+        or "no latency targets"
+    )
+    return [
+        f"serving {w['model'] or format(w['params'], '.3g') + ' params'}, {w['precision']} "
+        f"(weights {data['weightsGb']:,.1f} GB): {load}, {w['input_tokens']} in / {w['output_tokens']} out "
+        f"tokens per request, {targets}, {w['spare_replicas']} spare replica(s)",
+        f"prefill = {r['prefill']} (MFU {r['mfu']:.0%}); decode step = {r['decode']} (MBU {r['mbu']:.0%}: "
+        f"{r['mbuSource']})",
+    ]
 
 
 def render_serving_text(advice: ServingAdvice, width: int = 160) -> str:
@@ -262,18 +342,45 @@ def render_serving_text(advice: ServingAdvice, width: int = 160) -> str:
     for line in _lines(data):
         console.print(line, markup=False)
     table = Table(title="serving candidates, ranked by cost per month (24 x 7)")
-    for column in ("#", "shape", "region", "TP", "batch", "TTFT ms", "TPOT ms", "tok/s/replica", "replicas",
-                   "nodes", "$/hour", "$/month", "$/M out tok", "option"):
+    for column in (
+        "#",
+        "shape",
+        "region",
+        "TP",
+        "batch",
+        "TTFT ms",
+        "TPOT ms",
+        "tok/s/replica",
+        "replicas",
+        "nodes",
+        "$/hour",
+        "$/month",
+        "$/M out tok",
+        "option",
+    ):
         table.add_column(column, overflow="fold")
     for i, r in enumerate(data["candidates"][:12], 1):
         b = r["best"] or {}
-        table.add_row(str(i), r["instanceType"], r["region"], str(r["tensorParallel"]), str(r["batch"]),
-                      f"{r['ttftMs']:,.0f}", f"{r['tpotMs']:.1f}", f"{r['outputTokensPerSecondPerReplica']:,.0f}",
-                      str(r["replicas"]), str(r["nodes"]), _usd(b.get("usdPerHour")), _usd(b.get("usdPerMonth"), 0),
-                      _usd(b.get("usdPerMillionOutputTokens")), b.get("option", "-"))
+        table.add_row(
+            str(i),
+            r["instanceType"],
+            r["region"],
+            str(r["tensorParallel"]),
+            str(r["batch"]),
+            f"{r['ttftMs']:,.0f}",
+            f"{r['tpotMs']:.1f}",
+            f"{r['outputTokensPerSecondPerReplica']:,.0f}",
+            str(r["replicas"]),
+            str(r["nodes"]),
+            _usd(b.get("usdPerHour")),
+            _usd(b.get("usdPerMonth"), 0),
+            _usd(b.get("usdPerMillionOutputTokens")),
+            b.get("option", "-"),
+        )
     console.print(table)
-    console.print(f"{len(data['candidates'])} feasible candidates, {len(data['infeasible'])} cannot serve it",
-                  markup=False)
+    console.print(
+        f"{len(data['candidates'])} feasible candidates, {len(data['infeasible'])} cannot serve it", markup=False
+    )
     return buffer.getvalue()
 
 
@@ -284,16 +391,24 @@ def _usd(v: Optional[float], digits: int = 2) -> str:
 def render_serving_markdown(advice: ServingAdvice) -> str:
     data = serving_json(advice)
     out = ["## Serving sizing", ""] + [f"    {line}" for line in _lines(data)] + [""]
-    out += ["| # | shape | region | TP | batch | TTFT ms | TPOT ms | tok/s/replica | replicas | nodes | $/hour | "
-            "$/M out tok |", "|" + "---|" * 12]
+    out += [
+        "| # | shape | region | TP | batch | TTFT ms | TPOT ms | tok/s/replica | replicas | nodes | $/hour | "
+        "$/M out tok |",
+        "|" + "---|" * 12,
+    ]
     for i, r in enumerate(data["candidates"][:12], 1):
         b = r["best"] or {}
-        out.append(f"| {i} | {r['instanceType']} | {r['region']} | {r['tensorParallel']} | {r['batch']} | "
-                   f"{r['ttftMs']:,.0f} | {r['tpotMs']:.1f} | {r['outputTokensPerSecondPerReplica']:,.0f} | "
-                   f"{r['replicas']} | {r['nodes']} | {_usd(b.get('usdPerHour'))} | "
-                   f"{_usd(b.get('usdPerMillionOutputTokens'))} |")
+        out.append(
+            f"| {i} | {r['instanceType']} | {r['region']} | {r['tensorParallel']} | {r['batch']} | "
+            f"{r['ttftMs']:,.0f} | {r['tpotMs']:.1f} | {r['outputTokensPerSecondPerReplica']:,.0f} | "
+            f"{r['replicas']} | {r['nodes']} | {_usd(b.get('usdPerHour'))} | "
+            f"{_usd(b.get('usdPerMillionOutputTokens'))} |"
+        )
     return "\n".join(out) + "\n"
 
 
-SERVING_RENDERERS = {"text": render_serving_text, "markdown": render_serving_markdown,
-                     "json": lambda advice: json.dumps(serving_json(advice), indent=2) + "\n"}
+SERVING_RENDERERS = {
+    "text": render_serving_text,
+    "markdown": render_serving_markdown,
+    "json": lambda advice: json.dumps(serving_json(advice), indent=2) + "\n",
+}

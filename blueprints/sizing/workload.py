@@ -61,8 +61,9 @@ class Workload(BaseModel):
     precision: Precision = "bf16"
     optimizer: Optimizer = "adamw"
     sharding: Sharding = "zero3"
-    tokens: Optional[float] = Field(None, gt=0, le=1e16,
-                                    description="Tokens to train on (or to serve, for inference); at most 1e16.")
+    tokens: Optional[float] = Field(
+        None, gt=0, le=1e16, description="Tokens to train on (or to serve, for inference); at most 1e16."
+    )
     steps: Optional[int] = Field(None, gt=0, description="Optimizer steps; tokens = steps x global batch x seq len.")
     seq_len: int = Field(4096, gt=0, le=1_048_576)
     micro_batch: int = Field(1, gt=0, le=4096, description="Sequences per GPU per forward pass.")
@@ -135,8 +136,13 @@ class Workload(BaseModel):
 
 
 # Workload fields whose command-line flag is spelled differently.
-FLAGS = {"clouds": "--cloud", "regions": "--region", "target_hours": "--target-days", "request_rate": "--rps",
-         "checkpoints_kept": "--checkpoints"}
+FLAGS = {
+    "clouds": "--cloud",
+    "regions": "--region",
+    "target_hours": "--target-days",
+    "request_rate": "--rps",
+    "checkpoints_kept": "--checkpoints",
+}
 
 
 def with_model(fields: dict[str, object]) -> dict[str, object]:
@@ -148,8 +154,11 @@ def with_model(fields: dict[str, object]) -> dict[str, object]:
 
     known = model_shapes()[1]
     if name not in known:
-        raise BlueprintError("--model", f"unknown model {name!r}; allowed: {', '.join(known)} "
-                                        "(or --params with --layers/--hidden-size/--heads/--kv-heads)")
+        raise BlueprintError(
+            "--model",
+            f"unknown model {name!r}; allowed: {', '.join(known)} "
+            "(or --params with --layers/--hidden-size/--heads/--kv-heads)",
+        )
     if fields.get("params") is not None:
         raise BlueprintError("--params", f"give --model or --params, not both (--model {name} sets the parameters)")
     shape = known[name]
@@ -171,11 +180,19 @@ def with_named_workload(fields: dict[str, object]) -> dict[str, object]:
 
     known = named_workloads()[1]
     if name not in known:
-        raise BlueprintError("--workload", f"unknown workload {name!r}; allowed: {', '.join(known)} "
-                                           "(or --flops-per-sample with --samples and --epochs)")
+        raise BlueprintError(
+            "--workload",
+            f"unknown workload {name!r}; allowed: {', '.join(known)} "
+            "(or --flops-per-sample with --samples and --epochs)",
+        )
     facts, out = known[name], dict(fields)
-    for key, value in (("flops_per_sample", facts.forward_flops), ("params", facts.params),
-                       ("samples", facts.samples), ("epochs", facts.epochs), ("mfu", facts.mfu)):
+    for key, value in (
+        ("flops_per_sample", facts.forward_flops),
+        ("params", facts.params),
+        ("samples", facts.samples),
+        ("epochs", facts.epochs),
+        ("mfu", facts.mfu),
+    ):
         if out.get(key) is None:
             out[key] = value
     return out

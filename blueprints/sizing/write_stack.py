@@ -19,6 +19,7 @@ import yaml
 
 from catalog import Shape
 from catalog.clouds import profile
+
 from ..errors import BlueprintError
 from ..stackconfig import FULL_CONFIG_KEY, PRESETS_DIR
 from .candidates import Advice, Candidate
@@ -26,13 +27,28 @@ from .memory import OPTIMIZER_BYTES, TRAIN_BYTES
 
 STACK_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 # Which preset a GPU model starts from: small inference/fine-tuning GPUs, A100-class training, H100-class.
-PRESET_BY_GPU = {"T4": "startup", "A10": "startup", "A10G": "startup", "L4": "startup", "L20": "startup",
-                 "L40S": "startup", "A100-40GB": "research", "A100-80GB": "research", "H20": "research",
-                 "H100": "enterprise", "H200": "enterprise"}
+PRESET_BY_GPU = {
+    "T4": "startup",
+    "A10": "startup",
+    "A10G": "startup",
+    "L4": "startup",
+    "L20": "startup",
+    "L40S": "startup",
+    "A100-40GB": "research",
+    "A100-80GB": "research",
+    "H20": "research",
+    "H100": "enterprise",
+    "H200": "enterprise",
+}
 # How the nodes are bought: commitments are billing, not capacity (the nodes run on-demand under them);
 # capacity blocks need a reservation id only a purchase gives.
-CAPACITY_BY_OPTION = {"on-demand": "on-demand", "spot": "spot", "commit-1y": "on-demand",
-                      "commit-3y": "on-demand", "capacity-block": "on-demand"}
+CAPACITY_BY_OPTION = {
+    "on-demand": "on-demand",
+    "spot": "spot",
+    "commit-1y": "on-demand",
+    "commit-3y": "on-demand",
+    "capacity-block": "on-demand",
+}
 GIB = 2**30
 
 
@@ -58,13 +74,20 @@ def _cluster(advice: Advice, pick: Candidate, budget: int, contact: str) -> dict
     base = yaml.safe_load((PRESETS_DIR / f"{preset}.yaml").read_text())
     best = pick.best()
     group: dict[str, Any] = {
-        "gpuModel": shape.gpu.model, "gpusPerNode": shape.gpu.count, "minVcpus": shape.vcpus,
-        "minMemoryGib": shape.memory_gib, "minNodes": 0, "desiredNodes": pick.nodes, "maxNodes": pick.nodes,
+        "gpuModel": shape.gpu.model,
+        "gpusPerNode": shape.gpu.count,
+        "minVcpus": shape.vcpus,
+        "minMemoryGib": shape.memory_gib,
+        "minNodes": 0,
+        "desiredNodes": pick.nodes,
+        "maxNodes": pick.nodes,
         "capacity": CAPACITY_BY_OPTION[best.option if best else "on-demand"],
     }
     data_gb = advice.workload.dataset_tb * 1000 + checkpoint_bytes(advice) * advice.workload.checkpoints_kept / 1e9
     cluster: dict[str, Any] = {
-        "preset": preset, "cloud": shape.cloud, "region": pick.region,
+        "preset": preset,
+        "cloud": shape.cloud,
+        "region": pick.region,
         "nodeGroups": {"gpu": group},
         # Serving replicas live within one node each (serving.py): GPU groups without RDMA.
         "networking": {"rdma": advice.workload.mode == "training" and pick.nodes > 1 and shape.rdma.kind != "none"},
@@ -84,13 +107,24 @@ def _cluster(advice: Advice, pick: Candidate, budget: int, contact: str) -> dict
 
 def _document(stack: str, cluster: dict[str, Any], pick: Candidate, note: str) -> str:
     best = pick.best()
-    how = f"{best.label} at ${best.quote.usd_per_hour:,.4g}/h ({best.quote.cite()})" if best and best.quote else "unpriced"
-    run = "about {:,.0f} hours".format(pick.hours or 0) if pick.hours is not None else (
-        "serving around the clock (an inference-capable stack of GPU groups without RDMA; this repository has no "
-        "serving spec yet, so no model server is declared)")
-    header = (f"# Written by `python -m blueprints size --write-stack {stack}`: {pick.nodes} x "
-              f"{pick.shape.instance_type} in {pick.region}, {run}; cheapest option: "
-              f"{how}.\n# {note}\n# Replace the example budget contact before `pulumi up --stack {stack}`.\n")
+    how = (
+        f"{best.label} at ${best.quote.usd_per_hour:,.4g}/h ({best.quote.cite()})"
+        if best and best.quote
+        else "unpriced"
+    )
+    run = (
+        "about {:,.0f} hours".format(pick.hours or 0)
+        if pick.hours is not None
+        else (
+            "serving around the clock (an inference-capable stack of GPU groups without RDMA; this repository has no "
+            "serving spec yet, so no model server is declared)"
+        )
+    )
+    header = (
+        f"# Written by `python -m blueprints size --write-stack {stack}`: {pick.nodes} x "
+        f"{pick.shape.instance_type} in {pick.region}, {run}; cheapest option: "
+        f"{how}.\n# {note}\n# Replace the example budget contact before `pulumi up --stack {stack}`.\n"
+    )
     return header + yaml.safe_dump({"config": {FULL_CONFIG_KEY: cluster}}, sort_keys=False)
 
 
@@ -101,8 +135,9 @@ def _plan_in(folder: Path, stack: str, text: str):
     return make_plan(stack, folder)
 
 
-def write_stack(advice: Advice, stack: str, stacks_dir: Path, margin: float = 0.2,
-                contact: str = "platform-team@example.com") -> Path:
+def write_stack(
+    advice: Advice, stack: str, stacks_dir: Path, margin: float = 0.2, contact: str = "platform-team@example.com"
+) -> Path:
     """Write stacks_dir/Pulumi.<stack>.yaml for the cheapest candidate; return its path."""
     if not STACK_NAME.match(stack):
         raise BlueprintError("--write-stack", f"{stack!r} is not a stack name: lowercase letters, digits and '-'")
@@ -123,17 +158,22 @@ def write_stack(advice: Advice, stack: str, stacks_dir: Path, margin: float = 0.
             probe = _plan_in(folder, stack, _document(stack, cluster, pick, "sizing probe"))
         budget = int(math.ceil(probe.cost.monthly_usd * (1 + margin) / 100) * 100)
         cluster["budget"]["monthlyLimitUsd"] = budget
-        note = (f"Budget: the plan's expected ${probe.cost.monthly_usd:,.2f}/month plus {margin:.0%}, rounded up "
-                f"to $100.")
+        note = (
+            f"Budget: the plan's expected ${probe.cost.monthly_usd:,.2f}/month plus {margin:.0%}, rounded up to $100."
+        )
         text = _document(stack, cluster, pick, note)
         final = _plan_in(folder, stack, text)
         chosen = resolve(final.resolved.spec).node_groups[0].shape.instance_type
         if chosen != pick.shape.instance_type:
-            raise BlueprintError("--write-stack", f"the resolver picks {chosen}, not the advisor's "
-                                                  f"{pick.shape.instance_type}; nothing written")
+            raise BlueprintError(
+                "--write-stack",
+                f"the resolver picks {chosen}, not the advisor's {pick.shape.instance_type}; nothing written",
+            )
         if final.exit_code != 0:
-            first = next((f["message"] for f in final.findings if f.get("enforcementLevel") == "mandatory"),
-                         "a blocking readiness finding")
+            first = next(
+                (f["message"] for f in final.findings if f.get("enforcementLevel") == "mandatory"),
+                "a blocking readiness finding",
+            )
             raise BlueprintError("--write-stack", f"the stack would not plan cleanly ({first}); nothing written")
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
     try:

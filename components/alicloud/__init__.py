@@ -14,5 +14,17 @@ def public_components() -> list:
     from .ram import WorkloadRole
     from .storage import DataBucket, SharedFileSystem
 
-    return [GpuCluster, GpuNetwork, AckCluster, AckAutoscaling, GpuNodeGroup, SystemNodeGroup, WorkloadRole,
-            DataKey, DataBucket, SharedFileSystem, AuditTrail, ThreatDetection]
+    return [
+        GpuCluster,
+        GpuNetwork,
+        AckCluster,
+        AckAutoscaling,
+        GpuNodeGroup,
+        SystemNodeGroup,
+        WorkloadRole,
+        DataKey,
+        DataBucket,
+        SharedFileSystem,
+        AuditTrail,
+        ThreatDetection,
+    ]

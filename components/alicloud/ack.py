@@ -14,6 +14,7 @@ CONTROL_PLANE_LOGS = ("apiserver", "kcm", "scheduler", "ccm")
 
 def newest_patch(minor: str, offered: Sequence[str]) -> str:
     """The newest ACK version (x.y.z-aliyun.n) of a minor version, from what ACK offers in the region."""
+
     def key(version: str) -> tuple[int, ...]:
         base, _, patch = version.partition("-aliyun.")
         return tuple(int(p) for p in base.split(".")) + (int(patch or 0),)
@@ -69,26 +70,51 @@ class AckCluster(Component):
         args = as_args(AckClusterArgs, args)
         vswitch_ids, security_group_id, kms_key_id = args.vswitch_ids, args.security_group_id, args.kms_key_id
         log_project, log_ttl_days, public_api = args.log_project, args.log_ttl_days, args.public_api
-        kubernetes_version, protect, addons, tags = (args.kubernetes_version, args.protect, dict(args.addons),
-                                                     dict(args.tags))
+        kubernetes_version, protect, addons, tags = (
+            args.kubernetes_version,
+            args.protect,
+            dict(args.addons),
+            dict(args.tags),
+        )
         # Pin the minor version the stack asks for, at the newest patch ACK offers for it.
         offered = alicloud.cs.get_kubernetes_version_output(
-            cluster_type="ManagedKubernetes", profile="Default", opts=pulumi.InvokeOutputOptions(parent=self))
+            cluster_type="ManagedKubernetes", profile="Default", opts=pulumi.InvokeOutputOptions(parent=self)
+        )
         version = offered.metadatas.apply(lambda ms: newest_patch(kubernetes_version, [m.version for m in ms]))
         self.cluster = alicloud.cs.ManagedKubernetes(
-            name, name=name, cluster_spec="ack.pro.small", version=version, vswitch_ids=list(vswitch_ids),
-            **({"pod_vswitch_ids": list(args.pod_vswitch_ids)} if args.pod_vswitch_ids is not None
-               else {"pod_cidr": POD_CIDR}),
-            service_cidr="172.21.0.0/20", security_group_id=security_group_id,
-            new_nat_gateway=False, slb_internet_enabled=public_api,
-            encryption_provider_key=kms_key_id, enable_rrsa=True,
-            control_plane_log_components=list(CONTROL_PLANE_LOGS), control_plane_log_project=log_project,
+            name,
+            name=name,
+            cluster_spec="ack.pro.small",
+            version=version,
+            vswitch_ids=list(vswitch_ids),
+            **(
+                {"pod_vswitch_ids": list(args.pod_vswitch_ids)}
+                if args.pod_vswitch_ids is not None
+                else {"pod_cidr": POD_CIDR}
+            ),
+            service_cidr="172.21.0.0/20",
+            security_group_id=security_group_id,
+            new_nat_gateway=False,
+            slb_internet_enabled=public_api,
+            encryption_provider_key=kms_key_id,
+            enable_rrsa=True,
+            control_plane_log_components=list(CONTROL_PLANE_LOGS),
+            control_plane_log_project=log_project,
             control_plane_log_ttl=str(log_ttl_days),
             audit_log_config={"enabled": True, "sls_project_name": log_project},
-            addons=[{"name": addon, **({"version": version} if version else {}),
-                     **({"config": args.addon_configs[addon]} if addon in args.addon_configs else {})}
-                    for addon, version in sorted((addons or {}).items())] or None,
-            deletion_protection=protect, tags=tags, opts=pulumi.ResourceOptions(parent=self))
+            addons=[
+                {
+                    "name": addon,
+                    **({"version": version} if version else {}),
+                    **({"config": args.addon_configs[addon]} if addon in args.addon_configs else {}),
+                }
+                for addon, version in sorted((addons or {}).items())
+            ]
+            or None,
+            deletion_protection=protect,
+            tags=tags,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
         self.id = self.cluster_id = self.cluster.id
         self.register_outputs({"cluster_id": self.cluster_id})
 
@@ -136,35 +162,55 @@ class NodeGroupArgs(Args):
     None (default): none."""
 
 
-def _declare_pool(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs,
-                  scaling_type: str) -> "alicloud.cs.NodePool":
-    charge = {"instance_charge_type": "PrePaid", "period": 1, "period_unit": "Month", "auto_renew": True} \
-        if args.capacity == "reservation" else {"instance_charge_type": "PostPaid"}
+def _declare_pool(
+    component: pulumi.ComponentResource, name: str, args: NodeGroupArgs, scaling_type: str
+) -> "alicloud.cs.NodePool":
+    charge = (
+        {"instance_charge_type": "PrePaid", "period": 1, "period_unit": "Month", "auto_renew": True}
+        if args.capacity == "reservation"
+        else {"instance_charge_type": "PostPaid"}
+    )
     if args.capacity == "spot":
         charge["spot_strategy"] = "SpotWithPriceLimit" if args.spot_max_price_usd else "SpotAsPriceGo"
         if args.spot_max_price_usd:
-            charge["spot_price_limits"] = [{"instance_type": args.instance_type,
-                                            "price_limit": f"{args.spot_max_price_usd:.2f}"}]
+            charge["spot_price_limits"] = [
+                {"instance_type": args.instance_type, "price_limit": f"{args.spot_max_price_usd:.2f}"}
+            ]
     return alicloud.cs.NodePool(
-        name, node_pool_name=name, cluster_id=args.cluster_id, instance_types=[args.instance_type],
-        vswitch_ids=list(args.vswitch_ids), security_group_ids=[args.security_group_id],
+        name,
+        node_pool_name=name,
+        cluster_id=args.cluster_id,
+        instance_types=[args.instance_type],
+        vswitch_ids=list(args.vswitch_ids),
+        security_group_ids=[args.security_group_id],
         desired_size=args.desired_nodes,
-        scaling_config={"enable": args.autoscaling and args.min_nodes != args.max_nodes, "min_size": args.min_nodes,
-                        "max_size": args.max_nodes, "type": scaling_type},
+        scaling_config={
+            "enable": args.autoscaling and args.min_nodes != args.max_nodes,
+            "min_size": args.min_nodes,
+            "max_size": args.max_nodes,
+            "type": scaling_type,
+        },
         image_type="AliyunLinux3",
-        system_disk_category="cloud_essd", system_disk_size=args.root_volume_gib, system_disk_encrypted=True,
+        system_disk_category="cloud_essd",
+        system_disk_size=args.root_volume_gib,
+        system_disk_encrypted=True,
         system_disk_kms_key=args.kms_key_id,
-        data_disks=[{"category": "cloud_essd", "size": args.data_disk_gib, "encrypted": "true",
-                     "kms_key_id": args.kms_key_id}],
+        data_disks=[
+            {"category": "cloud_essd", "size": args.data_disk_gib, "encrypted": "true", "kms_key_id": args.kms_key_id}
+        ],
         instance_metadata_options={"http_tokens": "required"},
         # Security Center agent and CIS-style hardening; with MLPS, classified-protection (等保) hardening.
-        security_hardening_os=not args.mlps_hardening, soc_enabled=args.mlps_hardening,
+        security_hardening_os=not args.mlps_hardening,
+        soc_enabled=args.mlps_hardening,
         install_cloud_monitor=True,
         labels=[{"key": k, "value": v} for k, v in sorted(args.labels.items())],
         taints=[dict(t) for t in args.taints],
         management={"enable": True, "auto_repair": True, "max_unavailable": 1},
         **({"deployment_set_id": args.deployment_set_id} if args.deployment_set_id is not None else {}),
-        tags=args.tags, opts=pulumi.ResourceOptions(parent=component, ignore_changes=["desiredSize"]), **charge)
+        tags=args.tags,
+        opts=pulumi.ResourceOptions(parent=component, ignore_changes=["desiredSize"]),
+        **charge,
+    )
 
 
 class GpuNodeGroup(Component):
@@ -227,10 +273,17 @@ class AckAutoscaling(Component):
         super().__init__(name, opts)
         args = as_args(AckAutoscalingArgs, args)
         self.config = alicloud.cs.AutoscalingConfig(
-            name, cluster_id=args.cluster_id, scaler_type="cluster-autoscaler", scale_up_from_zero=True,
-            scale_down_enabled=True, unneeded_duration=f"{args.unneeded_minutes}m",
+            name,
+            cluster_id=args.cluster_id,
+            scaler_type="cluster-autoscaler",
+            scale_up_from_zero=True,
+            scale_down_enabled=True,
+            unneeded_duration=f"{args.unneeded_minutes}m",
             utilization_threshold=str(args.utilization_threshold),
-            gpu_utilization_threshold=str(args.gpu_utilization_threshold), expander="least-waste",
-            skip_nodes_with_local_storage=False, opts=pulumi.ResourceOptions(parent=self))
+            gpu_utilization_threshold=str(args.gpu_utilization_threshold),
+            expander="least-waste",
+            skip_nodes_with_local_storage=False,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
         self.config_id = self.config.id
         self.register_outputs({"config_id": self.config_id})

@@ -47,26 +47,54 @@ class AuditTrail(Component):
         region, account_id, retention_days = args.region, args.account_id, args.retention_days
         kms_key_id, tags = args.kms_key_id, dict(args.tags)
         child = pulumi.ResourceOptions(parent=self)
-        self.project = alicloud.log.Project(name, project_name=args.project_name if args.project_name is not None
-                                            else name, description="GPU cluster audit and flow logs",
-                                            tags=tags, opts=child)
-        encrypt = {"enable": True, "encrypt_type": "default",
-                   "user_cmk_info": {"cmk_key_id": kms_key_id, "arn": pulumi.Output.concat(
-                       "acs:ram::", account_id, ":role/aliyunlogdefaultrole"), "region_id": region}}
+        self.project = alicloud.log.Project(
+            name,
+            project_name=args.project_name if args.project_name is not None else name,
+            description="GPU cluster audit and flow logs",
+            tags=tags,
+            opts=child,
+        )
+        encrypt = {
+            "enable": True,
+            "encrypt_type": "default",
+            "user_cmk_info": {
+                "cmk_key_id": kms_key_id,
+                "arn": pulumi.Output.concat("acs:ram::", account_id, ":role/aliyunlogdefaultrole"),
+                "region_id": region,
+            },
+        }
         # ActionTrail writes to the logstore named actiontrail_<trail>; creating it here sets its retention.
         self.stores = {
-            kind: alicloud.log.Store(f"{name}-{kind}", project_name=self.project.project_name, logstore_name=store,
-                                     retention_period=retention_days, shard_count=2, auto_split=True,
-                                     max_split_shard_count=8, encrypt_conf=encrypt, opts=child)
+            kind: alicloud.log.Store(
+                f"{name}-{kind}",
+                project_name=self.project.project_name,
+                logstore_name=store,
+                retention_period=retention_days,
+                shard_count=2,
+                auto_split=True,
+                max_split_shard_count=8,
+                encrypt_conf=encrypt,
+                opts=child,
+            )
             for kind, store in (("actiontrail", f"actiontrail_{name}"), ("flowlog", "flowlog"))
             if kind != "actiontrail" or args.create_trail
         }
         # ActionTrail: every region, reads and writes, delivered to the SLS project above.
-        self.trail = None if not args.create_trail else alicloud.actiontrail.Trail(
-            name, trail_name=name, trail_region="All", event_rw="All", status="Enable",
-            sls_project_arn=pulumi.Output.concat("acs:log:", region, ":", account_id, ":project/",
-                                                 self.project.project_name),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.stores.values())))
+        self.trail = (
+            None
+            if not args.create_trail
+            else alicloud.actiontrail.Trail(
+                name,
+                trail_name=name,
+                trail_region="All",
+                event_rw="All",
+                status="Enable",
+                sls_project_arn=pulumi.Output.concat(
+                    "acs:log:", region, ":", account_id, ":project/", self.project.project_name
+                ),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.stores.values())),
+            )
+        )
         self.project_name = self.project.project_name
         self.flow_log_store = self.stores["flowlog"].logstore_name
         self.register_outputs({"project_name": self.project_name, "flow_log_store": self.flow_log_store})
@@ -90,7 +118,11 @@ class ThreatDetection(Component):
         # threat_analysis_switch1 is a string "0"/"1" in the provider (pulumi-alicloud 4.0.0
         # threatdetection/instance.py: `threat_analysis_switch1: pulumi.Input[Optional[str]]`).
         self.instance = alicloud.threatdetection.Instance(
-            name, payment_type="PayAsYouGo", post_paid_flag=1, threat_analysis_switch1="1",
-            opts=pulumi.ResourceOptions(parent=self))
+            name,
+            payment_type="PayAsYouGo",
+            post_paid_flag=1,
+            threat_analysis_switch1="1",
+            opts=pulumi.ResourceOptions(parent=self),
+        )
         self.instance_id = self.instance.id
         self.register_outputs({"instance_id": self.instance_id})

@@ -45,11 +45,17 @@ class DataKey(Component):
         args = as_args(DataKeyArgs, args)
         protect, tags = args.protect, dict(args.tags)
         self.key = alicloud.kms.Key(
-            name, description=f"{name}: data at rest for the GPU cluster", key_usage="ENCRYPT/DECRYPT",
-            key_spec="Aliyun_AES_256", automatic_rotation="Enabled",
+            name,
+            description=f"{name}: data at rest for the GPU cluster",
+            key_usage="ENCRYPT/DECRYPT",
+            key_spec="Aliyun_AES_256",
+            automatic_rotation="Enabled",
             rotation_interval=rotation_interval(args.rotation_days),
             **({"dkms_instance_id": args.kms_instance_id} if args.kms_instance_id else {}),
-            pending_window_in_days=30, deletion_protection="Enabled" if protect else "Disabled",
-            tags=tags, opts=pulumi.ResourceOptions(parent=self))
+            pending_window_in_days=30,
+            deletion_protection="Enabled" if protect else "Disabled",
+            tags=tags,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
         self.id = self.key_id = self.key.id
         self.register_outputs({"key_id": self.key_id})

@@ -41,7 +41,8 @@ CLOUD_SERVICES_CIDR = "100.64.0.0/10"
 
 
 class GpuNetwork(Component):
-    """A VPC for GPU nodes: vSwitches in zones that sell the shape, NAT with SNAT, a closed security group, flow logs."""
+    """A VPC for GPU nodes: vSwitches in zones that sell the shape, NAT with SNAT, a closed security group, flow
+    logs."""
 
     PACKAGE = ALICLOUD
     LEGACY_TYPE = "gpu-blueprints:alicloud:GpuVpc"
@@ -62,48 +63,118 @@ class GpuNetwork(Component):
         self.vpc = alicloud.vpc.Network(name, vpc_name=name, cidr_block=cidr, tags=tags, opts=child)
         subnets = list(ipaddress.ip_network(cidr).subnets(prefixlen_diff=2))
         self.vswitches = [
-            alicloud.vpc.Switch(f"{name}-{i}", vpc_id=self.vpc.id, cidr_block=str(subnets[i]), zone_id=zones[i],
-                                vswitch_name=f"{name}-{i}", tags=tags, opts=child)
+            alicloud.vpc.Switch(
+                f"{name}-{i}",
+                vpc_id=self.vpc.id,
+                cidr_block=str(subnets[i]),
+                zone_id=zones[i],
+                vswitch_name=f"{name}-{i}",
+                tags=tags,
+                opts=child,
+            )
             for i in range(2)
         ]
         # Terway gives pods VPC addresses from vSwitches of their own in the nodes' zones.
         # https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/use-network-policies
-        self.pod_vswitches = [
-            alicloud.vpc.Switch(f"{name}-pods-{i}", vpc_id=self.vpc.id, cidr_block=str(subnets[2 + i]),
-                                zone_id=zones[i], vswitch_name=f"{name}-pods-{i}", tags=tags, opts=child)
-            for i in range(2)
-        ] if args.pod_vswitches else []
-        nat = alicloud.vpc.NatGateway(name, vpc_id=self.vpc.id, vswitch_id=self.vswitches[0].id, nat_type="Enhanced",
-                                      payment_type="PayAsYouGo", nat_gateway_name=name, tags=tags, opts=child)
-        eip = alicloud.ecs.EipAddress(f"{name}-nat", address_name=f"{name}-nat", internet_charge_type="PayByTraffic",
-                                      tags=tags, opts=child)
-        bind = alicloud.ecs.EipAssociation(f"{name}-nat", allocation_id=eip.id, instance_id=nat.id,
-                                           instance_type="Nat", opts=child)
+        self.pod_vswitches = (
+            [
+                alicloud.vpc.Switch(
+                    f"{name}-pods-{i}",
+                    vpc_id=self.vpc.id,
+                    cidr_block=str(subnets[2 + i]),
+                    zone_id=zones[i],
+                    vswitch_name=f"{name}-pods-{i}",
+                    tags=tags,
+                    opts=child,
+                )
+                for i in range(2)
+            ]
+            if args.pod_vswitches
+            else []
+        )
+        nat = alicloud.vpc.NatGateway(
+            name,
+            vpc_id=self.vpc.id,
+            vswitch_id=self.vswitches[0].id,
+            nat_type="Enhanced",
+            payment_type="PayAsYouGo",
+            nat_gateway_name=name,
+            tags=tags,
+            opts=child,
+        )
+        eip = alicloud.ecs.EipAddress(
+            f"{name}-nat", address_name=f"{name}-nat", internet_charge_type="PayByTraffic", tags=tags, opts=child
+        )
+        bind = alicloud.ecs.EipAssociation(
+            f"{name}-nat", allocation_id=eip.id, instance_id=nat.id, instance_type="Nat", opts=child
+        )
         for i, vswitch in enumerate(self.vswitches):
-            alicloud.vpc.SnatEntry(f"{name}-snat-{i}", snat_table_id=nat.snat_table_ids, source_vswitch_id=vswitch.id,
-                                   snat_ip=eip.ip_address, opts=pulumi.ResourceOptions(parent=self, depends_on=[bind]))
+            alicloud.vpc.SnatEntry(
+                f"{name}-snat-{i}",
+                snat_table_id=nat.snat_table_ids,
+                source_vswitch_id=vswitch.id,
+                snat_ip=eip.ip_address,
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[bind]),
+            )
         # Nodes talk to each other, to cloud services and out through NAT (rules below); nothing comes in from outside.
         self.security_group = alicloud.ecs.SecurityGroup(
-            name, vpc_id=self.vpc.id, security_group_name=name, security_group_type="enterprise",
-            description="GPU nodes: intra-VPC only", tags=tags, opts=child)
-        alicloud.ecs.SecurityGroupRule(f"{name}-intra-vpc", type="ingress", ip_protocol="all", port_range="-1/-1",
-                                       cidr_ip=cidr, policy="accept", priority=1, security_group_id=self.security_group.id,
-                                       description="all traffic from inside the VPC (eRDMA, NCCL, kubelet)", opts=child)
-        rules = [("egress-vpc", "all", "-1/-1", cidr, "to nodes, the API server (6443) and mount targets in the VPC"),
-                 ("egress-cloud-services", "all", "-1/-1", CLOUD_SERVICES_CIDR, "to Alibaba Cloud DNS, OSS, ACR"),
-                 ("egress-https", "tcp", "443/443", "0.0.0.0/0", "HTTPS through NAT: public registries, charts")]
+            name,
+            vpc_id=self.vpc.id,
+            security_group_name=name,
+            security_group_type="enterprise",
+            description="GPU nodes: intra-VPC only",
+            tags=tags,
+            opts=child,
+        )
+        alicloud.ecs.SecurityGroupRule(
+            f"{name}-intra-vpc",
+            type="ingress",
+            ip_protocol="all",
+            port_range="-1/-1",
+            cidr_ip=cidr,
+            policy="accept",
+            priority=1,
+            security_group_id=self.security_group.id,
+            description="all traffic from inside the VPC (eRDMA, NCCL, kubelet)",
+            opts=child,
+        )
+        rules = [
+            ("egress-vpc", "all", "-1/-1", cidr, "to nodes, the API server (6443) and mount targets in the VPC"),
+            ("egress-cloud-services", "all", "-1/-1", CLOUD_SERVICES_CIDR, "to Alibaba Cloud DNS, OSS, ACR"),
+            ("egress-https", "tcp", "443/443", "0.0.0.0/0", "HTTPS through NAT: public registries, charts"),
+        ]
         if args.pod_cidr:
-            rules += [("ingress-pods", "all", "-1/-1", args.pod_cidr, "from pods (Flannel routes pod traffic)"),
-                      ("egress-pods", "all", "-1/-1", args.pod_cidr, "to pods on other nodes (Flannel)")]
+            rules += [
+                ("ingress-pods", "all", "-1/-1", args.pod_cidr, "from pods (Flannel routes pod traffic)"),
+                ("egress-pods", "all", "-1/-1", args.pod_cidr, "to pods on other nodes (Flannel)"),
+            ]
         for rule, protocol, ports, to, why in rules:
-            alicloud.ecs.SecurityGroupRule(f"{name}-{rule}", type=rule.split("-")[0], ip_protocol=protocol,
-                                           port_range=ports, cidr_ip=to, policy="accept", priority=1,
-                                           security_group_id=self.security_group.id, description=why, opts=child)
-        alicloud.vpc.FlowLog(name, resource_type="VPC", resource_id=self.vpc.id, traffic_type="All",
-                             project_name=log_project, log_store_name=log_store, flow_log_name=name,
-                             tags=tags, opts=child)
+            alicloud.ecs.SecurityGroupRule(
+                f"{name}-{rule}",
+                type=rule.split("-")[0],
+                ip_protocol=protocol,
+                port_range=ports,
+                cidr_ip=to,
+                policy="accept",
+                priority=1,
+                security_group_id=self.security_group.id,
+                description=why,
+                opts=child,
+            )
+        alicloud.vpc.FlowLog(
+            name,
+            resource_type="VPC",
+            resource_id=self.vpc.id,
+            traffic_type="All",
+            project_name=log_project,
+            log_store_name=log_store,
+            flow_log_name=name,
+            tags=tags,
+            opts=child,
+        )
         self.vpc_id = self.vpc.id
         self.vswitch_ids = pulumi.Output.all(*[v.id for v in self.vswitches])
         self.security_group_id = self.security_group.id
-        self.register_outputs({"vpc_id": self.vpc_id, "vswitch_ids": self.vswitch_ids,
-                               "security_group_id": self.security_group_id})
+        self.register_outputs(
+            {"vpc_id": self.vpc_id, "vswitch_ids": self.vswitch_ids, "security_group_id": self.security_group_id}
+        )

@@ -45,19 +45,38 @@ class WorkloadRole(Component):
         service_account, statements, tags = args.service_account, list(args.statements), dict(args.tags)
         child = pulumi.ResourceOptions(parent=self)
         provider_arn = pulumi.Output.concat("acs:ram::", account_id, ":oidc-provider/ack-rrsa-", cluster_id)
-        trust = ram_policy_json([Statement(
-            actions=["sts:AssumeRole"], principals={"Federated": [provider_arn]},
-            conditions={"StringEquals": {
-                "oidc:aud": "sts.aliyuncs.com",
-                "oidc:sub": f"system:serviceaccount:{namespace}:{service_account}",
-            }})])
-        self.role = alicloud.ram.Role(name, role_name=name, assume_role_policy_document=trust,
-                                      description=f"RRSA role for {namespace}/{service_account}", tags=tags,
-                                      opts=child)
-        policy = alicloud.ram.Policy(name, policy_name=name, policy_document=ram_policy_json(statements),
-                                     description=f"grants of {namespace}/{service_account}", opts=child)
-        alicloud.ram.RolePolicyAttachment(name, role_name=self.role.role_name, policy_name=policy.policy_name,
-                                          policy_type="Custom", opts=child)
+        trust = ram_policy_json(
+            [
+                Statement(
+                    actions=["sts:AssumeRole"],
+                    principals={"Federated": [provider_arn]},
+                    conditions={
+                        "StringEquals": {
+                            "oidc:aud": "sts.aliyuncs.com",
+                            "oidc:sub": f"system:serviceaccount:{namespace}:{service_account}",
+                        }
+                    },
+                )
+            ]
+        )
+        self.role = alicloud.ram.Role(
+            name,
+            role_name=name,
+            assume_role_policy_document=trust,
+            description=f"RRSA role for {namespace}/{service_account}",
+            tags=tags,
+            opts=child,
+        )
+        policy = alicloud.ram.Policy(
+            name,
+            policy_name=name,
+            policy_document=ram_policy_json(statements),
+            description=f"grants of {namespace}/{service_account}",
+            opts=child,
+        )
+        alicloud.ram.RolePolicyAttachment(
+            name, role_name=self.role.role_name, policy_name=policy.policy_name, policy_type="Custom", opts=child
+        )
         self.arn = self.role.arn
         self.role_name = self.role.role_name
         self.register_outputs({"arn": self.arn, "role_name": self.role_name})

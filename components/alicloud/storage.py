@@ -50,39 +50,80 @@ class DataBucket(Component):
         super().__init__(name, opts)
         args = as_args(BucketArgs, args)
         kms_key_id, protect, tags = args.kms_key_id, args.protect, dict(args.tags)
-        noncurrent_version_days, infrequent_access_after_days = (args.noncurrent_version_days,
-                                                                 args.infrequent_access_after_days)
+        noncurrent_version_days, infrequent_access_after_days = (
+            args.noncurrent_version_days,
+            args.infrequent_access_after_days,
+        )
         access_logs = args.access_logs
-        rule = {"id": "versions-and-tiering", "enabled": True, "prefix": "",
-                "noncurrent_version_expirations": [{"days": noncurrent_version_days}],
-                "abort_multipart_uploads": [{"days": 7}]}
+        rule = {
+            "id": "versions-and-tiering",
+            "enabled": True,
+            "prefix": "",
+            "noncurrent_version_expirations": [{"days": noncurrent_version_days}],
+            "abort_multipart_uploads": [{"days": 7}],
+        }
         if infrequent_access_after_days:
             rule["transitions"] = [{"days": infrequent_access_after_days, "storage_class": "IA"}]
         if args.cpfs_data_flow:
             tags["cpfs-dataflow"] = "true"
         bucket_name = args.bucket_name if args.bucket_name is not None else name
         self.bucket = alicloud.oss.Bucket(
-            name, bucket=bucket_name, acl="private", storage_class="Standard", redundancy_type="ZRS",
+            name,
+            bucket=bucket_name,
+            acl="private",
+            storage_class="Standard",
+            redundancy_type="ZRS",
             server_side_encryption_rule={"sse_algorithm": "KMS", "kms_master_key_id": kms_key_id},
-            versioning={"status": "Enabled"}, lifecycle_rules=[rule], force_destroy=not protect,
-            tags=tags, opts=pulumi.ResourceOptions(parent=self, protect=protect))
-        alicloud.oss.BucketPublicAccessBlock(name, bucket=self.bucket.bucket, block_public_access=True,
-                                             opts=pulumi.ResourceOptions(parent=self))
+            versioning={"status": "Enabled"},
+            lifecycle_rules=[rule],
+            force_destroy=not protect,
+            tags=tags,
+            opts=pulumi.ResourceOptions(parent=self, protect=protect),
+        )
+        alicloud.oss.BucketPublicAccessBlock(
+            name, bucket=self.bucket.bucket, block_public_access=True, opts=pulumi.ResourceOptions(parent=self)
+        )
         bucket_arn = pulumi.Output.concat("acs:oss:*:*:", self.bucket.bucket)
-        alicloud.oss.BucketPolicy(name, bucket=self.bucket.bucket, policy=ram_policy_json([Statement(
-            effect="Deny", actions=["oss:*"], principals=["*"],
-            resources=[bucket_arn, pulumi.Output.concat(bucket_arn, "/*")],
-            conditions={"Bool": {"acs:SecureTransport": ["false"]}})]), opts=pulumi.ResourceOptions(parent=self))
+        alicloud.oss.BucketPolicy(
+            name,
+            bucket=self.bucket.bucket,
+            policy=ram_policy_json(
+                [
+                    Statement(
+                        effect="Deny",
+                        actions=["oss:*"],
+                        principals=["*"],
+                        resources=[bucket_arn, pulumi.Output.concat(bucket_arn, "/*")],
+                        conditions={"Bool": {"acs:SecureTransport": ["false"]}},
+                    )
+                ]
+            ),
+            opts=pulumi.ResourceOptions(parent=self),
+        )
         self.name = self.bucket.bucket
         if access_logs:
-            logs = DataBucket(f"{name}-access-logs", BucketArgs(
-                kms_key_id=kms_key_id, protect=protect, noncurrent_version_days=noncurrent_version_days,
-                infrequent_access_after_days=None, tags=dict(args.tags), access_logs=False,
-                bucket_name=pulumi.Output.concat(bucket_name, "-access-logs") if args.bucket_name is not None
-                else None),
-                opts=pulumi.ResourceOptions(parent=self))
-            alicloud.oss.BucketLogging(name, bucket=self.bucket.bucket, target_bucket=logs.name,
-                                       target_prefix="access-logs/", opts=pulumi.ResourceOptions(parent=self))
+            logs = DataBucket(
+                f"{name}-access-logs",
+                BucketArgs(
+                    kms_key_id=kms_key_id,
+                    protect=protect,
+                    noncurrent_version_days=noncurrent_version_days,
+                    infrequent_access_after_days=None,
+                    tags=dict(args.tags),
+                    access_logs=False,
+                    bucket_name=pulumi.Output.concat(bucket_name, "-access-logs")
+                    if args.bucket_name is not None
+                    else None,
+                ),
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            alicloud.oss.BucketLogging(
+                name,
+                bucket=self.bucket.bucket,
+                target_bucket=logs.name,
+                target_prefix="access-logs/",
+                opts=pulumi.ResourceOptions(parent=self),
+            )
         self.register_outputs({"name": self.name})
 
     def grant_read(self, prefix: str) -> list[Statement]:
@@ -90,18 +131,22 @@ class DataBucket(Component):
         objects = pulumi.Output.concat("acs:oss:*:*:", self.bucket.bucket, "/", prefix.strip("/"), "/*")
         return [
             Statement(actions=["oss:GetObject"], resources=[objects]),
-            Statement(actions=["oss:ListObjects"],
-                      resources=[pulumi.Output.concat("acs:oss:*:*:", self.bucket.bucket)],
-                      conditions={"StringLike": {"oss:Prefix": [f"{prefix.strip('/')}/*"]}}),
+            Statement(
+                actions=["oss:ListObjects"],
+                resources=[pulumi.Output.concat("acs:oss:*:*:", self.bucket.bucket)],
+                conditions={"StringLike": {"oss:Prefix": [f"{prefix.strip('/')}/*"]}},
+            ),
         ]
 
     def grant_read_write(self, prefix: str) -> list[Statement]:
         objects = pulumi.Output.concat("acs:oss:*:*:", self.bucket.bucket, "/", prefix.strip("/"), "/*")
         return [
             Statement(actions=["oss:GetObject", "oss:PutObject", "oss:AbortMultipartUpload"], resources=[objects]),
-            Statement(actions=["oss:ListObjects"],
-                         resources=[pulumi.Output.concat("acs:oss:*:*:", self.bucket.bucket)],
-                         conditions={"StringLike": {"oss:Prefix": [f"{prefix.strip('/')}/*"]}}),
+            Statement(
+                actions=["oss:ListObjects"],
+                resources=[pulumi.Output.concat("acs:oss:*:*:", self.bucket.bucket)],
+                conditions={"StringLike": {"oss:Prefix": [f"{prefix.strip('/')}/*"]}},
+            ),
         ]
 
 
@@ -154,16 +199,27 @@ class SharedFileSystem(Component):
         zone_id, kms_key_id, protect, tags = args.zone_id, args.kms_key_id, args.protect, dict(args.tags)
         if kind not in ("cpfs", "nas"):
             raise ValueError(f"SharedFileSystemArgs.kind: `cpfs` or `nas`, not {kind!r}")
-        flavour = ({"file_system_type": "cpfs", "protocol_type": "cpfs", "storage_type": "advance_100"}
-                   if kind == "cpfs" else
-                   {"file_system_type": "extreme", "protocol_type": "NFS", "storage_type": "standard"})
+        flavour = (
+            {"file_system_type": "cpfs", "protocol_type": "cpfs", "storage_type": "advance_100"}
+            if kind == "cpfs"
+            else {"file_system_type": "extreme", "protocol_type": "NFS", "storage_type": "standard"}
+        )
         # encrypt_type 2 (a KMS key of ours): NAS extreme per the provider's docstring, and CPFS General-purpose per
         # CPFS's own guide (server-side encryption, DEK under a CMK you name in KMS), which is newer than the NAS API
         # note limiting EncryptType to standard/extreme. https://www.alibabacloud.com/help/en/cpfs/data-encryption
         self.file_system = alicloud.nas.FileSystem(
-            name, capacity=size_gib, encrypt_type=2, kms_key_id=kms_key_id, vpc_id=vpc_id, vswitch_id=vswitch_id,
-            zone_id=zone_id, description=f"{name}: shared data for GPU nodes", tags=tags,
-            opts=pulumi.ResourceOptions(parent=self, protect=protect), **flavour)
+            name,
+            capacity=size_gib,
+            encrypt_type=2,
+            kms_key_id=kms_key_id,
+            vpc_id=vpc_id,
+            vswitch_id=vswitch_id,
+            zone_id=zone_id,
+            description=f"{name}: shared data for GPU nodes",
+            tags=tags,
+            opts=pulumi.ResourceOptions(parent=self, protect=protect),
+            **flavour,
+        )
         self.kind, self._base = kind, name
         self.export = None
         if args.cache_bucket_name is not None:
@@ -172,11 +228,18 @@ class SharedFileSystem(Component):
         self.nfs_server = pulumi.Output.from_input(server) if server is not None else None
         self.file_system_id = self.file_system.id
         self.export_id = self.export.export_id if self.export is not None else None
-        self.register_outputs({"file_system_id": self.file_system_id, "nfs_server": self.nfs_server,
-                               "nfs_path": self.nfs_path, "export_id": self.export_id})
+        self.register_outputs(
+            {
+                "file_system_id": self.file_system_id,
+                "nfs_server": self.nfs_server,
+                "nfs_path": self.nfs_path,
+                "export_id": self.export_id,
+            }
+        )
 
-    def _nfs_export(self, vpc_id: pulumi.Input[str], vswitch_id: pulumi.Input[str],
-                    export_domain: Optional[str] = None) -> tuple[Optional[pulumi.Input[str]], str]:
+    def _nfs_export(
+        self, vpc_id: pulumi.Input[str], vswitch_id: pulumi.Input[str], export_domain: Optional[str] = None
+    ) -> tuple[Optional[pulumi.Input[str]], str]:
         """Where nodes mount the file system over NFS: (server, path); server None while it is unknown.
 
         NAS extreme: a VPC mount target, path /share.
@@ -188,28 +251,56 @@ class SharedFileSystem(Component):
         """
         if self.kind == "nas":
             target = alicloud.nas.MountTarget(
-                self._base, file_system_id=self.file_system.id, vpc_id=vpc_id, vswitch_id=vswitch_id,
-                network_type="Vpc", access_group_name="DEFAULT_VPC_GROUP_NAME",
-                opts=pulumi.ResourceOptions(parent=self))
+                self._base,
+                file_system_id=self.file_system.id,
+                vpc_id=vpc_id,
+                vswitch_id=vswitch_id,
+                network_type="Vpc",
+                access_group_name="DEFAULT_VPC_GROUP_NAME",
+                opts=pulumi.ResourceOptions(parent=self),
+            )
             return target.mount_target_domain, "/share"
         service = alicloud.nas.ProtocolService(
-            self._base, file_system_id=self.file_system.id, protocol_type="NFS", protocol_spec="General",
-            vpc_id=vpc_id, vswitch_id=vswitch_id, description="NFS access for ACK nodes",
-            opts=pulumi.ResourceOptions(parent=self))
+            self._base,
+            file_system_id=self.file_system.id,
+            protocol_type="NFS",
+            protocol_spec="General",
+            vpc_id=vpc_id,
+            vswitch_id=vswitch_id,
+            description="NFS access for ACK nodes",
+            opts=pulumi.ResourceOptions(parent=self),
+        )
         self.export = alicloud.nas.ProtocolMountTarget(
-            self._base, file_system_id=self.file_system.id, protocol_service_id=service.protocol_service_id,
-            access_group_name="DEFAULT_VPC_GROUP_NAME", vpc_id=vpc_id, vswitch_id=vswitch_id, path="/",
-            description="NFS export for ACK nodes", opts=pulumi.ResourceOptions(parent=self))
+            self._base,
+            file_system_id=self.file_system.id,
+            protocol_service_id=service.protocol_service_id,
+            access_group_name="DEFAULT_VPC_GROUP_NAME",
+            vpc_id=vpc_id,
+            vswitch_id=vswitch_id,
+            path="/",
+            description="NFS export for ACK nodes",
+            opts=pulumi.ResourceOptions(parent=self),
+        )
         return export_domain, "/share"
 
     def cache(self, bucket_name: pulumi.Input[str], path: str = "/data/") -> "alicloud.nas.DataFlow":
         """Make a CPFS fileset a cache of the OSS bucket: a data flow imports and exports over TLS."""
         if self.kind != "cpfs":
             raise ValueError("only CPFS file systems have data flows to OSS")
-        fileset = alicloud.nas.Fileset(f"{self._base}-cache", file_system_id=self.file_system.id,
-                                       file_system_path=path, description="OSS-backed cache",
-                                       opts=pulumi.ResourceOptions(parent=self))
-        return alicloud.nas.DataFlow(f"{self._base}-cache", file_system_id=self.file_system.id,
-                                     fset_id=fileset.fileset_id, source_storage=pulumi.Output.concat("oss://", bucket_name),
-                                     source_security_type="SSL", throughput=CPFS_DATA_FLOW_MBPS,
-                                     description="OSS bucket <-> CPFS cache", opts=pulumi.ResourceOptions(parent=self))
+        fileset = alicloud.nas.Fileset(
+            f"{self._base}-cache",
+            file_system_id=self.file_system.id,
+            file_system_path=path,
+            description="OSS-backed cache",
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        return alicloud.nas.DataFlow(
+            f"{self._base}-cache",
+            file_system_id=self.file_system.id,
+            fset_id=fileset.fileset_id,
+            source_storage=pulumi.Output.concat("oss://", bucket_name),
+            source_security_type="SSL",
+            throughput=CPFS_DATA_FLOW_MBPS,
+            description="OSS bucket <-> CPFS cache",
+            opts=pulumi.ResourceOptions(parent=self),
+        )

@@ -17,5 +17,20 @@ def public_components() -> list:
     from .node_group import GpuNodeGroup, SystemNodeGroup
     from .storage import DataBucket, LustreFileSystem
 
-    return [GpuCluster, GpuNetwork, EfaFabric, EksCluster, EksAddons, GpuNodeGroup, SystemNodeGroup, NodeRole,
-            WorkloadRole, DataKey, DataBucket, LustreFileSystem, AuditTrail, ThreatDetection, CostBudget]
+    return [
+        GpuCluster,
+        GpuNetwork,
+        EfaFabric,
+        EksCluster,
+        EksAddons,
+        GpuNodeGroup,
+        SystemNodeGroup,
+        NodeRole,
+        WorkloadRole,
+        DataKey,
+        DataBucket,
+        LustreFileSystem,
+        AuditTrail,
+        ThreatDetection,
+        CostBudget,
+    ]

@@ -27,8 +27,10 @@ AFTER_NODES = ("coredns", "aws-ebs-csi-driver", "aws-fsx-csi-driver", "eks-node-
 # The node monitoring agent's DCGM DaemonSet tolerates no taint by default, so on tainted GPU nodes it would see no
 # GPU (aws/eks-node-monitoring-agent charts/.../values.yaml, dcgmAgent.tolerations: [], and
 # charts/configuration.schema.json, read 2026-11-24).
-CONFIGURATIONS = {"vpc-cni": json.dumps({"enableNetworkPolicy": "true"}),
-                  "eks-node-monitoring-agent": json.dumps({"dcgmAgent": {"tolerations": [{"operator": "Exists"}]}})}
+CONFIGURATIONS = {
+    "vpc-cni": json.dumps({"enableNetworkPolicy": "true"}),
+    "eks-node-monitoring-agent": json.dumps({"dcgmAgent": {"tolerations": [{"operator": "Exists"}]}}),
+}
 
 
 @dataclass(frozen=True)
@@ -72,11 +74,17 @@ def ebs_csi_key_statements(kms_key_arn: pulumi.Input[str]) -> list[Statement]:
     https://docs.aws.amazon.com/eks/latest/userguide/ebs-csi.html (KMS policy for encrypted volumes)
     """
     return [
-        Statement(sid="CreateGrantsForEbs", actions=["kms:CreateGrant", "kms:ListGrants", "kms:RevokeGrant"],
-                  resources=[kms_key_arn], conditions={"Bool": {"kms:GrantIsForAWSResource": "true"}}),
-        Statement(sid="UseKeyForEbs", actions=["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*",
-                                               "kms:GenerateDataKey*", "kms:DescribeKey"],
-                  resources=[kms_key_arn]),
+        Statement(
+            sid="CreateGrantsForEbs",
+            actions=["kms:CreateGrant", "kms:ListGrants", "kms:RevokeGrant"],
+            resources=[kms_key_arn],
+            conditions={"Bool": {"kms:GrantIsForAWSResource": "true"}},
+        ),
+        Statement(
+            sid="UseKeyForEbs",
+            actions=["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"],
+            resources=[kms_key_arn],
+        ),
     ]
 
 
@@ -98,17 +106,32 @@ class EksAddons(Component):
             role_arn = None
             role = args.roles.get(addon)
             if role is not None:
-                self.roles[addon] = WorkloadRole(f"{name}-{addon}", WorkloadRoleArgs(
-                    oidc_provider_arn=args.oidc_provider_arn, oidc_issuer=args.oidc_issuer,
-                    namespace="kube-system", service_account=role.service_account, statements=role.statements,
-                    managed_policies=role.managed_policies, partition=args.partition, tags=dict(args.tags)),
-                    opts=pulumi.ResourceOptions(parent=self))
+                self.roles[addon] = WorkloadRole(
+                    f"{name}-{addon}",
+                    WorkloadRoleArgs(
+                        oidc_provider_arn=args.oidc_provider_arn,
+                        oidc_issuer=args.oidc_issuer,
+                        namespace="kube-system",
+                        service_account=role.service_account,
+                        statements=role.statements,
+                        managed_policies=role.managed_policies,
+                        partition=args.partition,
+                        tags=dict(args.tags),
+                    ),
+                    opts=pulumi.ResourceOptions(parent=self),
+                )
                 role_arn = self.roles[addon].arn
             self.addons[addon] = aws.eks.Addon(
-                f"{name}-{addon}", cluster_name=args.cluster_name, addon_name=addon,
-                addon_version=args.versions[addon], service_account_role_arn=role_arn,
+                f"{name}-{addon}",
+                cluster_name=args.cluster_name,
+                addon_name=addon,
+                addon_version=args.versions[addon],
+                service_account_role_arn=role_arn,
                 configuration_values=(args.configurations or {}).get(addon),
-                resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE",
-                tags=dict(args.tags), opts=pulumi.ResourceOptions(parent=self))
+                resolve_conflicts_on_create="OVERWRITE",
+                resolve_conflicts_on_update="OVERWRITE",
+                tags=dict(args.tags),
+                opts=pulumi.ResourceOptions(parent=self),
+            )
         self.addon_names = pulumi.Output.from_input(sorted(self.addons))
         self.register_outputs({"addon_names": self.addon_names})

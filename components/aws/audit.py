@@ -53,45 +53,91 @@ class AuditTrail(Component):
 
         def delivery(bucket_arn: pulumi.Output[str]) -> list[Statement]:
             return [
-                Statement(sid="CloudTrailAclCheck", actions=["s3:GetBucketAcl"], resources=[bucket_arn],
-                          principals={"Service": "cloudtrail.amazonaws.com"},
-                          conditions={"StringEquals": {"aws:SourceArn": trail_arn}}),
-                Statement(sid="CloudTrailWrite", actions=["s3:PutObject"],
-                          resources=[pulumi.Output.concat(bucket_arn, "/AWSLogs/", account_id, "/*")],
-                          principals={"Service": "cloudtrail.amazonaws.com"},
-                          conditions={"StringEquals": {"aws:SourceArn": trail_arn,
-                                                       "s3:x-amz-acl": "bucket-owner-full-control"}}),
+                Statement(
+                    sid="CloudTrailAclCheck",
+                    actions=["s3:GetBucketAcl"],
+                    resources=[bucket_arn],
+                    principals={"Service": "cloudtrail.amazonaws.com"},
+                    conditions={"StringEquals": {"aws:SourceArn": trail_arn}},
+                ),
+                Statement(
+                    sid="CloudTrailWrite",
+                    actions=["s3:PutObject"],
+                    resources=[pulumi.Output.concat(bucket_arn, "/AWSLogs/", account_id, "/*")],
+                    principals={"Service": "cloudtrail.amazonaws.com"},
+                    conditions={
+                        "StringEquals": {"aws:SourceArn": trail_arn, "s3:x-amz-acl": "bucket-owner-full-control"}
+                    },
+                ),
             ]
 
-        self.bucket = DataBucket(f"{name}-logs", BucketArgs(
-            kms_key_arn=kms_key_arn, protect=protect, noncurrent_version_days=retention_days,
-            infrequent_access_after_days=90, tags=tags, _extra_statements=delivery), opts=child)
-        self.log_group = aws.cloudwatch.LogGroup(f"{name}-trail", retention_in_days=retention_days,
-                                                 kms_key_id=kms_key_arn, tags=tags, opts=child)
+        self.bucket = DataBucket(
+            f"{name}-logs",
+            BucketArgs(
+                kms_key_arn=kms_key_arn,
+                protect=protect,
+                noncurrent_version_days=retention_days,
+                infrequent_access_after_days=90,
+                tags=tags,
+                _extra_statements=delivery,
+            ),
+            opts=child,
+        )
+        self.log_group = aws.cloudwatch.LogGroup(
+            f"{name}-trail", retention_in_days=retention_days, kms_key_id=kms_key_arn, tags=tags, opts=child
+        )
         # No aws:SourceAccount/aws:SourceArn here: the CloudTrail user guide says this role does not support them
         # (https://docs.aws.amazon.com/awscloudtrail/latest/userguide/cloudtrail-required-policy-for-cloudwatch-logs.html),
         # so the service-trust rule exempts cloudtrail.amazonaws.com.
-        role = service_role(f"{name}-trail-to-logs", "cloudtrail.amazonaws.com", [Statement(
-            sid="DeliverTrail", actions=["logs:CreateLogStream", "logs:PutLogEvents"],
-            resources=[pulumi.Output.concat(self.log_group.arn, ":log-stream:*")])], tags, child)
+        role = service_role(
+            f"{name}-trail-to-logs",
+            "cloudtrail.amazonaws.com",
+            [
+                Statement(
+                    sid="DeliverTrail",
+                    actions=["logs:CreateLogStream", "logs:PutLogEvents"],
+                    resources=[pulumi.Output.concat(self.log_group.arn, ":log-stream:*")],
+                )
+            ],
+            tags,
+            child,
+        )
         self.trail = aws.cloudtrail.Trail(
-            name, name=name, s3_bucket_name=self.bucket.name, is_multi_region_trail=True,
-            include_global_service_events=bool(args.management_events), enable_log_file_validation=True,
+            name,
+            name=name,
+            s3_bucket_name=self.bucket.name,
+            is_multi_region_trail=True,
+            include_global_service_events=bool(args.management_events),
+            enable_log_file_validation=True,
             enable_logging=True,
             kms_key_id=kms_key_arn,
             cloud_watch_logs_group_arn=pulumi.Output.concat(self.log_group.arn, ":*"),
             cloud_watch_logs_role_arn=role.arn,
             advanced_event_selectors=[
-                *([{"name": "Management events", "field_selectors": [
-                    {"field": "eventCategory", "equals": ["Management"]}]}] if args.management_events else []),
+                *(
+                    [
+                        {
+                            "name": "Management events",
+                            "field_selectors": [{"field": "eventCategory", "equals": ["Management"]}],
+                        }
+                    ]
+                    if args.management_events
+                    else []
+                ),
                 # Object reads and writes in every bucket (HIPAA/GDPR data-access audit), except the trail's own:
                 # its deliveries would be logged into itself (CloudTrail user guide, "recursive logging").
-                {"name": "S3 object access", "field_selectors": [
-                    {"field": "eventCategory", "equals": ["Data"]},
-                    {"field": "resources.type", "equals": ["AWS::S3::Object"]},
-                    {"field": "resources.ARN", "not_starts_withs": [pulumi.Output.concat(self.bucket.arn, "/")]}]},
+                {
+                    "name": "S3 object access",
+                    "field_selectors": [
+                        {"field": "eventCategory", "equals": ["Data"]},
+                        {"field": "resources.type", "equals": ["AWS::S3::Object"]},
+                        {"field": "resources.ARN", "not_starts_withs": [pulumi.Output.concat(self.bucket.arn, "/")]},
+                    ],
+                },
             ],
-            tags=tags, opts=pulumi.ResourceOptions(parent=self, depends_on=[self.bucket.policy]))
+            tags=tags,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.bucket.policy]),
+        )
         self.trail_arn = self.trail.arn
         self.register_outputs({"trail_arn": self.trail_arn})
 
@@ -131,16 +177,24 @@ class ThreatDetection(Component):
             self.detector_id = pulumi.Output.from_input(existing.id)
             self.register_outputs({"detector_id": self.detector_id})
             return
-        self.detector = aws.guardduty.Detector(name, enable=True, finding_publishing_frequency="FIFTEEN_MINUTES",
-                                               tags=tags, opts=pulumi.ResourceOptions(parent=self))
+        self.detector = aws.guardduty.Detector(
+            name,
+            enable=True,
+            finding_publishing_frequency="FIFTEEN_MINUTES",
+            tags=tags,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
         # Runtime Monitoring, which AWS folded EKS Runtime Monitoring into (the older feature is to be disabled
         # when migrating), with GuardDuty managing its agent as an EKS add-on.
         # https://docs.aws.amazon.com/guardduty/latest/ug/eks-protection-configuration.html
-        aws.guardduty.DetectorFeature(f"{name}-eks-runtime", detector_id=self.detector.id,
-                                      name="RUNTIME_MONITORING", status="ENABLED",
-                                      additional_configurations=[{"name": "EKS_ADDON_MANAGEMENT",
-                                                                  "status": "ENABLED"}],
-                                      opts=pulumi.ResourceOptions(parent=self))
+        aws.guardduty.DetectorFeature(
+            f"{name}-eks-runtime",
+            detector_id=self.detector.id,
+            name="RUNTIME_MONITORING",
+            status="ENABLED",
+            additional_configurations=[{"name": "EKS_ADDON_MANAGEMENT", "status": "ENABLED"}],
+            opts=pulumi.ResourceOptions(parent=self),
+        )
         self.detector_id = self.detector.id
         self.register_outputs({"detector_id": self.detector_id})
 

@@ -45,19 +45,39 @@ class CostBudget(Component):
         args = as_args(CostBudgetArgs, args)
         monthly_limit_usd, thresholds_pct, contacts = args.monthly_limit_usd, args.thresholds_pct, args.contacts
         cost_tag, tags = (args.cost_tag_key, args.cost_tag_value), dict(args.tags)
-        notifications = [
-            {"comparison_operator": "GREATER_THAN", "threshold": float(pct), "threshold_type": "PERCENTAGE",
-             "notification_type": kind, "subscriber_email_addresses": list(contacts)}
-            for pct in thresholds_pct
-            for kind in ("ACTUAL", "FORECASTED")
-        ] if contacts else []
+        notifications = (
+            [
+                {
+                    "comparison_operator": "GREATER_THAN",
+                    "threshold": float(pct),
+                    "threshold_type": "PERCENTAGE",
+                    "notification_type": kind,
+                    "subscriber_email_addresses": list(contacts),
+                }
+                for pct in thresholds_pct
+                for kind in ("ACTUAL", "FORECASTED")
+            ]
+            if contacts
+            else []
+        )
         self.budget = aws.budgets.Budget(
-            name, name=name, budget_type="COST", time_unit="MONTHLY",
-            limit_amount=f"{monthly_limit_usd:.2f}", limit_unit="USD",
+            name,
+            name=name,
+            budget_type="COST",
+            time_unit="MONTHLY",
+            limit_amount=f"{monthly_limit_usd:.2f}",
+            limit_unit="USD",
             cost_filters=[{"name": "TagKeyValue", "values": [f"user:{cost_tag[0]}${cost_tag[1]}"]}],
-            notifications=notifications, tags=tags, opts=pulumi.ResourceOptions(parent=self))
+            notifications=notifications,
+            tags=tags,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
         if args.activate_cost_tag:
-            aws.costexplorer.CostAllocationTag(name, tag_key=cost_tag[0], status="Active",
-                                               opts=pulumi.ResourceOptions(parent=self, retain_on_delete=True))
+            aws.costexplorer.CostAllocationTag(
+                name,
+                tag_key=cost_tag[0],
+                status="Active",
+                opts=pulumi.ResourceOptions(parent=self, retain_on_delete=True),
+            )
         self.budget_name = self.budget.name
         self.register_outputs({"budget_name": self.budget_name})

@@ -65,20 +65,37 @@ class EksCluster(Component):
         # The region is left a wildcard: the ARN pattern still names this account and this cluster.
         self.role = aws.iam.Role(
             f"{name}-cluster",
-            assume_role_policy=policy_json([Statement(
-                sid="EksAssume", actions=["sts:AssumeRole", "sts:TagSession"],
-                principals={"Service": "eks.amazonaws.com"},
-                conditions=source_conditions(args.account_id, pulumi.Output.concat(
-                    "arn:", args.partition, ":eks:*:", args.account_id, ":cluster/", name)))]),
-            tags=tags, opts=child)
+            assume_role_policy=policy_json(
+                [
+                    Statement(
+                        sid="EksAssume",
+                        actions=["sts:AssumeRole", "sts:TagSession"],
+                        principals={"Service": "eks.amazonaws.com"},
+                        conditions=source_conditions(
+                            args.account_id,
+                            pulumi.Output.concat("arn:", args.partition, ":eks:*:", args.account_id, ":cluster/", name),
+                        ),
+                    )
+                ]
+            ),
+            tags=tags,
+            opts=child,
+        )
         attachment = aws.iam.RolePolicyAttachment(
-            f"{name}-cluster-policy", role=self.role.name,
+            f"{name}-cluster-policy",
+            role=self.role.name,
             policy_arn=pulumi.Output.concat("arn:", args.partition, ":iam::aws:policy/AmazonEKSClusterPolicy"),
-            opts=child)
+            opts=child,
+        )
         # EKS writes control-plane logs to this group; creating it first sets retention and the key.
         log_group = aws.cloudwatch.LogGroup(
-            f"{name}-control-plane", name=f"/aws/eks/{name}/cluster",
-            retention_in_days=args.log_retention_days, kms_key_id=args.kms_key_arn, tags=tags, opts=child)
+            f"{name}-control-plane",
+            name=f"/aws/eks/{name}/cluster",
+            retention_in_days=args.log_retention_days,
+            kms_key_id=args.kms_key_arn,
+            tags=tags,
+            opts=child,
+        )
         self.cluster = aws.eks.Cluster(
             name,
             name=name,
@@ -95,20 +112,38 @@ class EksCluster(Component):
             access_config={"authentication_mode": "API", "bootstrap_cluster_creator_admin_permissions": True},
             deletion_protection=args.deletion_protection,
             tags=tags,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[attachment, log_group]))
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[attachment, log_group]),
+        )
         issuer = self.cluster.identities[0].oidcs[0].issuer
         self.oidc_provider = aws.iam.OpenIdConnectProvider(
-            f"{name}-irsa", url=issuer, client_id_lists=["sts.amazonaws.com"], tags=tags, opts=child)
+            f"{name}-irsa", url=issuer, client_id_lists=["sts.amazonaws.com"], tags=tags, opts=child
+        )
         self.oidc_issuer = issuer.apply(lambda url: url.removeprefix("https://"))
         for i, principal in enumerate(args.admin_principal_arns):
-            entry = aws.eks.AccessEntry(f"{name}-admin-{i}", cluster_name=self.cluster.name,
-                                        principal_arn=principal, type="STANDARD", tags=tags, opts=child)
+            entry = aws.eks.AccessEntry(
+                f"{name}-admin-{i}",
+                cluster_name=self.cluster.name,
+                principal_arn=principal,
+                type="STANDARD",
+                tags=tags,
+                opts=child,
+            )
             aws.eks.AccessPolicyAssociation(
-                f"{name}-admin-{i}", cluster_name=self.cluster.name, principal_arn=principal,
+                f"{name}-admin-{i}",
+                cluster_name=self.cluster.name,
+                principal_arn=principal,
                 policy_arn="arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
-                access_scope={"type": "cluster"}, opts=pulumi.ResourceOptions(parent=self, depends_on=[entry]))
+                access_scope={"type": "cluster"},
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[entry]),
+            )
         self.name = self.cluster.name
         self.security_group_id = self.cluster.vpc_config.cluster_security_group_id
         self.endpoint = self.cluster.endpoint
-        self.register_outputs({"name": self.name, "endpoint": self.endpoint, "oidc_issuer": self.oidc_issuer,
-                               "security_group_id": self.security_group_id})
+        self.register_outputs(
+            {
+                "name": self.name,
+                "endpoint": self.endpoint,
+                "oidc_issuer": self.oidc_issuer,
+                "security_group_id": self.security_group_id,
+            }
+        )

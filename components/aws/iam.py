@@ -41,13 +41,19 @@ class NodeRole(Component):
         child = pulumi.ResourceOptions(parent=self)
         self.role = aws.iam.Role(
             name,
-            assume_role_policy=policy_json([Statement(
-                sid="Ec2Assume", actions=["sts:AssumeRole"], principals={"Service": "ec2.amazonaws.com"})]),
-            tags=tags, opts=child)
+            assume_role_policy=policy_json(
+                [Statement(sid="Ec2Assume", actions=["sts:AssumeRole"], principals={"Service": "ec2.amazonaws.com"})]
+            ),
+            tags=tags,
+            opts=child,
+        )
         self.attachments = [
             aws.iam.RolePolicyAttachment(
-                f"{name}-{policy}", role=self.role.name,
-                policy_arn=pulumi.Output.concat("arn:", partition, ":iam::aws:policy/", policy), opts=child)
+                f"{name}-{policy}",
+                role=self.role.name,
+                policy_arn=pulumi.Output.concat("arn:", partition, ":iam::aws:policy/", policy),
+                opts=child,
+            )
             for policy in NODE_MANAGED_POLICIES
         ]
         self.arn = self.role.arn
@@ -92,27 +98,41 @@ class WorkloadRole(Component):
         service_account, statements, tags = args.service_account, list(args.statements), dict(args.tags)
         managed_policies, partition = args.managed_policies, args.partition
         child = pulumi.ResourceOptions(parent=self)
-        trust = pulumi.Output.from_input(oidc_issuer).apply(lambda issuer: policy_json([Statement(
-            sid="ServiceAccountAssume", actions=["sts:AssumeRoleWithWebIdentity"],
-            principals={"Federated": oidc_provider_arn},
-            conditions={"StringEquals": {
-                f"{issuer}:sub": f"system:serviceaccount:{namespace}:{service_account}",
-                f"{issuer}:aud": "sts.amazonaws.com",
-            }})]))
+        trust = pulumi.Output.from_input(oidc_issuer).apply(
+            lambda issuer: policy_json(
+                [
+                    Statement(
+                        sid="ServiceAccountAssume",
+                        actions=["sts:AssumeRoleWithWebIdentity"],
+                        principals={"Federated": oidc_provider_arn},
+                        conditions={
+                            "StringEquals": {
+                                f"{issuer}:sub": f"system:serviceaccount:{namespace}:{service_account}",
+                                f"{issuer}:aud": "sts.amazonaws.com",
+                            }
+                        },
+                    )
+                ]
+            )
+        )
         self.role = aws.iam.Role(name, assume_role_policy=trust, tags=tags, opts=child)
         if statements:
             aws.iam.RolePolicy(name, role=self.role.id, policy=policy_json(statements), opts=child)
         for policy in managed_policies:
             aws.iam.RolePolicyAttachment(
-                f"{name}-{policy.rsplit('/', 1)[-1]}", role=self.role.name,
-                policy_arn=pulumi.Output.concat("arn:", partition, ":iam::aws:policy/", policy), opts=child)
+                f"{name}-{policy.rsplit('/', 1)[-1]}",
+                role=self.role.name,
+                policy_arn=pulumi.Output.concat("arn:", partition, ":iam::aws:policy/", policy),
+                opts=child,
+            )
         self.namespace, self.service_account = namespace, service_account
         self.arn = self.role.arn
         self.register_outputs({"arn": self.role.arn})
 
 
-def cluster_autoscaler_statements(cluster_name: str, region: str, account_id: pulumi.Input[str],
-                                  partition: pulumi.Input[str]) -> list[Statement]:
+def cluster_autoscaler_statements(
+    cluster_name: str, region: str, account_id: pulumi.Input[str], partition: pulumi.Input[str]
+) -> list[Statement]:
     """The Cluster Autoscaler's least privilege: resize and terminate only this cluster's node groups.
 
     Writes are limited to the Auto Scaling groups EKS creates for this cluster's node groups
@@ -123,20 +143,41 @@ def cluster_autoscaler_statements(cluster_name: str, region: str, account_id: pu
     (awsdocs/amazon-eks-user-guide doc_source/autoscaling.md, 2023) for the owned-tag condition.
     https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/cloudprovider/aws/README.md
     """
-    groups = pulumi.Output.concat("arn:", partition, ":autoscaling:", region, ":", account_id,
-                                  ":autoScalingGroup:*:autoScalingGroupName/eks-", cluster_name, "-*")
-    node_groups = pulumi.Output.concat("arn:", partition, ":eks:", region, ":", account_id,
-                                       ":nodegroup/", cluster_name, "/*/*")
+    groups = pulumi.Output.concat(
+        "arn:",
+        partition,
+        ":autoscaling:",
+        region,
+        ":",
+        account_id,
+        ":autoScalingGroup:*:autoScalingGroupName/eks-",
+        cluster_name,
+        "-*",
+    )
+    node_groups = pulumi.Output.concat(
+        "arn:", partition, ":eks:", region, ":", account_id, ":nodegroup/", cluster_name, "/*/*"
+    )
     return [
-        Statement(sid="ScaleOwnNodeGroups",
-                  actions=["autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"],
-                  resources=[groups],
-                  conditions={"StringEquals": {f"aws:ResourceTag/k8s.io/cluster-autoscaler/{cluster_name}": "owned"}}),
-        Statement(sid="DescribeScalingState",
-                  actions=["autoscaling:DescribeAutoScalingGroups", "autoscaling:DescribeAutoScalingInstances",
-                           "autoscaling:DescribeLaunchConfigurations", "autoscaling:DescribeScalingActivities",
-                           "autoscaling:DescribeTags", "ec2:DescribeImages", "ec2:DescribeInstanceTypes",
-                           "ec2:DescribeLaunchTemplateVersions", "ec2:GetInstanceTypesFromInstanceRequirements"],
-                  resources=["*"]),
+        Statement(
+            sid="ScaleOwnNodeGroups",
+            actions=["autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"],
+            resources=[groups],
+            conditions={"StringEquals": {f"aws:ResourceTag/k8s.io/cluster-autoscaler/{cluster_name}": "owned"}},
+        ),
+        Statement(
+            sid="DescribeScalingState",
+            actions=[
+                "autoscaling:DescribeAutoScalingGroups",
+                "autoscaling:DescribeAutoScalingInstances",
+                "autoscaling:DescribeLaunchConfigurations",
+                "autoscaling:DescribeScalingActivities",
+                "autoscaling:DescribeTags",
+                "ec2:DescribeImages",
+                "ec2:DescribeInstanceTypes",
+                "ec2:DescribeLaunchTemplateVersions",
+                "ec2:GetInstanceTypesFromInstanceRequirements",
+            ],
+            resources=["*"],
+        ),
         Statement(sid="ReadNodeGroupTemplates", actions=["eks:DescribeNodegroup"], resources=[node_groups]),
     ]

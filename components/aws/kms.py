@@ -13,9 +13,21 @@ DELETION_WINDOW_DAYS = 30
 # The AWS "key administrators" statement, spelled out rather than kms:*.
 # https://docs.aws.amazon.com/kms/latest/developerguide/key-policy-default.html#key-policy-default-allow-administrators
 ADMIN_ACTIONS = (
-    "kms:Create*", "kms:Describe*", "kms:Enable*", "kms:List*", "kms:Put*", "kms:Update*", "kms:Revoke*",
-    "kms:Disable*", "kms:Get*", "kms:Delete*", "kms:TagResource", "kms:UntagResource",
-    "kms:ScheduleKeyDeletion", "kms:CancelKeyDeletion", "kms:RotateKeyOnDemand",
+    "kms:Create*",
+    "kms:Describe*",
+    "kms:Enable*",
+    "kms:List*",
+    "kms:Put*",
+    "kms:Update*",
+    "kms:Revoke*",
+    "kms:Disable*",
+    "kms:Get*",
+    "kms:Delete*",
+    "kms:TagResource",
+    "kms:UntagResource",
+    "kms:ScheduleKeyDeletion",
+    "kms:CancelKeyDeletion",
+    "kms:RotateKeyOnDemand",
 )
 # The data a key encrypts for each service principal; CloudWatch Logs and CloudTrail need
 # the key policy to name them, IAM grants alone are not enough for service principals.
@@ -67,8 +79,9 @@ class DataKey(Component):
             deletion_window_in_days=DELETION_WINDOW_DAYS,
             policy=policy,
             tags=tags,
-            opts=pulumi.ResourceOptions(parent=self,
-                                        depends_on=[self.autoscaling_role] if self.autoscaling_role else []),
+            opts=pulumi.ResourceOptions(
+                parent=self, depends_on=[self.autoscaling_role] if self.autoscaling_role else []
+            ),
         )
         self.alias = aws.kms.Alias(name, name=f"alias/{name}", target_key_id=self.key.key_id, opts=child)
         self.arn = self.key.arn
@@ -84,23 +97,28 @@ def _key_policy(args: DataKeyArgs) -> pulumi.Output[str]:
     volumes) encrypt with it, each held to its own resources; FSx reads linked buckets' objects through S3."""
     account_id, region, partition = args.account_id, args.region, args.partition
     root = pulumi.Output.concat("arn:", partition, ":iam::", account_id, ":root")
-    return policy_json([
-        Statement(
-            sid="AccountAdministersKey",
-            actions=ADMIN_ACTIONS + ENCRYPT_ACTIONS + ("kms:CreateGrant",),
-            resources=["*"],  # in a key policy "*" means this key
-            principals={"AWS": root},
-        ),
-        *_log_statements(account_id, region, partition),
-        *_autoscaling_statements(account_id, partition),
-        Statement(
-            sid="ServicesDescribeKey",
-            actions=["kms:DescribeKey"],
-            resources=["*"],
-            principals={"Service": [f"logs.{region}.amazonaws.com", "cloudtrail.amazonaws.com"]},
-        ),
-    ] + [_fsx_linked_bucket(i, arn, account_id, region, partition)
-         for i, arn in enumerate(args.fsx_linked_bucket_arns or ())])
+    return policy_json(
+        [
+            Statement(
+                sid="AccountAdministersKey",
+                actions=ADMIN_ACTIONS + ENCRYPT_ACTIONS + ("kms:CreateGrant",),
+                resources=["*"],  # in a key policy "*" means this key
+                principals={"AWS": root},
+            ),
+            *_log_statements(account_id, region, partition),
+            *_autoscaling_statements(account_id, partition),
+            Statement(
+                sid="ServicesDescribeKey",
+                actions=["kms:DescribeKey"],
+                resources=["*"],
+                principals={"Service": [f"logs.{region}.amazonaws.com", "cloudtrail.amazonaws.com"]},
+            ),
+        ]
+        + [
+            _fsx_linked_bucket(i, arn, account_id, region, partition)
+            for i, arn in enumerate(args.fsx_linked_bucket_arns or ())
+        ]
+    )
 
 
 def _log_statements(account_id: pulumi.Input[str], region: str, partition: pulumi.Input[str]) -> list[Statement]:
@@ -112,16 +130,26 @@ def _log_statements(account_id: pulumi.Input[str], region: str, partition: pulum
             actions=("kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*"),
             resources=["*"],
             principals={"Service": f"logs.{region}.amazonaws.com"},
-            conditions={"StringLike": {"kms:EncryptionContext:aws:logs:arn": pulumi.Output.concat(
-                "arn:", partition, ":logs:", region, ":", account_id, ":log-group:*")}},
+            conditions={
+                "StringLike": {
+                    "kms:EncryptionContext:aws:logs:arn": pulumi.Output.concat(
+                        "arn:", partition, ":logs:", region, ":", account_id, ":log-group:*"
+                    )
+                }
+            },
         ),
         Statement(
             sid="CloudTrailEncrypt",
             actions=["kms:GenerateDataKey*"],
             resources=["*"],
             principals={"Service": "cloudtrail.amazonaws.com"},
-            conditions={"StringLike": {"kms:EncryptionContext:aws:cloudtrail:arn": pulumi.Output.concat(
-                "arn:", partition, ":cloudtrail:*:", account_id, ":trail/*")}},
+            conditions={
+                "StringLike": {
+                    "kms:EncryptionContext:aws:cloudtrail:arn": pulumi.Output.concat(
+                        "arn:", partition, ":cloudtrail:*:", account_id, ":trail/*"
+                    )
+                }
+            },
         ),
     ]
 
@@ -130,9 +158,13 @@ def _autoscaling_statements(account_id: pulumi.Input[str], partition: pulumi.Inp
     """EKS node groups launch through Auto Scaling, whose service-linked role must be able to use the key for
     encrypted root volumes, or instances fail to start (Client.InternalError).
     https://docs.aws.amazon.com/autoscaling/ec2/userguide/key-policy-requirements-EBS-encryption.html"""
-    autoscaling = pulumi.Output.concat("arn:", partition, ":iam::", account_id,
-                                       ":role/aws-service-role/autoscaling.amazonaws.com/"
-                                       "AWSServiceRoleForAutoScaling")
+    autoscaling = pulumi.Output.concat(
+        "arn:",
+        partition,
+        ":iam::",
+        account_id,
+        ":role/aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling",
+    )
     return [
         Statement(
             sid="AutoScalingEncryptsNodeVolumes",
@@ -162,8 +194,9 @@ def _autoscaling_statements(account_id: pulumi.Input[str], partition: pulumi.Inp
 FSX_S3_ROLE_PATH = "role/aws-service-role/s3.data-source.lustre.fsx.amazonaws.com/AWSServiceRoleForFSxS3Access_"
 
 
-def _fsx_linked_bucket(index: int, bucket_arn: pulumi.Input[str], account_id: pulumi.Input[str], region: str,
-                       partition: pulumi.Input[str]) -> Statement:
+def _fsx_linked_bucket(
+    index: int, bucket_arn: pulumi.Input[str], account_id: pulumi.Input[str], region: str, partition: pulumi.Input[str]
+) -> Statement:
     return Statement(
         sid=f"FsxLinkedBucketObjects{index}" if index else "FsxLinkedBucketObjects",
         actions=("kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*"),
@@ -172,9 +205,13 @@ def _fsx_linked_bucket(index: int, bucket_arn: pulumi.Input[str], account_id: pu
         conditions={
             "StringEquals": {"kms:CallerAccount": account_id, "kms:ViaService": f"s3.{region}.amazonaws.com"},
             "StringLike": {"kms:EncryptionContext:aws:s3:arn": bucket_arn},
-            "ArnLike": {"aws:PrincipalArn": pulumi.Output.concat("arn:", partition, ":iam::", account_id, ":",
-                                                                 FSX_S3_ROLE_PATH, "fs-*")},
-        })
+            "ArnLike": {
+                "aws:PrincipalArn": pulumi.Output.concat(
+                    "arn:", partition, ":iam::", account_id, ":", FSX_S3_ROLE_PATH, "fs-*"
+                )
+            },
+        },
+    )
 
 
 # Auto Scaling's service-linked role (one per account, created by AWS on the first Auto Scaling group, or by
@@ -192,11 +229,15 @@ def autoscaling_service_linked_role(name: str, parent: pulumi.Resource) -> Optio
     (retain_on_delete): other Auto Scaling groups of the account use it, and a later stack finds it in place."""
     invoke = pulumi.InvokeOptions(parent=parent)
     names = aws.iam.get_roles(path_prefix=AUTOSCALING_ROLE_PATH, opts=invoke).names or []
-    if AUTOSCALING_ROLE in names and \
-            (aws.iam.get_role(name=AUTOSCALING_ROLE, opts=invoke).tags or {}).get(ROLE_OWNER_TAG) != name:
+    if (
+        AUTOSCALING_ROLE in names
+        and (aws.iam.get_role(name=AUTOSCALING_ROLE, opts=invoke).tags or {}).get(ROLE_OWNER_TAG) != name
+    ):
         return None
     return aws.iam.ServiceLinkedRole(
-        f"{name}-autoscaling", aws_service_name="autoscaling.amazonaws.com",
+        f"{name}-autoscaling",
+        aws_service_name="autoscaling.amazonaws.com",
         description="Auto Scaling (created by gpu-cluster-blueprints: the account had none)",
         tags={ROLE_OWNER_TAG: name},
-        opts=pulumi.ResourceOptions(parent=parent, retain_on_delete=True))
+        opts=pulumi.ResourceOptions(parent=parent, retain_on_delete=True),
+    )

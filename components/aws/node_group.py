@@ -15,8 +15,12 @@ import pulumi_aws as aws
 from ..base import AWS, Args, Component, as_args
 from ..kubernetes.nodes import STARTUP_TAINT_PREFIX
 
-CAPACITY_TYPES = {"on-demand": "ON_DEMAND", "spot": "SPOT", "reservation": "ON_DEMAND",
-                  "capacity-block": "CAPACITY_BLOCK"}
+CAPACITY_TYPES = {
+    "on-demand": "ON_DEMAND",
+    "spot": "SPOT",
+    "reservation": "ON_DEMAND",
+    "capacity-block": "CAPACITY_BLOCK",
+}
 GPU_AMI_TYPE = "AL2023_x86_64_NVIDIA"
 SYSTEM_AMI_TYPE = "AL2023_x86_64_STANDARD"
 TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE", "PreferNoSchedule": "PREFER_NO_SCHEDULE"}
@@ -53,24 +57,32 @@ def efa_interfaces(count: int, security_group_ids: Sequence[pulumi.Input[str]]) 
     interfaces = []
     for card in range(count):
         first = card == 0
-        interfaces.append({
-            "network_card_index": card,
-            "device_index": 0 if first else 1,
-            "interface_type": "efa" if first else "efa-only",
-            "delete_on_termination": "true",
-            "associate_public_ip_address": "false",
-            "security_groups": list(security_group_ids),
-        })
+        interfaces.append(
+            {
+                "network_card_index": card,
+                "device_index": 0 if first else 1,
+                "interface_type": "efa" if first else "efa-only",
+                "delete_on_termination": "true",
+                "associate_public_ip_address": "false",
+                "security_groups": list(security_group_ids),
+            }
+        )
     return interfaces
 
 
-def autoscaler_node_template(labels: Mapping[str, str], taints: Sequence[Mapping[str, str]],
-                             resources: Mapping[str, int]) -> dict[str, str]:
+def autoscaler_node_template(
+    labels: Mapping[str, str], taints: Sequence[Mapping[str, str]], resources: Mapping[str, int]
+) -> dict[str, str]:
     """The ASG tags from which the Cluster Autoscaler builds a node of an empty group."""
     tags = {f"{NODE_TEMPLATE}/label/{k}": v for k, v in sorted(labels.items())}
     # Startup taints are transient (the autoscaler ignores them in its templates): only lasting ones are tagged.
-    tags.update({f"{NODE_TEMPLATE}/taint/{t['key']}": f"{t['value']}:{t['effect']}" for t in taints
-                 if not t["key"].startswith(STARTUP_TAINT_PREFIX)})
+    tags.update(
+        {
+            f"{NODE_TEMPLATE}/taint/{t['key']}": f"{t['value']}:{t['effect']}"
+            for t in taints
+            if not t["key"].startswith(STARTUP_TAINT_PREFIX)
+        }
+    )
     tags.update({f"{NODE_TEMPLATE}/resources/{k}": str(v) for k, v in sorted(resources.items()) if v})
     return tags
 
@@ -123,35 +135,47 @@ class NodeGroupArgs(Args):
     local_nvme_raid0: Optional[bool] = False
     """Stripe instance-store NVMe as RAID0 for kubelet and containerd; off by default (needs NVMe on the shape)."""
     extended_resources: Optional[Mapping[str, int]] = field(default_factory=dict)
-    """What a node offers (`nvidia.com/gpu`, `vpc.amazonaws.com/efa`), for scale-from-zero templates; empty by default."""
+    """What a node offers (`nvidia.com/gpu`, `vpc.amazonaws.com/efa`), for scale-from-zero templates; empty by
+    default."""
     release_version: Optional[str] = None
     """A pinned EKS AMI release (`1.33.5-20251120`); None (default) reads the recommended release when the group is
     created and ignores later ones, so a new AMI (and GPU driver) never rolls nodes under a running job."""
 
 
-def _release_version(component: pulumi.ComponentResource, args: NodeGroupArgs,
-                     ami_parameter: str) -> pulumi.Input[str]:
+def _release_version(component: pulumi.ComponentResource, args: NodeGroupArgs, ami_parameter: str) -> pulumi.Input[str]:
     """The EKS-optimized AL2023 AMI release: the pinned one, else the recommended one from its public SSM parameter,
     held after creation (ignoreChanges in `_declare`) so a new release does not roll the nodes."""
     if args.release_version:
         return args.release_version
     return aws.ssm.get_parameter_output(
         name=f"/aws/service/eks/optimized-ami/{args.kubernetes_version}/amazon-linux-2023/x86_64/{ami_parameter}"
-             "recommended/release_version",
-        opts=pulumi.InvokeOutputOptions(parent=component)).value
+        "recommended/release_version",
+        opts=pulumi.InvokeOutputOptions(parent=component),
+    ).value
 
 
 def _launch_template_data(name: str, args: NodeGroupArgs) -> dict[str, Any]:
     """What every node boots with: IMDSv2 only, an encrypted root volume, tags, its network interfaces (EFA or
     plain), placement, the capacity it launches into and, where asked, NVMe scratch as RAID0."""
     template: dict[str, Any] = {
-        "metadata_options": {"http_tokens": "required", "http_endpoint": "enabled",
-                             "http_put_response_hop_limit": 1, "instance_metadata_tags": "disabled"},
-        "block_device_mappings": [{
-            "device_name": "/dev/xvda",
-            "ebs": {"volume_size": args.root_volume_gib, "volume_type": "gp3", "encrypted": "true",
-                    "kms_key_id": args.kms_key_arn, "delete_on_termination": "true"},
-        }],
+        "metadata_options": {
+            "http_tokens": "required",
+            "http_endpoint": "enabled",
+            "http_put_response_hop_limit": 1,
+            "instance_metadata_tags": "disabled",
+        },
+        "block_device_mappings": [
+            {
+                "device_name": "/dev/xvda",
+                "ebs": {
+                    "volume_size": args.root_volume_gib,
+                    "volume_type": "gp3",
+                    "encrypted": "true",
+                    "kms_key_id": args.kms_key_arn,
+                    "delete_on_termination": "true",
+                },
+            }
+        ],
         "tag_specifications": [{"resource_type": kind, "tags": dict(args.tags)} for kind in ("instance", "volume")],
     }
     if args.efa_interfaces:
@@ -175,8 +199,11 @@ def _reserved_capacity(name: str, args: NodeGroupArgs) -> dict[str, Any]:
         # An ODCR is targeted by id or through a resource group of reservations; a capacity block by its id.
         # https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CapacityReservationTarget.html
         by_group = args.capacity == "reservation" and args.capacity_reservation_id.startswith("arn:")
-        target = ({"capacity_reservation_resource_group_arn": args.capacity_reservation_id} if by_group
-                  else {"capacity_reservation_id": args.capacity_reservation_id})
+        target = (
+            {"capacity_reservation_resource_group_arn": args.capacity_reservation_id}
+            if by_group
+            else {"capacity_reservation_id": args.capacity_reservation_id}
+        )
         fields["capacity_reservation_specification"] = {"capacity_reservation_target": target}
     if args.capacity == "capacity-block":
         # EKS managed node groups on a capacity block: the launch template carries the block's market type, its
@@ -188,8 +215,9 @@ def _reserved_capacity(name: str, args: NodeGroupArgs) -> dict[str, Any]:
     return fields
 
 
-def _declare(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs, ami_type: str,
-             ami_parameter: str) -> tuple[aws.ec2.LaunchTemplate, aws.eks.NodeGroup]:
+def _declare(
+    component: pulumi.ComponentResource, name: str, args: NodeGroupArgs, ami_type: str, ami_parameter: str
+) -> tuple[aws.ec2.LaunchTemplate, aws.eks.NodeGroup]:
     """The launch template and the EKS managed node group on it, shared by the GPU and the system group."""
     release_version = _release_version(component, args, ami_parameter)
     template = _launch_template_data(name, args)
@@ -197,8 +225,13 @@ def _declare(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs
     # minimum then belongs to the schedule, so a later `pulumi up` does not set it back).
     waits = args.capacity == "capacity-block" and bool(args.capacity_block_starts_at)
     launch_template = aws.ec2.LaunchTemplate(
-        name, description=f"{name}: {args.instance_type} nodes", update_default_version=True,
-        tags=dict(args.tags), opts=pulumi.ResourceOptions(parent=component), **template)
+        name,
+        description=f"{name}: {args.instance_type} nodes",
+        update_default_version=True,
+        tags=dict(args.tags),
+        opts=pulumi.ResourceOptions(parent=component),
+        **template,
+    )
     node_group = aws.eks.NodeGroup(
         name,
         cluster_name=args.cluster_name,
@@ -209,8 +242,11 @@ def _declare(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs
         ami_type=ami_type,
         release_version=release_version,
         capacity_type=CAPACITY_TYPES[args.capacity],
-        scaling_config=({"min_size": 0, "desired_size": 0, "max_size": args.max_nodes} if waits else
-                        {"min_size": args.min_nodes, "desired_size": args.desired_nodes, "max_size": args.max_nodes}),
+        scaling_config=(
+            {"min_size": 0, "desired_size": 0, "max_size": args.max_nodes}
+            if waits
+            else {"min_size": args.min_nodes, "desired_size": args.desired_nodes, "max_size": args.max_nodes}
+        ),
         launch_template={"id": launch_template.id, "version": launch_template.latest_version},
         labels=dict(args.labels),
         taints=[{"key": t["key"], "value": t["value"], "effect": TAINT_EFFECTS[t["effect"]]} for t in args.taints],
@@ -221,11 +257,14 @@ def _declare(component: pulumi.ComponentResource, name: str, args: NodeGroupArgs
         tags=dict(args.tags),
         # capacityType and instanceTypes force a replacement and the name is fixed: create-before-delete
         # would clash with the old group's name, so the old group goes first.
-        opts=pulumi.ResourceOptions(parent=component,
-                                    ignore_changes=["scalingConfig.desiredSize"]
-                                    + (["scalingConfig.minSize"] if waits else [])
-                                    + ([] if args.release_version else ["releaseVersion"]),
-                                    delete_before_replace=True))
+        opts=pulumi.ResourceOptions(
+            parent=component,
+            ignore_changes=["scalingConfig.desiredSize"]
+            + (["scalingConfig.minSize"] if waits else [])
+            + ([] if args.release_version else ["releaseVersion"]),
+            delete_before_replace=True,
+        ),
+    )
     return launch_template, node_group
 
 
@@ -245,9 +284,12 @@ class GpuNodeGroup(Component):
         asg_name = self.node_group.resources.apply(lambda r: r[0].autoscaling_groups[0].name)
         template = autoscaler_node_template(args.labels, args.taints, args.extended_resources)
         self.autoscaler_tags = [
-            aws.autoscaling.Tag(f"{name}-{i}", autoscaling_group_name=asg_name,
-                                tag={"key": key, "value": value, "propagate_at_launch": False},
-                                opts=pulumi.ResourceOptions(parent=self))
+            aws.autoscaling.Tag(
+                f"{name}-{i}",
+                autoscaling_group_name=asg_name,
+                tag={"key": key, "value": value, "propagate_at_launch": False},
+                opts=pulumi.ResourceOptions(parent=self),
+            )
             for i, (key, value) in enumerate(sorted(template.items()))
         ]
         if args.capacity_block_starts_at:
@@ -257,9 +299,15 @@ class GpuNodeGroup(Component):
             # so none is declared here. https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html
             size = args.desired_nodes
             self.block_start = aws.autoscaling.Schedule(
-                f"{name}-block-start", autoscaling_group_name=asg_name, scheduled_action_name=f"{name}-block-start",
-                start_time=args.capacity_block_starts_at, min_size=args.min_nodes, max_size=args.max_nodes,
-                desired_capacity=size, opts=pulumi.ResourceOptions(parent=self))
+                f"{name}-block-start",
+                autoscaling_group_name=asg_name,
+                scheduled_action_name=f"{name}-block-start",
+                start_time=args.capacity_block_starts_at,
+                min_size=args.min_nodes,
+                max_size=args.max_nodes,
+                desired_capacity=size,
+                opts=pulumi.ResourceOptions(parent=self),
+            )
         self.node_group_name = self.node_group.node_group_name
         self.register_outputs({"node_group_name": self.node_group_name})
 

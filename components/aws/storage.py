@@ -50,30 +50,56 @@ class DataBucket(Component):
         super().__init__(name, opts)
         args = as_args(BucketArgs, args)
         child = pulumi.ResourceOptions(parent=self)
-        self.bucket = aws.s3.Bucket(name, force_destroy=not args.protect, tags=dict(args.tags),
-                                    opts=pulumi.ResourceOptions(parent=self, protect=args.protect))
-        aws.s3.BucketOwnershipControls(name, bucket=self.bucket.id,
-                                       rule={"object_ownership": "BucketOwnerEnforced"}, opts=child)
-        public_access_block = aws.s3.BucketPublicAccessBlock(name, bucket=self.bucket.id, block_public_acls=True,
-                                       block_public_policy=True, ignore_public_acls=True,
-                                       restrict_public_buckets=True, opts=child)
-        aws.s3.BucketVersioning(name, bucket=self.bucket.id,
-                                versioning_configuration={"status": "Enabled"}, opts=child)
+        self.bucket = aws.s3.Bucket(
+            name,
+            force_destroy=not args.protect,
+            tags=dict(args.tags),
+            opts=pulumi.ResourceOptions(parent=self, protect=args.protect),
+        )
+        aws.s3.BucketOwnershipControls(
+            name, bucket=self.bucket.id, rule={"object_ownership": "BucketOwnerEnforced"}, opts=child
+        )
+        public_access_block = aws.s3.BucketPublicAccessBlock(
+            name,
+            bucket=self.bucket.id,
+            block_public_acls=True,
+            block_public_policy=True,
+            ignore_public_acls=True,
+            restrict_public_buckets=True,
+            opts=child,
+        )
+        aws.s3.BucketVersioning(name, bucket=self.bucket.id, versioning_configuration={"status": "Enabled"}, opts=child)
         aws.s3.BucketServerSideEncryptionConfiguration(
-            name, bucket=self.bucket.id,
-            rules=[{"apply_server_side_encryption_by_default": {"sse_algorithm": "aws:kms",
-                                                                "kms_master_key_id": args.kms_key_arn},
-                    "bucket_key_enabled": True}], opts=child)
-        rule = {"id": "versions-and-tiering", "status": "Enabled", "filter": {},
-                "noncurrent_version_expiration": {"noncurrent_days": args.noncurrent_version_days},
-                "abort_incomplete_multipart_upload": {"days_after_initiation": 7}}
+            name,
+            bucket=self.bucket.id,
+            rules=[
+                {
+                    "apply_server_side_encryption_by_default": {
+                        "sse_algorithm": "aws:kms",
+                        "kms_master_key_id": args.kms_key_arn,
+                    },
+                    "bucket_key_enabled": True,
+                }
+            ],
+            opts=child,
+        )
+        rule = {
+            "id": "versions-and-tiering",
+            "status": "Enabled",
+            "filter": {},
+            "noncurrent_version_expiration": {"noncurrent_days": args.noncurrent_version_days},
+            "abort_incomplete_multipart_upload": {"days_after_initiation": 7},
+        }
         if args.infrequent_access_after_days:
             rule["transitions"] = [{"days": args.infrequent_access_after_days, "storage_class": "STANDARD_IA"}]
         aws.s3.BucketLifecycleConfiguration(name, bucket=self.bucket.id, rules=[rule], opts=child)
         extra = list(args._extra_statements(self.bucket.arn)) if args._extra_statements else []
         self.policy = aws.s3.BucketPolicy(
-            name, bucket=self.bucket.id, policy=policy_json([deny_insecure_transport(self.bucket.arn), *extra]),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[public_access_block]))
+            name,
+            bucket=self.bucket.id,
+            policy=policy_json([deny_insecure_transport(self.bucket.arn), *extra]),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[public_access_block]),
+        )
         self.arn = self.bucket.arn
         self.name = self.bucket.bucket
         self.register_outputs({"arn": self.arn, "name": self.name})
@@ -84,8 +110,12 @@ class DataBucket(Component):
     def grant_read(self, prefix: str, sid: str) -> list[Statement]:
         return [
             Statement(sid=f"{sid}Objects", actions=READ_ACTIONS, resources=[self._prefix_arn(prefix)]),
-            Statement(sid=f"{sid}List", actions=LIST_ACTIONS, resources=[self.bucket.arn],
-                      conditions={"StringLike": {"s3:prefix": [f"{prefix.strip('/')}/*"]}}),
+            Statement(
+                sid=f"{sid}List",
+                actions=LIST_ACTIONS,
+                resources=[self.bucket.arn],
+                conditions={"StringLike": {"s3:prefix": [f"{prefix.strip('/')}/*"]}},
+            ),
         ]
 
     def grant_read_write(self, prefix: str, sid: str) -> list[Statement]:
@@ -96,9 +126,13 @@ class DataBucket(Component):
 
 def deny_insecure_transport(bucket_arn: pulumi.Input[str]) -> Statement:
     return Statement(
-        sid="DenyInsecureTransport", effect="Deny", actions=["s3:*"], principals={"AWS": "*"},
+        sid="DenyInsecureTransport",
+        effect="Deny",
+        actions=["s3:*"],
+        principals={"AWS": "*"},
         resources=[bucket_arn, pulumi.Output.concat(bucket_arn, "/*")],
-        conditions={"Bool": {"aws:SecureTransport": "false"}})
+        conditions={"Bool": {"aws:SecureTransport": "false"}},
+    )
 
 
 @dataclass(frozen=True)
@@ -146,16 +180,42 @@ class LustreFileSystem(Component):
         rules = []
         for low, high in LUSTRE_PORTS:
             for sg in args.client_security_group_ids:
-                rules.append({"protocol": "tcp", "from_port": low, "to_port": high,
-                              "security_groups": [sg], "description": "Lustre from GPU nodes"})
-            rules.append({"protocol": "tcp", "from_port": low, "to_port": high, "self": True,
-                          "description": "Lustre between file servers"})
+                rules.append(
+                    {
+                        "protocol": "tcp",
+                        "from_port": low,
+                        "to_port": high,
+                        "security_groups": [sg],
+                        "description": "Lustre from GPU nodes",
+                    }
+                )
+            rules.append(
+                {
+                    "protocol": "tcp",
+                    "from_port": low,
+                    "to_port": high,
+                    "self": True,
+                    "description": "Lustre between file servers",
+                }
+            )
         self.security_group = aws.ec2.SecurityGroup(
-            name, vpc_id=args.vpc_id, description="FSx for Lustre: 988 and 1018-1023 from GPU nodes",
+            name,
+            vpc_id=args.vpc_id,
+            description="FSx for Lustre: 988 and 1018-1023 from GPU nodes",
             ingress=rules,
-            egress=[{"protocol": "tcp", "from_port": low, "to_port": high, "self": True,
-                     "description": "Lustre between file servers"} for low, high in LUSTRE_PORTS],
-            tags=args.tags, opts=child)
+            egress=[
+                {
+                    "protocol": "tcp",
+                    "from_port": low,
+                    "to_port": high,
+                    "self": True,
+                    "description": "Lustre between file servers",
+                }
+                for low, high in LUSTRE_PORTS
+            ],
+            tags=args.tags,
+            opts=child,
+        )
         persistent = args.deployment.startswith("PERSISTENT")
         self.file_system = aws.fsx.LustreFileSystem(
             name,
@@ -166,20 +226,36 @@ class LustreFileSystem(Component):
             file_system_type_version="2.15",
             data_compression_type="LZ4",
             # A customer-managed key is only accepted on PERSISTENT deployments; SCRATCH uses an AWS key.
-            **({"kms_key_id": args.kms_key_arn, "per_unit_storage_throughput": args.throughput_mbps_per_tib,
-                "automatic_backup_retention_days": 7, "copy_tags_to_backups": True} if persistent else {}),
+            **(
+                {
+                    "kms_key_id": args.kms_key_arn,
+                    "per_unit_storage_throughput": args.throughput_mbps_per_tib,
+                    "automatic_backup_retention_days": 7,
+                    "copy_tags_to_backups": True,
+                }
+                if persistent
+                else {}
+            ),
             tags=args.tags,
-            opts=pulumi.ResourceOptions(parent=self, protect=args.protect))
+            opts=pulumi.ResourceOptions(parent=self, protect=args.protect),
+        )
         if args.cache_bucket_name is not None:
             aws.fsx.DataRepositoryAssociation(
-                name, file_system_id=self.file_system.id, file_system_path="/data",
+                name,
+                file_system_id=self.file_system.id,
+                file_system_path="/data",
                 data_repository_path=pulumi.Output.concat("s3://", args.cache_bucket_name),
                 batch_import_meta_data_on_create=True,
-                s3={"auto_import_policy": {"events": ["NEW", "CHANGED", "DELETED"]},
-                    "auto_export_policy": {"events": ["NEW", "CHANGED", "DELETED"]}},
-                tags=args.tags, opts=child)
+                s3={
+                    "auto_import_policy": {"events": ["NEW", "CHANGED", "DELETED"]},
+                    "auto_export_policy": {"events": ["NEW", "CHANGED", "DELETED"]},
+                },
+                tags=args.tags,
+                opts=child,
+            )
         self.file_system_id = self.file_system.id
         self.dns_name = self.file_system.dns_name
         self.mount_name = self.file_system.mount_name
-        self.register_outputs({"file_system_id": self.file_system_id, "dns_name": self.dns_name,
-                               "mount_name": self.mount_name})
+        self.register_outputs(
+            {"file_system_id": self.file_system_id, "dns_name": self.dns_name, "mount_name": self.mount_name}
+        )

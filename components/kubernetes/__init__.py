@@ -1,4 +1,5 @@
-"""The Kubernetes layer that makes GPUs and RDMA devices schedulable (type tokens gpu-blueprints-kubernetes:index:<Name>).
+"""The Kubernetes layer that makes GPUs and RDMA devices schedulable (type tokens
+gpu-blueprints-kubernetes:index:<Name>).
 
 `public_components()` is what the component package (provider/kubernetes) offers to other Pulumi languages.
 """
@@ -13,5 +14,12 @@ def public_components() -> list:
     from .queueing import FairQueueing
     from .storage import ClusterStorage
 
-    return [GpuPlatform, ClusterAutoscaler, FairQueueing, FabricValidation, GpuMonitoring, GpuAcceptance,
-            ClusterStorage]
+    return [
+        GpuPlatform,
+        ClusterAutoscaler,
+        FairQueueing,
+        FabricValidation,
+        GpuMonitoring,
+        GpuAcceptance,
+        ClusterStorage,
+    ]

@@ -16,7 +16,7 @@ from typing import Any, Mapping, Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..base import Args, Component, KUBERNETES, as_args
+from ..base import KUBERNETES, Args, Component, as_args
 from .nodes import GATE_TAINT, NODE_GROUP_LABEL, STARTUP_TAINT_PREFIX  # noqa: F401 (GATE_TAINT: its gate)
 
 SCRIPT = Path(__file__).resolve().parents[2] / "acceptance" / "gpu_check.py"
@@ -29,9 +29,15 @@ IMAGE = "pytorch/pytorch:2.9.0-cuda12.8-cudnn9-runtime"
 # The checks need no root: every capability is dropped anyway, GPUs are reached through the device
 # nodes the NVIDIA runtime injects, and the API through the service-account token. The root filesystem
 # stays read-only; the checks write only under /tmp (an emptyDir), which is also HOME for Python caches.
-NON_ROOT = {"runAsNonRoot": True, "runAsUser": 1000, "runAsGroup": 1000, "readOnlyRootFilesystem": True,
-            "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]},
-            "seccompProfile": {"type": "RuntimeDefault"}}
+NON_ROOT = {
+    "runAsNonRoot": True,
+    "runAsUser": 1000,
+    "runAsGroup": 1000,
+    "readOnlyRootFilesystem": True,
+    "allowPrivilegeEscalation": False,
+    "capabilities": {"drop": ["ALL"]},
+    "seccompProfile": {"type": "RuntimeDefault"},
+}
 SCRATCH_MOUNT = {"name": "scratch", "mountPath": "/tmp"}
 SCRATCH_VOLUME = {"name": "scratch", "emptyDir": {"sizeLimit": "1Gi"}}
 HOME = {"name": "HOME", "value": "/tmp"}
@@ -68,44 +74,71 @@ class GpuAcceptance(Component):
         args = as_args(GpuAcceptanceArgs, args)
         labels, recheck_idle_hours = dict(args.labels), args.recheck_idle_hours
         meta = {"namespace": NAMESPACE, "labels": {**labels, **APP}}
-        namespace = k8s.core.v1.Namespace(f"{name}-namespace", metadata={
-            "name": NAMESPACE, "labels": {**labels, "pod-security.kubernetes.io/enforce": "baseline"}},
-            opts=pulumi.ResourceOptions(parent=self))
+        namespace = k8s.core.v1.Namespace(
+            f"{name}-namespace",
+            metadata={"name": NAMESPACE, "labels": {**labels, "pod-security.kubernetes.io/enforce": "baseline"}},
+            opts=pulumi.ResourceOptions(parent=self),
+        )
         scoped = pulumi.ResourceOptions(parent=self, depends_on=[namespace])
         account = self._node_labeller(name, labels, meta, scoped, bool(recheck_idle_hours))
-        config = k8s.core.v1.ConfigMap(f"{name}-script", metadata={"name": "gpu-acceptance", **meta},
-                                       data=_scripts(args.expectations, bool(recheck_idle_hours)), opts=scoped)
+        config = k8s.core.v1.ConfigMap(
+            f"{name}-script",
+            metadata={"name": "gpu-acceptance", **meta},
+            data=_scripts(args.expectations, bool(recheck_idle_hours)),
+            opts=scoped,
+        )
         after_script = pulumi.ResourceOptions(parent=self, depends_on=[config, account])
-        self.daemon_sets = {group: k8s.apps.v1.DaemonSet(
-            f"{name}-{group}", metadata={"name": f"gpu-acceptance-{group}", **meta},
-            spec=_check_spec(group, args.tolerations, args.priority_class), opts=after_script)
-            for group in sorted(args.expectations)}
+        self.daemon_sets = {
+            group: k8s.apps.v1.DaemonSet(
+                f"{name}-{group}",
+                metadata={"name": f"gpu-acceptance-{group}", **meta},
+                spec=_check_spec(group, args.tolerations, args.priority_class),
+                opts=after_script,
+            )
+            for group in sorted(args.expectations)
+        }
         if recheck_idle_hours:
-            k8s.batch.v1.CronJob(f"{name}-recheck", metadata={"name": "gpu-acceptance-recheck", **meta},
-                                 spec=_recheck_spec(recheck_idle_hours, args.system_node_selector),
-                                 opts=after_script)
+            k8s.batch.v1.CronJob(
+                f"{name}-recheck",
+                metadata={"name": "gpu-acceptance-recheck", **meta},
+                spec=_recheck_spec(recheck_idle_hours, args.system_node_selector),
+                opts=after_script,
+            )
         self.node_groups = pulumi.Output.from_input(sorted(args.expectations))
         self.register_outputs({"node_groups": self.node_groups})
 
-    def _node_labeller(self, name: str, labels: Mapping[str, str], meta: Mapping[str, Any],
-                       scoped: pulumi.ResourceOptions, recheck: bool) -> k8s.core.v1.ServiceAccount:
+    def _node_labeller(
+        self,
+        name: str,
+        labels: Mapping[str, str],
+        meta: Mapping[str, Any],
+        scoped: pulumi.ResourceOptions,
+        recheck: bool,
+    ) -> k8s.core.v1.ServiceAccount:
         """The check's identity: it may read and label its own node (and, to re-check, list GPU nodes and pods)."""
-        account = k8s.core.v1.ServiceAccount(f"{name}-account", metadata={"name": "gpu-acceptance", **meta},
-                                             opts=scoped)
+        account = k8s.core.v1.ServiceAccount(
+            f"{name}-account", metadata={"name": "gpu-acceptance", **meta}, opts=scoped
+        )
         rules = [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}]
         if recheck:  # the re-check lists GPU nodes and the pods that hold GPUs
-            rules = [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list", "patch"]},
-                     {"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]}]
-        role = k8s.rbac.v1.ClusterRole(f"{name}-label-nodes", metadata={"name": "gpu-acceptance", "labels": labels},
-                                       rules=rules, opts=pulumi.ResourceOptions(parent=self))
-        k8s.rbac.v1.ClusterRoleBinding(f"{name}-label-nodes", metadata={"name": "gpu-acceptance", "labels": labels},
-                                       role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
-                                                 "name": "gpu-acceptance"},
-                                       subjects=[{"kind": "ServiceAccount", "name": "gpu-acceptance",
-                                                  "namespace": NAMESPACE}],
-                                       opts=pulumi.ResourceOptions(parent=self, depends_on=[role, account]))
+            rules = [
+                {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list", "patch"]},
+                {"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]},
+            ]
+        role = k8s.rbac.v1.ClusterRole(
+            f"{name}-label-nodes",
+            metadata={"name": "gpu-acceptance", "labels": labels},
+            rules=rules,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        k8s.rbac.v1.ClusterRoleBinding(
+            f"{name}-label-nodes",
+            metadata={"name": "gpu-acceptance", "labels": labels},
+            role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "gpu-acceptance"},
+            subjects=[{"kind": "ServiceAccount", "name": "gpu-acceptance", "namespace": NAMESPACE}],
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[role, account]),
+        )
         return account
-
 
 
 def _scripts(expectations: Mapping[str, Mapping[str, Any]], recheck: bool) -> dict[str, str]:
@@ -113,16 +146,19 @@ def _scripts(expectations: Mapping[str, Mapping[str, Any]], recheck: bool) -> di
     data = {"gpu_check.py": SCRIPT.read_text(encoding="utf-8")}
     if recheck:
         data["recheck.py"] = RECHECK_SCRIPT.read_text(encoding="utf-8")
-    data.update({f"expect-{group}.json": json.dumps(e, indent=2, sort_keys=True)
-                 for group, e in sorted(expectations.items())})
+    data.update(
+        {f"expect-{group}.json": json.dumps(e, indent=2, sort_keys=True) for group, e in sorted(expectations.items())}
+    )
     return data
 
 
 def _check_spec(group: str, tolerations: Sequence[Mapping[str, str]], priority_class: Optional[str]) -> dict:
     """A DaemonSet that runs the check on the group's nodes not labelled yet (the label ends the pod)."""
     selector = {**APP, NODE_GROUP_LABEL: group}
-    command = (f"python /opt/gpu-acceptance/gpu_check.py --expect /opt/gpu-acceptance/expect-{group}.json "
-               "--report /tmp/report.json --label-node; sleep infinity")
+    command = (
+        f"python /opt/gpu-acceptance/gpu_check.py --expect /opt/gpu-acceptance/expect-{group}.json "
+        "--report /tmp/report.json --label-node; sleep infinity"
+    )
     return {
         "selector": {"matchLabels": selector},
         "template": {
@@ -131,22 +167,39 @@ def _check_spec(group: str, tolerations: Sequence[Mapping[str, str]], priority_c
                 "serviceAccountName": "gpu-acceptance",
                 "priorityClassName": priority_class,
                 "nodeSelector": {NODE_GROUP_LABEL: group},
-                "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-                    "nodeSelectorTerms": [{"matchExpressions": [
-                        {"key": LABEL, "operator": "DoesNotExist"}]}]}}},
+                "affinity": {
+                    "nodeAffinity": {
+                        "requiredDuringSchedulingIgnoredDuringExecution": {
+                            "nodeSelectorTerms": [{"matchExpressions": [{"key": LABEL, "operator": "DoesNotExist"}]}]
+                        }
+                    }
+                },
                 "tolerations": list(tolerations),
-                "containers": [{
-                    "name": "check", "image": IMAGE, "command": ["/bin/sh", "-c", command],
-                    "env": [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
+                "containers": [
+                    {
+                        "name": "check",
+                        "image": IMAGE,
+                        "command": ["/bin/sh", "-c", command],
+                        "env": [
+                            {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
                             {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"},
-                            {"name": "NVIDIA_DRIVER_CAPABILITIES", "value": "compute,utility"}, HOME],
-                    "resources": {"requests": {"cpu": "2", "memory": "8Gi"}, "limits": {"memory": "32Gi"}},
-                    "securityContext": dict(NON_ROOT),
-                    "volumeMounts": [{"name": "script", "mountPath": "/opt/gpu-acceptance", "readOnly": True},
-                                     {"name": "shm", "mountPath": "/dev/shm"}, SCRATCH_MOUNT],
-                }],
-                "volumes": [{"name": "script", "configMap": {"name": "gpu-acceptance"}},
-                            {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}}, SCRATCH_VOLUME],
+                            {"name": "NVIDIA_DRIVER_CAPABILITIES", "value": "compute,utility"},
+                            HOME,
+                        ],
+                        "resources": {"requests": {"cpu": "2", "memory": "8Gi"}, "limits": {"memory": "32Gi"}},
+                        "securityContext": dict(NON_ROOT),
+                        "volumeMounts": [
+                            {"name": "script", "mountPath": "/opt/gpu-acceptance", "readOnly": True},
+                            {"name": "shm", "mountPath": "/dev/shm"},
+                            SCRATCH_MOUNT,
+                        ],
+                    }
+                ],
+                "volumes": [
+                    {"name": "script", "configMap": {"name": "gpu-acceptance"}},
+                    {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}},
+                    SCRATCH_VOLUME,
+                ],
             },
         },
     }
@@ -155,19 +208,41 @@ def _check_spec(group: str, tolerations: Sequence[Mapping[str, str]], priority_c
 def _recheck_spec(hours: int, system_node_selector: Optional[Mapping[str, str]]) -> dict:
     """A CronJob on the system group that re-gates GPU nodes idle `hours` long, so they are checked afresh."""
     return {
-        "schedule": recheck_schedule(hours), "concurrencyPolicy": "Forbid",
-        "successfulJobsHistoryLimit": 1, "failedJobsHistoryLimit": 3,
-        "jobTemplate": {"spec": {"backoffLimit": 1, "template": {"spec": {
-            "serviceAccountName": "gpu-acceptance", "restartPolicy": "Never",
-            "nodeSelector": dict(system_node_selector or {}),
-            "containers": [{"name": "recheck", "image": IMAGE,
-                            "command": ["python", "/opt/gpu-acceptance/recheck.py"],
-                            "resources": {"requests": {"cpu": "50m", "memory": "64Mi"},
-                                          "limits": {"memory": "256Mi"}},
-                            "env": [HOME], "securityContext": dict(NON_ROOT),
-                            "volumeMounts": [{"name": "script", "mountPath": "/opt/gpu-acceptance",
-                                              "readOnly": True}, SCRATCH_MOUNT]}],
-            "volumes": [{"name": "script", "configMap": {"name": "gpu-acceptance"}}, SCRATCH_VOLUME]}}}}}
+        "schedule": recheck_schedule(hours),
+        "concurrencyPolicy": "Forbid",
+        "successfulJobsHistoryLimit": 1,
+        "failedJobsHistoryLimit": 3,
+        "jobTemplate": {
+            "spec": {
+                "backoffLimit": 1,
+                "template": {
+                    "spec": {
+                        "serviceAccountName": "gpu-acceptance",
+                        "restartPolicy": "Never",
+                        "nodeSelector": dict(system_node_selector or {}),
+                        "containers": [
+                            {
+                                "name": "recheck",
+                                "image": IMAGE,
+                                "command": ["python", "/opt/gpu-acceptance/recheck.py"],
+                                "resources": {
+                                    "requests": {"cpu": "50m", "memory": "64Mi"},
+                                    "limits": {"memory": "256Mi"},
+                                },
+                                "env": [HOME],
+                                "securityContext": dict(NON_ROOT),
+                                "volumeMounts": [
+                                    {"name": "script", "mountPath": "/opt/gpu-acceptance", "readOnly": True},
+                                    SCRATCH_MOUNT,
+                                ],
+                            }
+                        ],
+                        "volumes": [{"name": "script", "configMap": {"name": "gpu-acceptance"}}, SCRATCH_VOLUME],
+                    }
+                },
+            }
+        },
+    }
 
 
 def recheck_schedule(hours: int) -> str:

@@ -13,7 +13,7 @@ from typing import Mapping, Optional
 
 import pulumi
 
-from ..base import Args, Component, KUBERNETES, as_args
+from ..base import KUBERNETES, Args, Component, as_args
 from .charts import chart_release
 
 SERVICE_ACCOUNT = "cluster-autoscaler"
@@ -48,8 +48,13 @@ def autoscaler_values(args: AutoscalerArgs, cluster_name: str, role_arn: str) ->
         "awsRegion": args.region,
         "autoDiscovery": {"clusterName": cluster_name},
         "image": {"tag": args.image_tag},
-        "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT,
-                                    "annotations": {"eks.amazonaws.com/role-arn": role_arn}}},
+        "rbac": {
+            "serviceAccount": {
+                "create": True,
+                "name": SERVICE_ACCOUNT,
+                "annotations": {"eks.amazonaws.com/role-arn": role_arn},
+            }
+        },
         "nodeSelector": dict(args.node_selector),
         "priorityClassName": "system-cluster-critical",
         "extraArgs": {
@@ -76,7 +81,8 @@ class ClusterAutoscaler(Component):
         super().__init__(name, opts)
         args = as_args(AutoscalerArgs, args)
         values = pulumi.Output.all(args.cluster_name, args.role_arn).apply(
-            lambda v: autoscaler_values(args, v[0], v[1]))
+            lambda v: autoscaler_values(args, v[0], v[1])
+        )
         self.release = chart_release(self, name, "cluster-autoscaler", NAMESPACE, values)
         self.release_name = self.release.name
         self.register_outputs({"release_name": self.release_name})

@@ -24,18 +24,42 @@ class Chart(BaseModel):
 
 @lru_cache(maxsize=1)
 def charts() -> dict[str, Chart]:
-    return {name: Chart(**entry) for name, entry in yaml.load(CHARTS_FILE.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)).items()}
+    return {
+        name: Chart(**entry)
+        for name, entry in yaml.load(
+            CHARTS_FILE.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        ).items()
+    }
 
 
-def chart_release(parent: pulumi.Resource, resource_name: str, key: str, namespace: str, values: Any, *,
-                  create_namespace: bool = False, depends_on: Sequence[pulumi.Resource] = ()) -> k8s.helm.v3.Release:
+def chart_release(
+    parent: pulumi.Resource,
+    resource_name: str,
+    key: str,
+    namespace: str,
+    values: Any,
+    *,
+    create_namespace: bool = False,
+    depends_on: Sequence[pulumi.Resource] = (),
+) -> k8s.helm.v3.Release:
     """A Helm release of the pinned chart ``key``: atomic (rolled back unless every resource becomes ready).
 
     An OCI chart is named by its full reference and takes no repository options (pulumi-kubernetes #1892)."""
     chart = charts()[key]
-    source: dict[str, Any] = ({"chart": f"{chart.repo}/{chart.chart}"} if chart.repo.startswith("oci://")
-                              else {"chart": chart.chart, "repository_opts": {"repo": chart.repo}})
+    source: dict[str, Any] = (
+        {"chart": f"{chart.repo}/{chart.chart}"}
+        if chart.repo.startswith("oci://")
+        else {"chart": chart.chart, "repository_opts": {"repo": chart.repo}}
+    )
     return k8s.helm.v3.Release(
-        resource_name, name=key, version=chart.version, namespace=namespace, values=values, atomic=True,
-        cleanup_on_fail=True, create_namespace=create_namespace, **source,
-        opts=pulumi.ResourceOptions(parent=parent, depends_on=list(depends_on)))
+        resource_name,
+        name=key,
+        version=chart.version,
+        namespace=namespace,
+        values=values,
+        atomic=True,
+        cleanup_on_fail=True,
+        create_namespace=create_namespace,
+        **source,
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=list(depends_on)),
+    )

@@ -15,7 +15,7 @@ from typing import Mapping, Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..base import Args, Component, KUBERNETES, as_args
+from ..base import KUBERNETES, Args, Component, as_args
 from .acceptance import HOME, NON_ROOT, SCRATCH_MOUNT, SCRATCH_VOLUME
 from .charts import chart_release
 from .nodes import EFA_RESOURCE, GPU_RESOURCE
@@ -80,7 +80,8 @@ def fabric_jobset(target: FabricTarget, args: FabricArgs, labels: Mapping[str, s
         f"--nnodes={args.nodes} --nproc-per-node={target.gpus} --node-rank=$(JOB_COMPLETION_INDEX) "
         f"--master-addr={name}-node-0-0.{name} --master-port={PORT} /opt/fabric/fabric_check.py "
         f"--group {target.group} --expect-transport {target.transport} --record --report /tmp/report.json"
-        + (f" --min-busbw-gbps {target.min_busbw_gbps:g}" if target.min_busbw_gbps else ""))
+        + (f" --min-busbw-gbps {target.min_busbw_gbps:g}" if target.min_busbw_gbps else "")
+    )
     limits = {GPU_RESOURCE: target.gpus, **target.devices}
     if EFA_RESOURCE in target.devices:
         limits["hugepages-2Mi"] = "5120Mi"  # libfabric's EFA provider registers its buffers in huge pages
@@ -89,34 +90,75 @@ def fabric_jobset(target: FabricTarget, args: FabricArgs, labels: Mapping[str, s
         "serviceAccountName": ACCOUNT,
         "priorityClassName": args.priority_class,
         "nodeSelector": dict(target.node_selector),
-        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-            {"matchExpressions": [{"key": args.accepted_label, "operator": "In", "values": ["passed"]}]}]}}},
+        "affinity": {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {"matchExpressions": [{"key": args.accepted_label, "operator": "In", "values": ["passed"]}]}
+                    ]
+                }
+            }
+        },
         "tolerations": [dict(t) for t in target.tolerations],
-        "containers": [{
-            "name": "nccl", "image": args.image, "command": ["/bin/sh", "-c", command],
-            "env": [HOME, {"name": "NCCL_DEBUG", "value": "INFO"},
+        "containers": [
+            {
+                "name": "nccl",
+                "image": args.image,
+                "command": ["/bin/sh", "-c", command],
+                "env": [
+                    HOME,
+                    {"name": "NCCL_DEBUG", "value": "INFO"},
                     {"name": "NCCL_DEBUG_FILE", "value": "/tmp/nccl/%h.%p.log"},
-                    *({"name": k, "value": v} for k, v in sorted(target.env.items()))],
-            "resources": {"limits": {**{k: str(v) for k, v in limits.items()}, "memory": "64Gi"},
-                          "requests": {**{k: str(v) for k, v in limits.items()}, "cpu": "8", "memory": "64Gi"}},
-            "securityContext": dict(NON_ROOT),  # root gains nothing: every capability is dropped
-            "volumeMounts": [{"name": "script", "mountPath": "/opt/fabric", "readOnly": True},
-                             {"name": "shm", "mountPath": "/dev/shm"}, SCRATCH_MOUNT],
-        }],
-        "volumes": [{"name": "script", "configMap": {"name": ACCOUNT}},
-                    {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}}, SCRATCH_VOLUME],
+                    *({"name": k, "value": v} for k, v in sorted(target.env.items())),
+                ],
+                "resources": {
+                    "limits": {**{k: str(v) for k, v in limits.items()}, "memory": "64Gi"},
+                    "requests": {**{k: str(v) for k, v in limits.items()}, "cpu": "8", "memory": "64Gi"},
+                },
+                "securityContext": dict(NON_ROOT),  # root gains nothing: every capability is dropped
+                "volumeMounts": [
+                    {"name": "script", "mountPath": "/opt/fabric", "readOnly": True},
+                    {"name": "shm", "mountPath": "/dev/shm"},
+                    SCRATCH_MOUNT,
+                ],
+            }
+        ],
+        "volumes": [
+            {"name": "script", "configMap": {"name": ACCOUNT}},
+            {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}},
+            SCRATCH_VOLUME,
+        ],
     }
     return {
-        "apiVersion": API, "kind": "JobSet",
-        "metadata": {"name": name, "namespace": args.namespace, "labels": {**labels, "gpu-blueprints/fabric-group": target.group}},
+        "apiVersion": API,
+        "kind": "JobSet",
+        "metadata": {
+            "name": name,
+            "namespace": args.namespace,
+            "labels": {**labels, "gpu-blueprints/fabric-group": target.group},
+        },
         "spec": {
             "suspend": not args.run_on_create,
             "network": {"enableDNSHostnames": True, "subdomain": name},
             "failurePolicy": {"maxRestarts": 0},
-            "replicatedJobs": [{"name": "node", "replicas": 1, "template": {"spec": {
-                "parallelism": args.nodes, "completions": args.nodes, "completionMode": "Indexed", "backoffLimit": 0,
-                "template": {"metadata": {"labels": {"gpu-blueprints/fabric-group": target.group}}, "spec": pod},
-            }}}],
+            "replicatedJobs": [
+                {
+                    "name": "node",
+                    "replicas": 1,
+                    "template": {
+                        "spec": {
+                            "parallelism": args.nodes,
+                            "completions": args.nodes,
+                            "completionMode": "Indexed",
+                            "backoffLimit": 0,
+                            "template": {
+                                "metadata": {"labels": {"gpu-blueprints/fabric-group": target.group}},
+                                "spec": pod,
+                            },
+                        }
+                    },
+                }
+            ],
         },
     }
 
@@ -135,23 +177,45 @@ class FabricValidation(Component):
         args = as_args(FabricArgs, args)
         labels = dict(args.labels)
         child = pulumi.ResourceOptions(parent=self)
-        self.release = chart_release(self, f"{name}-jobset", "jobset", CONTROLLER_NAMESPACE, {
-            "controller": {"nodeSelector": dict(args.system_node_selector)}}, create_namespace=True)
+        self.release = chart_release(
+            self,
+            f"{name}-jobset",
+            "jobset",
+            CONTROLLER_NAMESPACE,
+            {"controller": {"nodeSelector": dict(args.system_node_selector)}},
+            create_namespace=True,
+        )
         meta = {"namespace": args.namespace, "labels": dict(labels)}
         account = k8s.core.v1.ServiceAccount(f"{name}-account", metadata={"name": ACCOUNT, **meta}, opts=child)
-        role = k8s.rbac.v1.Role(f"{name}-reports", metadata={"name": ACCOUNT, **meta}, rules=[{
-            "apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "create", "update"]}], opts=child)
-        k8s.rbac.v1.RoleBinding(f"{name}-reports", metadata={"name": ACCOUNT, **meta},
-                                role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": ACCOUNT},
-                                subjects=[{"kind": "ServiceAccount", "name": ACCOUNT, "namespace": args.namespace}],
-                                opts=pulumi.ResourceOptions(parent=self, depends_on=[role, account]))
-        script = k8s.core.v1.ConfigMap(f"{name}-script", metadata={"name": ACCOUNT, **meta},
-                                       data={"fabric_check.py": SCRIPT.read_text(encoding="utf-8")}, opts=child)
+        role = k8s.rbac.v1.Role(
+            f"{name}-reports",
+            metadata={"name": ACCOUNT, **meta},
+            rules=[{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "create", "update"]}],
+            opts=child,
+        )
+        k8s.rbac.v1.RoleBinding(
+            f"{name}-reports",
+            metadata={"name": ACCOUNT, **meta},
+            role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": ACCOUNT},
+            subjects=[{"kind": "ServiceAccount", "name": ACCOUNT, "namespace": args.namespace}],
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[role, account]),
+        )
+        script = k8s.core.v1.ConfigMap(
+            f"{name}-script",
+            metadata={"name": ACCOUNT, **meta},
+            data={"fabric_check.py": SCRIPT.read_text(encoding="utf-8")},
+            opts=child,
+        )
         self.jobsets = {}
         for target in args.targets:
             body = fabric_jobset(target, args, labels)
             self.jobsets[target.group] = k8s.apiextensions.CustomResource(
-                f"{name}-{target.group}", api_version=API, kind="JobSet", metadata=body["metadata"], spec=body["spec"],
-                opts=pulumi.ResourceOptions(parent=self, depends_on=[self.release, script, account]))
+                f"{name}-{target.group}",
+                api_version=API,
+                kind="JobSet",
+                metadata=body["metadata"],
+                spec=body["spec"],
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[self.release, script, account]),
+            )
         self.groups = pulumi.Output.from_input(sorted(self.jobsets))
         self.register_outputs({"groups": self.groups})

@@ -19,7 +19,7 @@ import pulumi_kubernetes as k8s
 import pulumi_random as random
 import yaml
 
-from ..base import Args, Component, KUBERNETES, as_args
+from ..base import KUBERNETES, Args, Component, as_args
 from .charts import chart_release
 
 NAMESPACE = "monitoring"
@@ -52,7 +52,7 @@ DCGM_FI_PROF_DRAM_ACTIVE, gauge, Ratio of cycles the device memory interface is 
 DCGM_FI_PROF_PCIE_TX_BYTES, gauge, The rate of data transmitted over the PCIe bus - including both protocol headers and data payloads - in bytes per second.
 DCGM_FI_PROF_PCIE_RX_BYTES, gauge, The rate of data received over the PCIe bus - including both protocol headers and data payloads - in bytes per second.
 DCGM_FI_DRIVER_VERSION, label, Driver Version.
-"""
+"""  # noqa: E501 (the exporter's counter file, shipped as written)
 
 
 @dataclass(frozen=True)
@@ -107,8 +107,9 @@ class MonitoringArgs(Args):
     """Hours before a firing alert is sent again; 4 by default."""
 
 
-def alertmanager_config(receivers: Sequence[AlertReceiver], smtp: Optional[SmtpSettings],
-                        repeat_interval_hours: int = 4) -> dict[str, Any]:
+def alertmanager_config(
+    receivers: Sequence[AlertReceiver], smtp: Optional[SmtpSettings], repeat_interval_hours: int = 4
+) -> dict[str, Any]:
     """Alertmanager's configuration: every alert to each receiver, the chart's always-firing Watchdog to none.
 
     Helm merges it into kube-prometheus-stack's default (its inhibit rules and templates stay); the route and the
@@ -116,8 +117,9 @@ def alertmanager_config(receivers: Sequence[AlertReceiver], smtp: Optional[SmtpS
     Format: https://prometheus.io/docs/alerting/latest/configuration/ (Alertmanager 0.25+)."""
     glob: dict[str, Any] = {"resolve_timeout": "5m"}
     if smtp is not None:
-        glob.update({"smtp_smarthost": smtp.smarthost, "smtp_from": smtp.sender,
-                     "smtp_require_tls": bool(smtp.require_tls)})
+        glob.update(
+            {"smtp_smarthost": smtp.smarthost, "smtp_from": smtp.sender, "smtp_require_tls": bool(smtp.require_tls)}
+        )
         if smtp.username:
             glob["smtp_auth_username"] = smtp.username
         if smtp.password is not None:
@@ -128,9 +130,12 @@ def alertmanager_config(receivers: Sequence[AlertReceiver], smtp: Optional[SmtpS
         if r.emails:
             entry["email_configs"] = [{"to": ", ".join(r.emails), "send_resolved": True}]
         if r.slack_url is not None:
-            slack: dict[str, Any] = {"api_url": r.slack_url, "send_resolved": True,
-                                     "title": '{{ .CommonLabels.alertname }} ({{ .Status }})',
-                                     "text": '{{ range .Alerts }}{{ .Annotations.summary }}\n{{ end }}'}
+            slack: dict[str, Any] = {
+                "api_url": r.slack_url,
+                "send_resolved": True,
+                "title": "{{ .CommonLabels.alertname }} ({{ .Status }})",
+                "text": "{{ range .Alerts }}{{ .Annotations.summary }}\n{{ end }}",
+            }
             if r.slack_channel:
                 slack["channel"] = r.slack_channel
             entry["slack_configs"] = [slack]
@@ -139,10 +144,18 @@ def alertmanager_config(receivers: Sequence[AlertReceiver], smtp: Optional[SmtpS
         out.append(entry)
     routes: list[dict[str, Any]] = [{"receiver": "null", "matchers": ['alertname = "Watchdog"']}]
     routes += [{"receiver": r.name, "continue": True} for r in receivers]
-    return {"global": glob, "route": {
-        "receiver": "null", "group_by": ["alertname", "Hostname", "namespace"], "group_wait": "30s",
-        "group_interval": "5m", "repeat_interval": f"{repeat_interval_hours}h", "routes": routes},
-        "receivers": out}
+    return {
+        "global": glob,
+        "route": {
+            "receiver": "null",
+            "group_by": ["alertname", "Hostname", "namespace"],
+            "group_wait": "30s",
+            "group_interval": "5m",
+            "repeat_interval": f"{repeat_interval_hours}h",
+            "routes": routes,
+        },
+        "receivers": out,
+    }
 
 
 def alert_rules(idle_gpu_minutes: int) -> dict:
@@ -157,26 +170,37 @@ def stack_values(args: MonitoringArgs, grafana_password: Optional[pulumi.Input[s
     if args.receivers:
         alertmanager["config"] = alertmanager_config(args.receivers, args.smtp, args.repeat_interval_hours)
     grafana: dict[str, Any] = {
-        "nodeSelector": system, "sidecar": {"dashboards": {"enabled": True, "label": "grafana_dashboard",
-                                                           "labelValue": "1"}}}
+        "nodeSelector": system,
+        "sidecar": {"dashboards": {"enabled": True, "label": "grafana_dashboard", "labelValue": "1"}},
+    }
     if grafana_password is not None:
         # The chart's default admin password is the public "prom-operator".
         grafana["adminPassword"] = grafana_password
     return {
         # Pick up ServiceMonitors, PodMonitors and rules of every release (the GPU Operator's exporter), not
         # only this chart's own.
-        "prometheus": {"prometheusSpec": {
-            "serviceMonitorSelectorNilUsesHelmValues": False, "podMonitorSelectorNilUsesHelmValues": False,
-            "ruleSelectorNilUsesHelmValues": False, "retention": f"{args.retention_days}d", "nodeSelector": system}},
+        "prometheus": {
+            "prometheusSpec": {
+                "serviceMonitorSelectorNilUsesHelmValues": False,
+                "podMonitorSelectorNilUsesHelmValues": False,
+                "ruleSelectorNilUsesHelmValues": False,
+                "retention": f"{args.retention_days}d",
+                "nodeSelector": system,
+            }
+        },
         "alertmanager": alertmanager,
         "prometheusOperator": {"nodeSelector": system, "admissionWebhooks": {"patch": {"nodeSelector": system}}},
         "grafana": grafana,
         # Node labels the acceptance alert reads (kube_node_labels).
-        "kube-state-metrics": {"nodeSelector": system, "metricLabelsAllowlist": [
-            "nodes=[gpu-blueprints/acceptance,gpu-blueprints/node-group]"]},
+        "kube-state-metrics": {
+            "nodeSelector": system,
+            "metricLabelsAllowlist": ["nodes=[gpu-blueprints/acceptance,gpu-blueprints/node-group]"],
+        },
         # Managed control planes expose none of these to scrape.
-        "kubeControllerManager": {"enabled": False}, "kubeScheduler": {"enabled": False},
-        "kubeEtcd": {"enabled": False}, "kubeProxy": {"enabled": False},
+        "kubeControllerManager": {"enabled": False},
+        "kubeScheduler": {"enabled": False},
+        "kubeEtcd": {"enabled": False},
+        "kubeProxy": {"enabled": False},
     }
 
 
@@ -195,23 +219,42 @@ class GpuMonitoring(Component):
         args = as_args(MonitoringArgs, args)
         labels = dict(args.labels)
         # node-exporter needs host namespaces: the namespace runs privileged pods.
-        namespace = k8s.core.v1.Namespace(f"{name}-namespace", metadata={"name": NAMESPACE, "labels": {
-            **labels, "pod-security.kubernetes.io/enforce": "privileged"}}, opts=pulumi.ResourceOptions(parent=self))
+        namespace = k8s.core.v1.Namespace(
+            f"{name}-namespace",
+            metadata={"name": NAMESPACE, "labels": {**labels, "pod-security.kubernetes.io/enforce": "privileged"}},
+            opts=pulumi.ResourceOptions(parent=self),
+        )
         # An explicit provider, as for every resource the stack declares (no ambient default provider).
         generator = random.Provider(f"{name}-random", opts=pulumi.ResourceOptions(parent=self))
-        password = random.RandomPassword(f"{name}-grafana-admin", length=24, special=False,
-                                         opts=pulumi.ResourceOptions(parent=self, provider=generator))
+        password = random.RandomPassword(
+            f"{name}-grafana-admin",
+            length=24,
+            special=False,
+            opts=pulumi.ResourceOptions(parent=self, provider=generator),
+        )
         self.grafana_admin_password = pulumi.Output.secret(password.result)
-        self.release = chart_release(self, f"{name}-stack", "kube-prometheus-stack", NAMESPACE,
-                                     stack_values(args, self.grafana_admin_password), depends_on=[namespace])
+        self.release = chart_release(
+            self,
+            f"{name}-stack",
+            "kube-prometheus-stack",
+            NAMESPACE,
+            stack_values(args, self.grafana_admin_password),
+            depends_on=[namespace],
+        )
         after = pulumi.ResourceOptions(parent=self, depends_on=[self.release])
         k8s.apiextensions.CustomResource(
-            f"{name}-gpu-alerts", api_version="monitoring.coreos.com/v1", kind="PrometheusRule",
+            f"{name}-gpu-alerts",
+            api_version="monitoring.coreos.com/v1",
+            kind="PrometheusRule",
             metadata={"name": "gpu-alerts", "namespace": NAMESPACE, "labels": dict(labels)},
-            spec=alert_rules(args.idle_gpu_minutes), opts=after)
-        k8s.core.v1.ConfigMap(f"{name}-gpu-dashboard", metadata={
-            "name": "gpu-dashboard", "namespace": NAMESPACE, "labels": {**labels, "grafana_dashboard": "1"}},
+            spec=alert_rules(args.idle_gpu_minutes),
+            opts=after,
+        )
+        k8s.core.v1.ConfigMap(
+            f"{name}-gpu-dashboard",
+            metadata={"name": "gpu-dashboard", "namespace": NAMESPACE, "labels": {**labels, "grafana_dashboard": "1"}},
             data={"gpu.json": json.dumps(json.loads(DASHBOARD_FILE.read_text(encoding="utf-8")), indent=1)},
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]))
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
+        )
         self.namespace = pulumi.Output.from_input(NAMESPACE)
         self.register_outputs({"namespace": self.namespace, "grafana_admin_password": self.grafana_admin_password})

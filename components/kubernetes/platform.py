@@ -12,14 +12,21 @@ from typing import Any, Mapping, Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..base import Args, Component, KUBERNETES, as_args
-from .acceptance import NAMESPACE as ACCEPTANCE_NAMESPACE, GpuAcceptance, GpuAcceptanceArgs
+from ..base import KUBERNETES, Args, Component, as_args
+from .acceptance import NAMESPACE as ACCEPTANCE_NAMESPACE
+from .acceptance import GpuAcceptance, GpuAcceptanceArgs
 from .autoscaler import AutoscalerArgs, ClusterAutoscaler
 from .charts import chart_release
 from .fabric import FabricArgs, FabricTarget, FabricValidation
 from .monitoring import DCGM_COUNTERS, GpuMonitoring, MonitoringArgs
-from .nodes import (EFA_PRESENT_LABEL, GATE_TAINT, GPU_PRESENT_LABEL, GPU_RESOURCE, MIG_CONFIG_LABEL, NODE_GROUP_LABEL,
-                    RDMA_RESOURCES, STARTUP_TAINT_PREFIX)
+from .nodes import (
+    EFA_PRESENT_LABEL,
+    GPU_PRESENT_LABEL,
+    GPU_RESOURCE,
+    NODE_GROUP_LABEL,
+    RDMA_RESOURCES,
+    STARTUP_TAINT_PREFIX,
+)
 from .queueing import FairQueueing, GpuFlavor, QueueingArgs, TeamQueue
 from .serving import ModelServing, ServingAccess, ServingArgs
 from .storage import ClusterStorage, ClusterStorageArgs, SharedVolumeSpec, StorageClassSpec
@@ -64,8 +71,10 @@ class GpuNodes(Args):
 
 # NCCL settings per fabric: AWS (aws-ofi-nccl picks EFA itself), Alibaba Cloud's eRDMA guide for NCCL
 # (IB verbs on the erdma devices, GPUDirect RDMA on, the bootstrap on eth0).
-FABRIC_ENV = {"efa": {"FI_PROVIDER": "efa"},
-              "erdma": {"NCCL_IB_HCA": "erdma", "NCCL_SOCKET_IFNAME": "eth0", "NCCL_NET_GDR_LEVEL": "SYS"}}
+FABRIC_ENV = {
+    "efa": {"FI_PROVIDER": "efa"},
+    "erdma": {"NCCL_IB_HCA": "erdma", "NCCL_SOCKET_IFNAME": "eth0", "NCCL_NET_GDR_LEVEL": "SYS"},
+}
 FABRIC_TRANSPORT = {"efa": "efa", "erdma": "ib"}
 
 
@@ -182,8 +191,11 @@ def operator_values(args: PlatformArgs) -> dict:
         exporter.update({"config": {"name": DCGM_METRICS}, "serviceMonitor": {"enabled": True, "honorLabels": True}})
     return {
         "operator": {"nodeSelector": system},
-        "node-feature-discovery": {"master": {"nodeSelector": system}, "gc": {"nodeSelector": system},
-                                   "worker": {"tolerations": tolerations}},
+        "node-feature-discovery": {
+            "master": {"nodeSelector": system},
+            "gc": {"nodeSelector": system},
+            "worker": {"tolerations": tolerations},
+        },
         "driver": {"enabled": not args.driver_preinstalled},
         "toolkit": {"enabled": not args.driver_preinstalled},
         "devicePlugin": {"enabled": not args.device_plugin_preinstalled},
@@ -221,8 +233,9 @@ class GpuPlatform(Component):
             self._serve(name, args, labels, monitoring_deps)
         self.register_outputs({"releases": pulumi.Output.from_input(sorted(self.releases))})
 
-    def _release(self, name: str, key: str, namespace: str, values: dict,
-                 depends_on: Sequence[pulumi.Resource] = ()) -> k8s.helm.v3.Release:
+    def _release(
+        self, name: str, key: str, namespace: str, values: dict, depends_on: Sequence[pulumi.Resource] = ()
+    ) -> k8s.helm.v3.Release:
         return chart_release(self, f"{name}-{key}", key, namespace, values, depends_on=depends_on)
 
     def _gpu_enablement(self, name: str, args: PlatformArgs, labels: Mapping[str, str]) -> list[pulumi.Resource]:
@@ -231,9 +244,14 @@ class GpuPlatform(Component):
         child = pulumi.ResourceOptions(parent=self)
         tolerations = gpu_tolerations(args.node_groups)
         # Node agents (driver containers, MIG manager, exporters) need privileged pods.
-        operator_ns = k8s.core.v1.Namespace(f"{name}-{OPERATOR_NAMESPACE}", metadata={
-            "name": OPERATOR_NAMESPACE,
-            "labels": {**labels, "pod-security.kubernetes.io/enforce": "privileged"}}, opts=child)
+        operator_ns = k8s.core.v1.Namespace(
+            f"{name}-{OPERATOR_NAMESPACE}",
+            metadata={
+                "name": OPERATOR_NAMESPACE,
+                "labels": {**labels, "pod-security.kubernetes.io/enforce": "privileged"},
+            },
+            opts=child,
+        )
         monitoring_deps: list[pulumi.Resource] = []
         if args.monitoring is not None:
             monitoring = GpuMonitoring(f"{name}-monitoring", replace(args.monitoring, labels=labels), opts=child)
@@ -242,28 +260,42 @@ class GpuPlatform(Component):
         if args.gpu_stack == "gpu-operator":
             operator_deps: list[pulumi.Resource] = [operator_ns, *monitoring_deps]
             if args.monitoring is not None:
-                operator_deps.append(k8s.core.v1.ConfigMap(
-                    f"{name}-{DCGM_METRICS}", metadata={"name": DCGM_METRICS, "namespace": OPERATOR_NAMESPACE,
-                                                        "labels": labels},
-                    data={"dcgm-metrics.csv": DCGM_COUNTERS}, opts=pulumi.ResourceOptions(
-                        parent=self, depends_on=[operator_ns])))
-            self.releases["gpu-operator"] = self._release(name, "gpu-operator", OPERATOR_NAMESPACE,
-                                                          operator_values(args), operator_deps)
+                operator_deps.append(
+                    k8s.core.v1.ConfigMap(
+                        f"{name}-{DCGM_METRICS}",
+                        metadata={"name": DCGM_METRICS, "namespace": OPERATOR_NAMESPACE, "labels": labels},
+                        data={"dcgm-metrics.csv": DCGM_COUNTERS},
+                        opts=pulumi.ResourceOptions(parent=self, depends_on=[operator_ns]),
+                    )
+                )
+            self.releases["gpu-operator"] = self._release(
+                name, "gpu-operator", OPERATOR_NAMESPACE, operator_values(args), operator_deps
+            )
         else:
             if not args.device_plugin_preinstalled:
                 self.releases["nvidia-device-plugin"] = self._release(
-                    name, "nvidia-device-plugin", OPERATOR_NAMESPACE, {"tolerations": tolerations}, [operator_ns])
+                    name, "nvidia-device-plugin", OPERATOR_NAMESPACE, {"tolerations": tolerations}, [operator_ns]
+                )
             # The chart's ServiceMonitor needs the Prometheus Operator's CRD, which is not installed; without a
             # nodeSelector it would also run on every CPU node (chart_workloads.yaml, dcgm-exporter 3.5.0).
             self.releases["dcgm-exporter"] = self._release(
-                name, "dcgm-exporter", OPERATOR_NAMESPACE, {"tolerations": tolerations,
-                                                            "serviceMonitor": {"enabled": args.monitoring is not None},
-                                                            "nodeSelector": {GPU_PRESENT_LABEL: "true"}},
-                [operator_ns, *monitoring_deps])
+                name,
+                "dcgm-exporter",
+                OPERATOR_NAMESPACE,
+                {
+                    "tolerations": tolerations,
+                    "serviceMonitor": {"enabled": args.monitoring is not None},
+                    "nodeSelector": {GPU_PRESENT_LABEL: "true"},
+                },
+                [operator_ns, *monitoring_deps],
+            )
         if any(g.rdma == "efa" for g in args.node_groups):
             self.releases["aws-efa-k8s-device-plugin"] = self._release(
-                name, "aws-efa-k8s-device-plugin", "kube-system", {
-                    "nodeSelector": {EFA_PRESENT_LABEL: "true"}, "tolerations": tolerations})
+                name,
+                "aws-efa-k8s-device-plugin",
+                "kube-system",
+                {"nodeSelector": {EFA_PRESENT_LABEL: "true"}, "tolerations": tolerations},
+            )
         return monitoring_deps
 
     def _priority_classes(self, name: str, args: PlatformArgs, labels: Mapping[str, str]) -> None:
@@ -271,15 +303,28 @@ class GpuPlatform(Component):
         p = args.priorities
         self.priority_classes = {
             cls_name: k8s.scheduling.v1.PriorityClass(
-                f"{name}-{cls_name}", metadata={"name": cls_name, "labels": labels}, value=value,
-                global_default=False, preemption_policy=policy, description=text,
-                opts=pulumi.ResourceOptions(parent=self))
+                f"{name}-{cls_name}",
+                metadata={"name": cls_name, "labels": labels},
+                value=value,
+                global_default=False,
+                preemption_policy=policy,
+                description=text,
+                opts=pulumi.ResourceOptions(parent=self),
+            )
             for cls_name, value, policy, text in (
-                ("gpu-critical", p.critical, "PreemptLowerPriority",
-                 "Critical training: preempts standard and preemptible GPU work."),
+                (
+                    "gpu-critical",
+                    p.critical,
+                    "PreemptLowerPriority",
+                    "Critical training: preempts standard and preemptible GPU work.",
+                ),
                 ("gpu-standard", p.standard, "PreemptLowerPriority", "Default for GPU work that names no class."),
-                ("gpu-preemptible", p.preemptible, "Never",
-                 "Spot-friendly work: never preempts, first to be preempted."),
+                (
+                    "gpu-preemptible",
+                    p.preemptible,
+                    "Never",
+                    "Spot-friendly work: never preempts, first to be preempted.",
+                ),
             )
         }
 
@@ -289,48 +334,83 @@ class GpuPlatform(Component):
         for ns_name in sorted(set(args.teams) | set(args.namespaces)):
             team_label = {"gpu-blueprints/team": ns_name} if ns_name in args.teams else {}
             self.namespaces[ns_name] = k8s.core.v1.Namespace(
-                f"{name}-team-{ns_name}" if ns_name in args.teams else f"{name}-ns-{ns_name}", metadata={
-                    "name": ns_name, "labels": {**labels, **team_label, **args.namespaces.get(ns_name, {}),
-                                                "pod-security.kubernetes.io/enforce": "baseline"}},
-                opts=pulumi.ResourceOptions(parent=self))
-            isolate_namespace(f"{name}-{ns_name}", ns_name, labels,
-                              pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[ns_name]]))
+                f"{name}-team-{ns_name}" if ns_name in args.teams else f"{name}-ns-{ns_name}",
+                metadata={
+                    "name": ns_name,
+                    "labels": {
+                        **labels,
+                        **team_label,
+                        **args.namespaces.get(ns_name, {}),
+                        "pod-security.kubernetes.io/enforce": "baseline",
+                    },
+                },
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            isolate_namespace(
+                f"{name}-{ns_name}",
+                ns_name,
+                labels,
+                pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[ns_name]]),
+            )
             if args.teams and ns_name not in args.teams:
                 # Kept for its data and identity (the trainer namespace); with teams, GPUs come through the teams'
                 # quotas and queues, so no container here may ask for one (as maxGpusPerPod caps a team's).
-                k8s.core.v1.LimitRange(f"{name}-ns-{ns_name}-no-gpus", metadata={
-                    "name": "no-gpus", "namespace": ns_name, "labels": labels},
+                k8s.core.v1.LimitRange(
+                    f"{name}-ns-{ns_name}-no-gpus",
+                    metadata={"name": "no-gpus", "namespace": ns_name, "labels": labels},
                     spec={"limits": [{"type": "Container", "max": {GPU_RESOURCE: "0"}}]},
-                    opts=pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[ns_name]]))
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[ns_name]]),
+                )
 
     def _team_limits(self, name: str, args: PlatformArgs, labels: Mapping[str, str]) -> None:
         """Each team's GPU quota (without Kueue; with it, the team's queue admits) and container defaults."""
         for team, spec in sorted(args.teams.items()):
             scoped = pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[team]])
             if args.queueing is None:  # with Kueue, every job in a team namespace is admitted against its queue
-                k8s.core.v1.ResourceQuota(f"{name}-team-{team}-gpus", metadata={
-                    "name": "gpus", "namespace": team, "labels": labels},
-                    spec={"hard": {f"requests.{GPU_RESOURCE}": str(spec.gpus)}}, opts=scoped)
-            limits: dict = {"type": "Container", "default": {"cpu": spec.default_cpu, "memory": spec.default_memory},
-                            "defaultRequest": {"cpu": spec.default_cpu, "memory": spec.default_memory}}
+                k8s.core.v1.ResourceQuota(
+                    f"{name}-team-{team}-gpus",
+                    metadata={"name": "gpus", "namespace": team, "labels": labels},
+                    spec={"hard": {f"requests.{GPU_RESOURCE}": str(spec.gpus)}},
+                    opts=scoped,
+                )
+            limits: dict = {
+                "type": "Container",
+                "default": {"cpu": spec.default_cpu, "memory": spec.default_memory},
+                "defaultRequest": {"cpu": spec.default_cpu, "memory": spec.default_memory},
+            }
             if spec.max_gpus_per_pod is not None:
                 limits["max"] = {GPU_RESOURCE: str(spec.max_gpus_per_pod)}
-            k8s.core.v1.LimitRange(f"{name}-team-{team}-defaults", metadata={
-                "name": "defaults", "namespace": team, "labels": labels}, spec={"limits": [limits]}, opts=scoped)
+            k8s.core.v1.LimitRange(
+                f"{name}-team-{team}-defaults",
+                metadata={"name": "defaults", "namespace": team, "labels": labels},
+                spec={"limits": [limits]},
+                opts=scoped,
+            )
 
     def _identity_storage_and_autoscaler(self, name: str, args: PlatformArgs, labels: Mapping[str, str]) -> None:
         """Workload service accounts (annotated for the cloud's identity), storage classes and shared volumes, and
         the cluster autoscaler where the cloud's own does not scale nodes."""
         self.service_accounts = [
-            k8s.core.v1.ServiceAccount(f"{name}-{sa.namespace}-{sa.name}", metadata={
-                "name": sa.name, "namespace": sa.namespace, "labels": labels, "annotations": dict(sa.annotations)},
-                opts=pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[sa.namespace]]))
+            k8s.core.v1.ServiceAccount(
+                f"{name}-{sa.namespace}-{sa.name}",
+                metadata={
+                    "name": sa.name,
+                    "namespace": sa.namespace,
+                    "labels": labels,
+                    "annotations": dict(sa.annotations),
+                },
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[sa.namespace]]),
+            )
             for sa in args.service_accounts
         ]
         if args.storage_classes or args.shared_volumes:
-            ClusterStorage(f"{name}-storage", ClusterStorageArgs(
-                classes=args.storage_classes, volumes=args.shared_volumes, labels=labels), opts=pulumi.ResourceOptions(
-                               parent=self, depends_on=[self.namespaces[v.namespace] for v in args.shared_volumes]))
+            ClusterStorage(
+                f"{name}-storage",
+                ClusterStorageArgs(classes=args.storage_classes, volumes=args.shared_volumes, labels=labels),
+                opts=pulumi.ResourceOptions(
+                    parent=self, depends_on=[self.namespaces[v.namespace] for v in args.shared_volumes]
+                ),
+            )
         if args.autoscaler is not None:
             ClusterAutoscaler(f"{name}-cluster-autoscaler", args.autoscaler, opts=pulumi.ResourceOptions(parent=self))
 
@@ -338,18 +418,34 @@ class GpuPlatform(Component):
         """Kueue: one flavor a GPU group (its labels, taints, GPUs, CPU, memory, RDMA devices), one queue a team."""
         if args.queueing is None or not args.teams:
             return
-        FairQueueing(f"{name}-queueing", QueueingArgs(
-            flavors=[GpuFlavor(group=g.name, node_labels={NODE_GROUP_LABEL: g.name}, tolerations=g.workload_taints,
-                               gpus_per_node=g.gpus * mig_slices(g.mig_profile), vcpus=g.vcpus,
-                               memory_gib=g.memory_gib,
-                               extended={RDMA_RESOURCES[g.rdma]: g.rdma_devices} if g.rdma != "none" else {})
-                     for g in args.node_groups],
-            teams=[TeamQueue(team, t.gpus, {g.name: mig_slices(g.mig_profile) for g in args.node_groups
-                                            if g.mig_profile})
-                   for team, t in sorted(args.teams.items())],
-            system_node_selector=args.system_node_selector, standard_priority=args.priorities.standard,
-            pods_ready_timeout_minutes=args.queueing,
-            _depends_on=[self.namespaces[t] for t in sorted(args.teams)]), opts=pulumi.ResourceOptions(parent=self))
+        FairQueueing(
+            f"{name}-queueing",
+            QueueingArgs(
+                flavors=[
+                    GpuFlavor(
+                        group=g.name,
+                        node_labels={NODE_GROUP_LABEL: g.name},
+                        tolerations=g.workload_taints,
+                        gpus_per_node=g.gpus * mig_slices(g.mig_profile),
+                        vcpus=g.vcpus,
+                        memory_gib=g.memory_gib,
+                        extended={RDMA_RESOURCES[g.rdma]: g.rdma_devices} if g.rdma != "none" else {},
+                    )
+                    for g in args.node_groups
+                ],
+                teams=[
+                    TeamQueue(
+                        team, t.gpus, {g.name: mig_slices(g.mig_profile) for g in args.node_groups if g.mig_profile}
+                    )
+                    for team, t in sorted(args.teams.items())
+                ],
+                system_node_selector=args.system_node_selector,
+                standard_priority=args.priorities.standard,
+                pods_ready_timeout_minutes=args.queueing,
+                _depends_on=[self.namespaces[t] for t in sorted(args.teams)],
+            ),
+            opts=pulumi.ResourceOptions(parent=self),
+        )
 
     def _acceptance_and_fabric(self, name: str, args: PlatformArgs, labels: Mapping[str, str]) -> None:
         """The per-node GPU acceptance check, and the multi-node fabric check on RDMA groups that can reach two
@@ -357,46 +453,89 @@ class GpuPlatform(Component):
         expectations = {g.name: g.acceptance for g in args.node_groups if g.acceptance is not None}
         if not expectations:
             return
-        acceptance = GpuAcceptance(f"{name}-acceptance", GpuAcceptanceArgs(
-            expectations=expectations, tolerations=gpu_tolerations(args.node_groups), priority_class="gpu-standard",
-            labels=labels, recheck_idle_hours=args.recheck_idle_hours,
-            system_node_selector=args.system_node_selector),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.priority_classes.values())))
-        targets = [FabricTarget(group=g.name, node_selector={NODE_GROUP_LABEL: g.name}, tolerations=g.workload_taints,
-                                gpus=g.gpus, devices={RDMA_RESOURCES[g.rdma]: g.rdma_devices},
-                                transport=FABRIC_TRANSPORT[g.rdma], min_busbw_gbps=g.fabric_min_busbw_gbps,
-                                env=FABRIC_ENV[g.rdma])
-                   for g in args.node_groups if g.rdma != "none" and g.acceptance is not None and g.max_nodes >= 2]
+        acceptance = GpuAcceptance(
+            f"{name}-acceptance",
+            GpuAcceptanceArgs(
+                expectations=expectations,
+                tolerations=gpu_tolerations(args.node_groups),
+                priority_class="gpu-standard",
+                labels=labels,
+                recheck_idle_hours=args.recheck_idle_hours,
+                system_node_selector=args.system_node_selector,
+            ),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.priority_classes.values())),
+        )
+        targets = [
+            FabricTarget(
+                group=g.name,
+                node_selector={NODE_GROUP_LABEL: g.name},
+                tolerations=g.workload_taints,
+                gpus=g.gpus,
+                devices={RDMA_RESOURCES[g.rdma]: g.rdma_devices},
+                transport=FABRIC_TRANSPORT[g.rdma],
+                min_busbw_gbps=g.fabric_min_busbw_gbps,
+                env=FABRIC_ENV[g.rdma],
+            )
+            for g in args.node_groups
+            if g.rdma != "none" and g.acceptance is not None and g.max_nodes >= 2
+        ]
         if args.fabric is not None and targets:
-            FabricValidation(f"{name}-fabric", FabricArgs(
-                targets=targets, image=args.fabric.image, namespace=ACCEPTANCE_NAMESPACE,
-                system_node_selector=args.system_node_selector, run_on_create=args.fabric.run_on_create,
-                labels=labels), opts=pulumi.ResourceOptions(parent=self, depends_on=[acceptance,
-                                                                                    *self.priority_classes.values()]))
+            FabricValidation(
+                f"{name}-fabric",
+                FabricArgs(
+                    targets=targets,
+                    image=args.fabric.image,
+                    namespace=ACCEPTANCE_NAMESPACE,
+                    system_node_selector=args.system_node_selector,
+                    run_on_create=args.fabric.run_on_create,
+                    labels=labels,
+                ),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[acceptance, *self.priority_classes.values()]),
+            )
 
-    def _serve(self, name: str, args: PlatformArgs, labels: Mapping[str, str],
-               monitoring_deps: Sequence[pulumi.Resource]) -> None:
+    def _serve(
+        self, name: str, args: PlatformArgs, labels: Mapping[str, str], monitoring_deps: Sequence[pulumi.Resource]
+    ) -> None:
         """KEDA on the system nodes, the serving namespace (isolated like the others) and one ModelServing a model;
         the ScaledObject and PodMonitor CRDs come with KEDA and the monitoring stack."""
         serving = args.serving
-        self.releases["keda"] = chart_release(self, f"{name}-keda", "keda", KEDA_NAMESPACE, {
-            "nodeSelector": dict(args.system_node_selector)}, create_namespace=True)
-        namespace = k8s.core.v1.Namespace(f"{name}-ns-{serving.namespace}", metadata={
-            "name": serving.namespace, "labels": {**labels, "pod-security.kubernetes.io/enforce": "baseline"}},
-            opts=pulumi.ResourceOptions(parent=self))
-        isolate_namespace(f"{name}-{serving.namespace}", serving.namespace, labels,
-                          pulumi.ResourceOptions(parent=self, depends_on=[namespace]))
+        self.releases["keda"] = chart_release(
+            self,
+            f"{name}-keda",
+            "keda",
+            KEDA_NAMESPACE,
+            {"nodeSelector": dict(args.system_node_selector)},
+            create_namespace=True,
+        )
+        namespace = k8s.core.v1.Namespace(
+            f"{name}-ns-{serving.namespace}",
+            metadata={
+                "name": serving.namespace,
+                "labels": {**labels, "pod-security.kubernetes.io/enforce": "baseline"},
+            },
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        isolate_namespace(
+            f"{name}-{serving.namespace}",
+            serving.namespace,
+            labels,
+            pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
+        )
         for model in serving.resolved(args.serving_access):
-            ModelServing(f"{name}-serve-{model.model}", replace(model, labels={**labels, **model.labels}),
-                         opts=pulumi.ResourceOptions(parent=self, depends_on=[
-                             namespace, self.releases["keda"], *monitoring_deps]))
+            ModelServing(
+                f"{name}-serve-{model.model}",
+                replace(model, labels={**labels, **model.labels}),
+                opts=pulumi.ResourceOptions(
+                    parent=self, depends_on=[namespace, self.releases["keda"], *monitoring_deps]
+                ),
+            )
 
 
 def mig_slices(profile: Optional[str]) -> int:
     """GPU instances per GPU for an `all-<N>g.<mem>gb` layout (7 compute slices on A100/H100-class GPUs)."""
     if not profile or not profile.startswith("all-") or "g." not in profile:
         return 1
-    return max(1, 7 // int(profile[4:profile.index("g.")]))
+    return max(1, 7 // int(profile[4 : profile.index("g.")]))
 
 
 def isolate_namespace(name: str, namespace: str, labels: Mapping[str, str], opts: pulumi.ResourceOptions) -> None:
@@ -406,8 +545,15 @@ def isolate_namespace(name: str, namespace: str, labels: Mapping[str, str], opts
     policy: Kubernetes docs, Network Policies, "Default deny all ingress traffic".
     """
     meta = {"namespace": namespace, "labels": dict(labels)}
-    k8s.networking.v1.NetworkPolicy(f"{name}-default-deny", metadata={"name": "default-deny-ingress", **meta},
-                                    spec={"podSelector": {}, "policyTypes": ["Ingress"]}, opts=opts)
-    k8s.networking.v1.NetworkPolicy(f"{name}-same-namespace", metadata={"name": "allow-same-namespace", **meta},
-                                    spec={"podSelector": {}, "policyTypes": ["Ingress"],
-                                          "ingress": [{"from": [{"podSelector": {}}]}]}, opts=opts)
+    k8s.networking.v1.NetworkPolicy(
+        f"{name}-default-deny",
+        metadata={"name": "default-deny-ingress", **meta},
+        spec={"podSelector": {}, "policyTypes": ["Ingress"]},
+        opts=opts,
+    )
+    k8s.networking.v1.NetworkPolicy(
+        f"{name}-same-namespace",
+        metadata={"name": "allow-same-namespace", **meta},
+        spec={"podSelector": {}, "policyTypes": ["Ingress"], "ingress": [{"from": [{"podSelector": {}}]}]},
+        opts=opts,
+    )

@@ -15,7 +15,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
-from ..base import Args, Component, KUBERNETES, as_args
+from ..base import KUBERNETES, Args, Component, as_args
 from .charts import chart_release
 from .nodes import GPU_RESOURCE
 
@@ -82,26 +82,45 @@ class QueueingArgs(Args):
 
 def manager_config(pods_ready_timeout_minutes: int) -> str:
     """The whole manager configuration (the chart's value replaces its default text)."""
-    return yaml.safe_dump({
-        "apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
-        "health": {"healthProbeBindAddress": ":8081"}, "metrics": {"bindAddress": ":8443"},
-        "webhook": {"port": 9443},
-        "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
-        "clientConnection": {"qps": 300, "burst": 500},
-        # All or nothing: a job's pods all start, or its quota goes back and it is requeued.
-        "waitForPodsReady": {"timeout": f"{pods_ready_timeout_minutes}m", "recoveryTimeout": "3m",
-                             "blockAdmission": True,
-                             "requeuingStrategy": {"timestamp": "Eviction", "backoffLimitCount": 5,
-                                                   "backoffBaseSeconds": 60, "backoffMaxSeconds": 3600}},
-        # Every job in a team namespace goes through the team's queue, labelled or not; nothing else is touched,
-        # so system pods never wait on the webhook.
-        "manageJobsWithoutQueueName": True,
-        "managedJobsNamespaceSelector": {"matchExpressions": [{"key": TEAM_LABEL, "operator": "Exists"}]},
-        "integrations": {"frameworks": ["batch/job", "jobset.x-k8s.io/jobset", "kubeflow.org/mpijob",
-                                        "trainer.kubeflow.org/trainjob", "pod"]},
-        # Huge pages (EFA pods ask for them) are not GPU capacity.
-        "resources": {"excludeResourcePrefixes": ["hugepages-"]},
-    }, sort_keys=False)
+    return yaml.safe_dump(
+        {
+            "apiVersion": "config.kueue.x-k8s.io/v1beta2",
+            "kind": "Configuration",
+            "health": {"healthProbeBindAddress": ":8081"},
+            "metrics": {"bindAddress": ":8443"},
+            "webhook": {"port": 9443},
+            "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
+            "clientConnection": {"qps": 300, "burst": 500},
+            # All or nothing: a job's pods all start, or its quota goes back and it is requeued.
+            "waitForPodsReady": {
+                "timeout": f"{pods_ready_timeout_minutes}m",
+                "recoveryTimeout": "3m",
+                "blockAdmission": True,
+                "requeuingStrategy": {
+                    "timestamp": "Eviction",
+                    "backoffLimitCount": 5,
+                    "backoffBaseSeconds": 60,
+                    "backoffMaxSeconds": 3600,
+                },
+            },
+            # Every job in a team namespace goes through the team's queue, labelled or not; nothing else is touched,
+            # so system pods never wait on the webhook.
+            "manageJobsWithoutQueueName": True,
+            "managedJobsNamespaceSelector": {"matchExpressions": [{"key": TEAM_LABEL, "operator": "Exists"}]},
+            "integrations": {
+                "frameworks": [
+                    "batch/job",
+                    "jobset.x-k8s.io/jobset",
+                    "kubeflow.org/mpijob",
+                    "trainer.kubeflow.org/trainjob",
+                    "pod",
+                ]
+            },
+            # Huge pages (EFA pods ask for them) are not GPU capacity.
+            "resources": {"excludeResourcePrefixes": ["hugepages-"]},
+        },
+        sort_keys=False,
+    )
 
 
 def covered_resources(flavors: Sequence[GpuFlavor]) -> list[str]:
@@ -112,17 +131,31 @@ def team_flavors(team: TeamQueue, flavors: Sequence[GpuFlavor], system_cpu: str,
     """Quota per flavor: the small CPU flavor first (CPU-only jobs stay off GPU nodes), then each GPU group with
     the team's GPUs and the CPU, memory and fabric devices of the nodes those GPUs come with."""
     extra = sorted({k for f in flavors for k in f.extended})
-    rows = [{"name": SYSTEM_FLAVOR, "resources": [
-        {"name": "cpu", "nominalQuota": system_cpu}, {"name": "memory", "nominalQuota": system_memory},
-        {"name": GPU_RESOURCE, "nominalQuota": 0}, *({"name": r, "nominalQuota": 0} for r in extra)]}]
+    rows = [
+        {
+            "name": SYSTEM_FLAVOR,
+            "resources": [
+                {"name": "cpu", "nominalQuota": system_cpu},
+                {"name": "memory", "nominalQuota": system_memory},
+                {"name": GPU_RESOURCE, "nominalQuota": 0},
+                *({"name": r, "nominalQuota": 0} for r in extra),
+            ],
+        }
+    ]
     for f in flavors:
         slices = team.mig_slices.get(f.group, 1)
         nodes = math.ceil(team.gpus * slices / f.gpus_per_node) if f.gpus_per_node else 0
-        rows.append({"name": f"gpu-{f.group}", "resources": [
-            {"name": "cpu", "nominalQuota": nodes * f.vcpus},
-            {"name": "memory", "nominalQuota": f"{nodes * f.memory_gib}Gi"},
-            {"name": GPU_RESOURCE, "nominalQuota": team.gpus * slices},
-            *({"name": r, "nominalQuota": nodes * f.extended.get(r, 0)} for r in extra)]})
+        rows.append(
+            {
+                "name": f"gpu-{f.group}",
+                "resources": [
+                    {"name": "cpu", "nominalQuota": nodes * f.vcpus},
+                    {"name": "memory", "nominalQuota": f"{nodes * f.memory_gib}Gi"},
+                    {"name": GPU_RESOURCE, "nominalQuota": team.gpus * slices},
+                    *({"name": r, "nominalQuota": nodes * f.extended.get(r, 0)} for r in extra),
+                ],
+            }
+        )
     return rows
 
 
@@ -137,37 +170,73 @@ class FairQueueing(Component):
     def __init__(self, name: str, args: QueueingArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
         args = as_args(QueueingArgs, args)
-        self.release = chart_release(self, f"{name}-kueue", "kueue", NAMESPACE, {
-            "managerConfig": {"controllerManagerConfigYaml": manager_config(args.pods_ready_timeout_minutes)},
-            "controllerManager": {"nodeSelector": dict(args.system_node_selector)},
-        }, create_namespace=True)
+        self.release = chart_release(
+            self,
+            f"{name}-kueue",
+            "kueue",
+            NAMESPACE,
+            {
+                "managerConfig": {"controllerManagerConfigYaml": manager_config(args.pods_ready_timeout_minutes)},
+                "controllerManager": {"nodeSelector": dict(args.system_node_selector)},
+            },
+            create_namespace=True,
+        )
         # Kueue's webhooks reject its objects until the controller runs.
         after = pulumi.ResourceOptions(parent=self, depends_on=[self.release, *args._depends_on])
 
         def custom(kind: str, resource_name: str, metadata: dict, spec: dict) -> k8s.apiextensions.CustomResource:
-            return k8s.apiextensions.CustomResource(resource_name, api_version=API, kind=kind, metadata=metadata,
-                                                    spec=spec, opts=after)
+            return k8s.apiextensions.CustomResource(
+                resource_name, api_version=API, kind=kind, metadata=metadata, spec=spec, opts=after
+            )
 
-        custom("ResourceFlavor", f"{name}-{SYSTEM_FLAVOR}", {"name": SYSTEM_FLAVOR},
-               {"nodeLabels": dict(args.system_node_selector)})
+        custom(
+            "ResourceFlavor",
+            f"{name}-{SYSTEM_FLAVOR}",
+            {"name": SYSTEM_FLAVOR},
+            {"nodeLabels": dict(args.system_node_selector)},
+        )
         for f in args.flavors:
-            custom("ResourceFlavor", f"{name}-gpu-{f.group}", {"name": f"gpu-{f.group}"},
-                   {"nodeLabels": dict(f.node_labels), "tolerations": [dict(t) for t in f.tolerations]})
+            custom(
+                "ResourceFlavor",
+                f"{name}-gpu-{f.group}",
+                {"name": f"gpu-{f.group}"},
+                {"nodeLabels": dict(f.node_labels), "tolerations": [dict(t) for t in f.tolerations]},
+            )
         covered = covered_resources(args.flavors)
         for team in args.teams:
-            custom("ClusterQueue", f"{name}-{team.name}", {"name": team.name}, {
-                "cohortName": COHORT,
-                "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": team.name}},
-                "queueingStrategy": "BestEffortFIFO",
-                "resourceGroups": [{"coveredResources": covered, "flavors": team_flavors(
-                    team, args.flavors, args.system_cpu_per_team, args.system_memory_per_team)}],
-                # Lent GPUs come back when their owner needs them; inside a team, higher priority goes first;
-                # work running on borrowed GPUs below gpu-standard's priority may be preempted.
-                "preemption": {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority",
-                               "borrowWithinCohort": {"policy": "LowerPriority",
-                                                      "maxPriorityThreshold": args.standard_priority}},
-            })
-            custom("LocalQueue", f"{name}-{team.name}-default", {"name": DEFAULT_QUEUE, "namespace": team.name},
-                   {"clusterQueue": team.name})
+            custom(
+                "ClusterQueue",
+                f"{name}-{team.name}",
+                {"name": team.name},
+                {
+                    "cohortName": COHORT,
+                    "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": team.name}},
+                    "queueingStrategy": "BestEffortFIFO",
+                    "resourceGroups": [
+                        {
+                            "coveredResources": covered,
+                            "flavors": team_flavors(
+                                team, args.flavors, args.system_cpu_per_team, args.system_memory_per_team
+                            ),
+                        }
+                    ],
+                    # Lent GPUs come back when their owner needs them; inside a team, higher priority goes first;
+                    # work running on borrowed GPUs below gpu-standard's priority may be preempted.
+                    "preemption": {
+                        "reclaimWithinCohort": "Any",
+                        "withinClusterQueue": "LowerPriority",
+                        "borrowWithinCohort": {
+                            "policy": "LowerPriority",
+                            "maxPriorityThreshold": args.standard_priority,
+                        },
+                    },
+                },
+            )
+            custom(
+                "LocalQueue",
+                f"{name}-{team.name}-default",
+                {"name": DEFAULT_QUEUE, "namespace": team.name},
+                {"clusterQueue": team.name},
+            )
         self.cohort = pulumi.Output.from_input(COHORT)
         self.register_outputs({"cohort": self.cohort})

@@ -18,7 +18,6 @@ Sources (read 2026-11-24):
   NetworkPolicy sees it).
 """
 
-
 from dataclasses import dataclass, field, replace
 from typing import Mapping, Optional, Sequence
 
@@ -114,11 +113,23 @@ class ModelServingArgs(Args):
     def engine_args(self) -> list[str]:
         quantized = self.dtype in ("fp8", "int8", "int4")
         loader = [] if self.volume is not None else ["--load-format", "runai_streamer"]
-        return ["--model", "$(WEIGHTS_URI)", "--served-model-name", self.model, *loader,
-                "--port", str(PORT), "--tensor-parallel-size", str(self.gpus), "--max-model-len",
-                str(self.max_context), "--max-num-seqs", str(self.max_batch),
-                *(["--quantization", "fp8"] if self.dtype == "fp8" else []),
-                *(["--dtype", self.dtype] if not quantized else [])]
+        return [
+            "--model",
+            "$(WEIGHTS_URI)",
+            "--served-model-name",
+            self.model,
+            *loader,
+            "--port",
+            str(PORT),
+            "--tensor-parallel-size",
+            str(self.gpus),
+            "--max-model-len",
+            str(self.max_context),
+            "--max-num-seqs",
+            str(self.max_batch),
+            *(["--quantization", "fp8"] if self.dtype == "fp8" else []),
+            *(["--dtype", self.dtype] if not quantized else []),
+        ]
 
 
 class ModelServing(Component):
@@ -133,11 +144,13 @@ class ModelServing(Component):
             raise ValueError(f"model {args.model}: no bucket or volume to load its weights from (ServingArgs)")
         app = {"app.kubernetes.io/name": "vllm", "app.kubernetes.io/instance": args.model}
         meta = {"name": args.model, "namespace": args.namespace, "labels": {**args.labels, **app}}
-        sa = k8s.core.v1.ServiceAccount(f"{name}-sa", metadata={
-            **meta, "annotations": dict(args.service_account_annotations)}, opts=pulumi.ResourceOptions(parent=self))
+        sa = k8s.core.v1.ServiceAccount(
+            f"{name}-sa",
+            metadata={**meta, "annotations": dict(args.service_account_annotations)},
+            opts=pulumi.ResourceOptions(parent=self),
+        )
         mounts, volumes, claim = self._weights_volume(name, args, meta)
-        self.deployment = self._deployment(name, args, meta, app, self._container(args, mounts), volumes,
-                                           [sa, *claim])
+        self.deployment = self._deployment(name, args, meta, app, self._container(args, mounts), volumes, [sa, *claim])
         self._service_and_scrape(name, args, meta, app)
         self._autoscaling(name, args, meta)
         self._ingress_policy(name, args, meta, app)
@@ -149,101 +162,197 @@ class ModelServing(Component):
         if args.volume is None:
             return [], [], []
         weights = f"{args.namespace}-{args.model}-weights"  # cluster-scoped: the namespace keeps it unique
-        pv = k8s.core.v1.PersistentVolume(f"{name}-weights", metadata={"name": weights, "labels": meta["labels"]}, spec={
-            "capacity": {"storage": "1Gi"},  # only matches the claim; the bucket has no size
-            "accessModes": ["ReadOnlyMany"], "persistentVolumeReclaimPolicy": "Retain", "storageClassName": "",
-            "csi": {"driver": args.volume.driver, "volumeHandle": weights, "readOnly": True,
-                    "volumeAttributes": dict(args.volume.attributes)}}, opts=pulumi.ResourceOptions(parent=self))
-        claim = k8s.core.v1.PersistentVolumeClaim(f"{name}-weights-claim", metadata={
-            **meta, "name": f"{args.model}-weights"}, spec={
-            "accessModes": ["ReadOnlyMany"], "storageClassName": "", "volumeName": weights,
-            "resources": {"requests": {"storage": "1Gi"}}}, opts=pulumi.ResourceOptions(parent=self, depends_on=[pv]))
+        pv = k8s.core.v1.PersistentVolume(
+            f"{name}-weights",
+            metadata={"name": weights, "labels": meta["labels"]},
+            spec={
+                "capacity": {"storage": "1Gi"},  # only matches the claim; the bucket has no size
+                "accessModes": ["ReadOnlyMany"],
+                "persistentVolumeReclaimPolicy": "Retain",
+                "storageClassName": "",
+                "csi": {
+                    "driver": args.volume.driver,
+                    "volumeHandle": weights,
+                    "readOnly": True,
+                    "volumeAttributes": dict(args.volume.attributes),
+                },
+            },
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        claim = k8s.core.v1.PersistentVolumeClaim(
+            f"{name}-weights-claim",
+            metadata={**meta, "name": f"{args.model}-weights"},
+            spec={
+                "accessModes": ["ReadOnlyMany"],
+                "storageClassName": "",
+                "volumeName": weights,
+                "resources": {"requests": {"storage": "1Gi"}},
+            },
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[pv]),
+        )
         mounts = [{"name": "weights", "mountPath": "/models", "readOnly": True}]
-        volumes = [{"name": "weights", "persistentVolumeClaim": {"claimName": f"{args.model}-weights",
-                                                                 "readOnly": True}}]
+        volumes = [
+            {"name": "weights", "persistentVolumeClaim": {"claimName": f"{args.model}-weights", "readOnly": True}}
+        ]
         return mounts, volumes, [claim]
 
     @staticmethod
     def _container(args: ModelServingArgs, mounts: list) -> dict:
         """The vLLM container: its GPUs, non-root on a read-only root, probes on /health."""
-        source = "/models" if args.volume is not None else pulumi.Output.concat(
-            "s3://", args.bucket, "/", args.weights_prefix)
+        source = (
+            "/models"
+            if args.volume is not None
+            else pulumi.Output.concat("s3://", args.bucket, "/", args.weights_prefix)
+        )
         probe = {"httpGet": {"path": "/health", "port": PORT}, "periodSeconds": 10}
         return {
-            "name": "vllm", "image": args.image, "args": args.engine_args,
-            "env": [{"name": "WEIGHTS_URI", "value": source},
-                    # Not root, read-only root file system: caches (Hugging Face, torch.compile, Triton) go to
-                    # $HOME/.cache, an emptyDir.
-                    {"name": "HOME", "value": "/cache"}],
-            "securityContext": {"runAsNonRoot": True, "runAsUser": 1000, "runAsGroup": 1000,
-                                "readOnlyRootFilesystem": True, "allowPrivilegeEscalation": False,
-                                "capabilities": {"drop": ["ALL"]}},
+            "name": "vllm",
+            "image": args.image,
+            "args": args.engine_args,
+            "env": [
+                {"name": "WEIGHTS_URI", "value": source},
+                # Not root, read-only root file system: caches (Hugging Face, torch.compile, Triton) go to
+                # $HOME/.cache, an emptyDir.
+                {"name": "HOME", "value": "/cache"},
+            ],
+            "securityContext": {
+                "runAsNonRoot": True,
+                "runAsUser": 1000,
+                "runAsGroup": 1000,
+                "readOnlyRootFilesystem": True,
+                "allowPrivilegeEscalation": False,
+                "capabilities": {"drop": ["ALL"]},
+            },
             "ports": [{"name": "http", "containerPort": PORT}],
-            "resources": {"limits": {GPU_RESOURCE: str(args.gpus), "cpu": args.cpu, "memory": args.memory},
-                          "requests": {GPU_RESOURCE: str(args.gpus), "cpu": args.cpu, "memory": args.memory}},
+            "resources": {
+                "limits": {GPU_RESOURCE: str(args.gpus), "cpu": args.cpu, "memory": args.memory},
+                "requests": {GPU_RESOURCE: str(args.gpus), "cpu": args.cpu, "memory": args.memory},
+            },
             # Loading and compiling a model takes minutes: the startup probe holds the others off meanwhile.
             "startupProbe": {**probe, "failureThreshold": 90},
             "readinessProbe": {**probe, "failureThreshold": 3},
             "livenessProbe": {**probe, "failureThreshold": 6},
-            "volumeMounts": [{"name": "shm", "mountPath": "/dev/shm"}, {"name": "cache", "mountPath": "/cache"},
-                             {"name": "tmp", "mountPath": "/tmp"}, *mounts],
+            "volumeMounts": [
+                {"name": "shm", "mountPath": "/dev/shm"},
+                {"name": "cache", "mountPath": "/cache"},
+                {"name": "tmp", "mountPath": "/tmp"},
+                *mounts,
+            ],
         }
 
-    def _deployment(self, name: str, args: ModelServingArgs, meta: dict, app: dict, container: dict, volumes: list,
-                    after: list) -> k8s.apps.v1.Deployment:
+    def _deployment(
+        self, name: str, args: ModelServingArgs, meta: dict, app: dict, container: dict, volumes: list, after: list
+    ) -> k8s.apps.v1.Deployment:
         """The replicas on the model's group; `pulumi up` does not wait for them: they need a node from the
         autoscaler and the weights in the bucket, which are uploaded after the first `pulumi up`
         (pulumi-kubernetes: pulumi.com/skipAwait)."""
-        return k8s.apps.v1.Deployment(f"{name}-deployment", metadata={
-            **meta, "annotations": {**args.annotations, "pulumi.com/skipAwait": "true"}}, spec={
-            "replicas": args.min_replicas, "selector": {"matchLabels": app},
-            "template": {"metadata": {"labels": {**args.labels, **app}}, "spec": {
-                "serviceAccountName": args.model, "nodeSelector": dict(args.node_selector),
-                "tolerations": [dict(t) for t in args.tolerations], "containers": [container],
-                # PyTorch shares tensors between tensor-parallel workers through /dev/shm (vLLM docker docs).
-                "volumes": [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "2Gi"}},
+        return k8s.apps.v1.Deployment(
+            f"{name}-deployment",
+            metadata={**meta, "annotations": {**args.annotations, "pulumi.com/skipAwait": "true"}},
+            spec={
+                "replicas": args.min_replicas,
+                "selector": {"matchLabels": app},
+                "template": {
+                    "metadata": {"labels": {**args.labels, **app}},
+                    "spec": {
+                        "serviceAccountName": args.model,
+                        "nodeSelector": dict(args.node_selector),
+                        "tolerations": [dict(t) for t in args.tolerations],
+                        "containers": [container],
+                        # PyTorch shares tensors between tensor-parallel workers through /dev/shm (vLLM docker docs).
+                        "volumes": [
+                            {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "2Gi"}},
                             {"name": "cache", "emptyDir": {"sizeLimit": "20Gi"}},
-                            {"name": "tmp", "emptyDir": {"sizeLimit": "4Gi"}}, *volumes]}}},
+                            {"name": "tmp", "emptyDir": {"sizeLimit": "4Gi"}},
+                            *volumes,
+                        ],
+                    },
+                },
+            },
             # KEDA owns the replica count once it runs; a later `pulumi up` must not reset it.
-            opts=pulumi.ResourceOptions(parent=self, depends_on=after, ignore_changes=["spec.replicas"]))
+            opts=pulumi.ResourceOptions(parent=self, depends_on=after, ignore_changes=["spec.replicas"]),
+        )
 
     def _service_and_scrape(self, name: str, args: ModelServingArgs, meta: dict, app: dict) -> None:
         """A ClusterIP Service (an internal load balancer limited to the allowed CIDRs when the spec asks), and the
         PodMonitor the kube-prometheus-stack scrapes vLLM's /metrics through."""
         internal = bool(args.allowed_cidrs)
-        k8s.core.v1.Service(f"{name}-service", metadata={
-            **meta, "annotations": dict(args.internal_lb_annotations) if internal else {}}, spec={
-            "selector": app, "ports": [{"name": "http", "port": PORT, "targetPort": "http"}],
-            **({"type": "LoadBalancer", "loadBalancerSourceRanges": list(args.allowed_cidrs),
-                "externalTrafficPolicy": "Local"} if internal else {"type": "ClusterIP"})},
-            opts=pulumi.ResourceOptions(parent=self))
-        k8s.apiextensions.CustomResource(f"{name}-podmonitor", api_version="monitoring.coreos.com/v1",
-                                         kind="PodMonitor", metadata=meta, spec={
-            "selector": {"matchLabels": app},
-            "podMetricsEndpoints": [{"port": "http", "path": "/metrics", "interval": "15s"}]},
-            opts=pulumi.ResourceOptions(parent=self))
+        k8s.core.v1.Service(
+            f"{name}-service",
+            metadata={**meta, "annotations": dict(args.internal_lb_annotations) if internal else {}},
+            spec={
+                "selector": app,
+                "ports": [{"name": "http", "port": PORT, "targetPort": "http"}],
+                **(
+                    {
+                        "type": "LoadBalancer",
+                        "loadBalancerSourceRanges": list(args.allowed_cidrs),
+                        "externalTrafficPolicy": "Local",
+                    }
+                    if internal
+                    else {"type": "ClusterIP"}
+                ),
+            },
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        k8s.apiextensions.CustomResource(
+            f"{name}-podmonitor",
+            api_version="monitoring.coreos.com/v1",
+            kind="PodMonitor",
+            metadata=meta,
+            spec={
+                "selector": {"matchLabels": app},
+                "podMetricsEndpoints": [{"port": "http", "path": "/metrics", "interval": "15s"}],
+            },
+            opts=pulumi.ResourceOptions(parent=self),
+        )
 
     def _autoscaling(self, name: str, args: ModelServingArgs, meta: dict) -> None:
         """KEDA scales the Deployment on the model's load signal, read from Prometheus."""
-        k8s.apiextensions.CustomResource(f"{name}-scaledobject", api_version="keda.sh/v1alpha1", kind="ScaledObject",
-                                         metadata=meta, spec={
-            "scaleTargetRef": {"name": args.model}, "minReplicaCount": args.min_replicas,
-            "maxReplicaCount": args.max_replicas, "pollingInterval": 15, "cooldownPeriod": 300,
-            "triggers": [{"type": "prometheus", "metricType": "AverageValue", "metadata": {
-                "serverAddress": PROMETHEUS, "query": load_query(args.signal, args.namespace, args.model),
-                "threshold": f"{args.target:g}", "activationThreshold": "0"}}]},
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.deployment]))
+        k8s.apiextensions.CustomResource(
+            f"{name}-scaledobject",
+            api_version="keda.sh/v1alpha1",
+            kind="ScaledObject",
+            metadata=meta,
+            spec={
+                "scaleTargetRef": {"name": args.model},
+                "minReplicaCount": args.min_replicas,
+                "maxReplicaCount": args.max_replicas,
+                "pollingInterval": 15,
+                "cooldownPeriod": 300,
+                "triggers": [
+                    {
+                        "type": "prometheus",
+                        "metricType": "AverageValue",
+                        "metadata": {
+                            "serverAddress": PROMETHEUS,
+                            "query": load_query(args.signal, args.namespace, args.model),
+                            "threshold": f"{args.target:g}",
+                            "activationThreshold": "0",
+                        },
+                    }
+                ],
+            },
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.deployment]),
+        )
 
     def _ingress_policy(self, name: str, args: ModelServingArgs, meta: dict, app: dict) -> None:
         """Callers: the serving namespace's own pods, the monitoring scrape and the allowed CIDRs; nothing else."""
-        callers: list[dict] = [{"podSelector": {}},  # the serving namespace's own pods
-                               {"namespaceSelector": {"matchLabels": {
-                                   "kubernetes.io/metadata.name": MONITORING_NAMESPACE}}}]  # the scrape
+        callers: list[dict] = [
+            {"podSelector": {}},  # the serving namespace's own pods
+            {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": MONITORING_NAMESPACE}}},
+        ]  # the scrape
         callers += [{"ipBlock": {"cidr": cidr}} for cidr in args.allowed_cidrs]
-        k8s.networking.v1.NetworkPolicy(f"{name}-ingress", metadata={**meta, "name": f"{args.model}-callers"}, spec={
-            "podSelector": {"matchLabels": app}, "policyTypes": ["Ingress"],
-            "ingress": [{"from": callers, "ports": [{"port": PORT, "protocol": "TCP"}]}]},
-            opts=pulumi.ResourceOptions(parent=self))
+        k8s.networking.v1.NetworkPolicy(
+            f"{name}-ingress",
+            metadata={**meta, "name": f"{args.model}-callers"},
+            spec={
+                "podSelector": {"matchLabels": app},
+                "policyTypes": ["Ingress"],
+                "ingress": [{"from": callers, "ports": [{"port": PORT, "protocol": "TCP"}]}],
+            },
+            opts=pulumi.ResourceOptions(parent=self),
+        )
 
 
 @dataclass(frozen=True)
@@ -271,9 +380,14 @@ class ServingArgs(Args):
     def resolved(self, access: Optional[ServingAccess]) -> list[ModelServingArgs]:
         """Each model with the cluster's bucket, its own identity and its volume, where the model gives none."""
         access = access or ServingAccess()
-        return [replace(m, bucket=m.bucket if m.bucket is not None else access.bucket,
-                        volume=m.volume if m.volume is not None else access.volumes.get(m.model),
-                        service_account_annotations=dict(m.service_account_annotations or
-                                                         access.service_account_annotations.get(m.model, {})))
-                for m in self.models]
-
+        return [
+            replace(
+                m,
+                bucket=m.bucket if m.bucket is not None else access.bucket,
+                volume=m.volume if m.volume is not None else access.volumes.get(m.model),
+                service_account_annotations=dict(
+                    m.service_account_annotations or access.service_account_annotations.get(m.model, {})
+                ),
+            )
+            for m in self.models
+        ]

@@ -10,7 +10,7 @@ from typing import Mapping, Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..base import Args, Component, KUBERNETES, as_args
+from ..base import KUBERNETES, Args, Component, as_args
 
 DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
 
@@ -82,29 +82,51 @@ class ClusterStorage(Component):
         child = pulumi.ResourceOptions(parent=self)
         self.classes = {
             c.name: k8s.storage.v1.StorageClass(
-                f"{name}-{c.name}", metadata={"name": c.name, "labels": dict(labels),
-                                              "annotations": {DEFAULT_CLASS: "true" if c.default else "false"}},
-                provisioner=c.provisioner, parameters=dict(c.parameters), reclaim_policy=c.reclaim_policy,
-                volume_binding_mode=c.binding_mode, allow_volume_expansion=True, opts=child)
+                f"{name}-{c.name}",
+                metadata={
+                    "name": c.name,
+                    "labels": dict(labels),
+                    "annotations": {DEFAULT_CLASS: "true" if c.default else "false"},
+                },
+                provisioner=c.provisioner,
+                parameters=dict(c.parameters),
+                reclaim_policy=c.reclaim_policy,
+                volume_binding_mode=c.binding_mode,
+                allow_volume_expansion=True,
+                opts=child,
+            )
             for c in classes
         }
         self.claims = {}
         for v in volumes:
             pv_name = f"{v.namespace}-{v.claim}"
-            volume = k8s.core.v1.PersistentVolume(f"{name}-{pv_name}", metadata={
-                "name": pv_name, "labels": {**labels, **v.labels}}, spec={
-                "capacity": {"storage": f"{v.capacity_gib}Gi"},
-                "accessModes": ["ReadWriteMany"],
-                "persistentVolumeReclaimPolicy": "Retain",  # deleting the claim never deletes the data
-                "storageClassName": "",
-                "mountOptions": list(v.mount_options),
-                "claimRef": {"namespace": v.namespace, "name": v.claim},
-                "csi": {"driver": v.driver, "volumeHandle": v.volume_handle, "volumeAttributes": dict(v.attributes)},
-            }, opts=child)
+            volume = k8s.core.v1.PersistentVolume(
+                f"{name}-{pv_name}",
+                metadata={"name": pv_name, "labels": {**labels, **v.labels}},
+                spec={
+                    "capacity": {"storage": f"{v.capacity_gib}Gi"},
+                    "accessModes": ["ReadWriteMany"],
+                    "persistentVolumeReclaimPolicy": "Retain",  # deleting the claim never deletes the data
+                    "storageClassName": "",
+                    "mountOptions": list(v.mount_options),
+                    "claimRef": {"namespace": v.namespace, "name": v.claim},
+                    "csi": {
+                        "driver": v.driver,
+                        "volumeHandle": v.volume_handle,
+                        "volumeAttributes": dict(v.attributes),
+                    },
+                },
+                opts=child,
+            )
             self.claims[(v.namespace, v.claim)] = k8s.core.v1.PersistentVolumeClaim(
-                f"{name}-{v.namespace}-{v.claim}-claim", metadata={
-                    "name": v.claim, "namespace": v.namespace, "labels": {**labels, **v.labels}}, spec={
-                    "accessModes": ["ReadWriteMany"], "storageClassName": "", "volumeName": pv_name,
+                f"{name}-{v.namespace}-{v.claim}-claim",
+                metadata={"name": v.claim, "namespace": v.namespace, "labels": {**labels, **v.labels}},
+                spec={
+                    "accessModes": ["ReadWriteMany"],
+                    "storageClassName": "",
+                    "volumeName": pv_name,
                     "resources": {"requests": {"storage": f"{v.capacity_gib}Gi"}},
-                }, opts=pulumi.ResourceOptions(parent=self, depends_on=[volume]))
+                },
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[volume]),
+            )
         self.register_outputs({"claims": pulumi.Output.from_input([f"{ns}/{c}" for ns, c in sorted(self.claims)])})

@@ -39,8 +39,9 @@ class Store:
             import oss2  # Alibaba Cloud's SDK; RRSA credentials come from the injected environment
             from oss2.credentials import EnvironmentVariableCredentialsProvider
 
-            self.oss = oss2.Bucket(oss2.ProviderAuth(EnvironmentVariableCredentialsProvider()),
-                                   os.environ["OSS_ENDPOINT"], self.uri.netloc)
+            self.oss = oss2.Bucket(
+                oss2.ProviderAuth(EnvironmentVariableCredentialsProvider()), os.environ["OSS_ENDPOINT"], self.uri.netloc
+            )
         elif self.uri.scheme != "file":
             raise ValueError(f"CHECKPOINT_URI must be s3://, oss:// or file:// (got {uri})")
 
@@ -95,7 +96,9 @@ def dataset(data_dir: Path, samples: int = 4096) -> TensorDataset:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=200, help="total optimizer steps of the run")
-    parser.add_argument("--stop-after", type=int, help="exit after this many steps of this attempt (simulates a reclaim)")
+    parser.add_argument(
+        "--stop-after", type=int, help="exit after this many steps of this attempt (simulates a reclaim)"
+    )
     parser.add_argument("--checkpoint-every", type=int, default=20)
     parser.add_argument("--data-dir", default=os.environ.get("DATA_DIR", "/data"))
     parser.add_argument("--checkpoint-uri", default=os.environ.get("CHECKPOINT_URI", "file:///tmp/checkpoints"))
@@ -108,8 +111,10 @@ def main() -> None:
     if backend == "nccl":
         torch.cuda.set_device(device)
     torch.manual_seed(0)
-    model = DistributedDataParallel(nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 1)).to(device),
-                                    device_ids=[device.index] if backend == "nccl" else None)
+    model = DistributedDataParallel(
+        nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 1)).to(device),
+        device_ids=[device.index] if backend == "nccl" else None,
+    )
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
     store, step = Store(args.checkpoint_uri), 0
     newest = store.latest()
@@ -134,7 +139,9 @@ def main() -> None:
             step, done_here = step + 1, done_here + 1
             if rank == 0 and (step % args.checkpoint_every == 0 or step == args.steps):
                 buffer = io.BytesIO()
-                torch.save({"model": model.module.state_dict(), "optimizer": optimizer.state_dict(), "step": step}, buffer)
+                torch.save(
+                    {"model": model.module.state_dict(), "optimizer": optimizer.state_dict(), "step": step}, buffer
+                )
                 store.write(f"step-{step:08d}.pt", buffer.getvalue())
                 print(f"step {step}: loss {loss.item():.4f}, checkpoint written", flush=True)
             if step >= args.steps or (args.stop_after and done_here >= args.stop_after):

@@ -9,18 +9,42 @@ from .props import as_list, statements
 # Actions that let a principal grant itself more: Rhino Security Labs, "AWS IAM Privilege
 # Escalation - Methods and Mitigation" (https://rhinosecuritylabs.com/aws/aws-privilege-escalation-methods-mitigation/),
 # the list cloudsplaining also flags.
-AWS_ESCALATION = frozenset(a.lower() for a in (
-    "iam:CreatePolicyVersion", "iam:SetDefaultPolicyVersion", "iam:CreateAccessKey", "iam:CreateLoginProfile",
-    "iam:UpdateLoginProfile", "iam:AttachUserPolicy", "iam:AttachGroupPolicy", "iam:AttachRolePolicy",
-    "iam:PutUserPolicy", "iam:PutGroupPolicy", "iam:PutRolePolicy", "iam:AddUserToGroup",
-    "iam:UpdateAssumeRolePolicy", "iam:PassRole",
-))
+AWS_ESCALATION = frozenset(
+    a.lower()
+    for a in (
+        "iam:CreatePolicyVersion",
+        "iam:SetDefaultPolicyVersion",
+        "iam:CreateAccessKey",
+        "iam:CreateLoginProfile",
+        "iam:UpdateLoginProfile",
+        "iam:AttachUserPolicy",
+        "iam:AttachGroupPolicy",
+        "iam:AttachRolePolicy",
+        "iam:PutUserPolicy",
+        "iam:PutGroupPolicy",
+        "iam:PutRolePolicy",
+        "iam:AddUserToGroup",
+        "iam:UpdateAssumeRolePolicy",
+        "iam:PassRole",
+    )
+)
 # The RAM equivalents: granting policies, minting keys, changing who may assume a role.
-RAM_ESCALATION = frozenset(a.lower() for a in (
-    "ram:AttachPolicyToUser", "ram:AttachPolicyToRole", "ram:AttachPolicyToGroup", "ram:CreatePolicyVersion",
-    "ram:SetDefaultPolicyVersion", "ram:CreateAccessKey", "ram:CreateLoginProfile", "ram:UpdateLoginProfile",
-    "ram:AddUserToGroup", "ram:UpdateRole", "ram:PassRole",
-))
+RAM_ESCALATION = frozenset(
+    a.lower()
+    for a in (
+        "ram:AttachPolicyToUser",
+        "ram:AttachPolicyToRole",
+        "ram:AttachPolicyToGroup",
+        "ram:CreatePolicyVersion",
+        "ram:SetDefaultPolicyVersion",
+        "ram:CreateAccessKey",
+        "ram:CreateLoginProfile",
+        "ram:UpdateLoginProfile",
+        "ram:AddUserToGroup",
+        "ram:UpdateRole",
+        "ram:PassRole",
+    )
+)
 
 
 def allowed_actions(document: Any) -> Iterator[tuple[str, list[str]]]:
@@ -47,8 +71,13 @@ def wildcard_actions(document: Any) -> list[str]:
 
 def escalations(document: Any, dangerous: frozenset[str]) -> list[str]:
     """Dangerous actions granted on every resource ('*'), the form that allows escalation."""
-    return sorted({a for a, resources in allowed_actions(document)
-                   if a.lower() in dangerous and any(r == "*" or r.endswith(":*") for r in resources)})
+    return sorted(
+        {
+            a
+            for a, resources in allowed_actions(document)
+            if a.lower() in dangerous and any(r == "*" or r.endswith(":*") for r in resources)
+        }
+    )
 
 
 def principals(statement: Any, kind: str) -> list[str]:

@@ -74,15 +74,27 @@ def aws_ingress(resource_type: str, props: Mapping[str, Any]) -> Iterator[tuple[
     """(from port, to port, protocol, CIDRs) of every ingress an AWS security-group resource declares."""
     if resource_type == "aws:ec2/securityGroup:SecurityGroup":
         for rule in items(props.get("ingress")):
-            yield (int(rule.get("fromPort", 0)), int(rule.get("toPort", 0)), str(rule.get("protocol", "-1")),
-                   as_list(rule.get("cidrBlocks")) + as_list(rule.get("ipv6CidrBlocks")))
+            yield (
+                int(rule.get("fromPort", 0)),
+                int(rule.get("toPort", 0)),
+                str(rule.get("protocol", "-1")),
+                as_list(rule.get("cidrBlocks")) + as_list(rule.get("ipv6CidrBlocks")),
+            )
     elif resource_type == "aws:ec2/securityGroupRule:SecurityGroupRule" and props.get("type") == "ingress":
-        yield (int(props.get("fromPort", 0)), int(props.get("toPort", 0)), str(props.get("protocol", "-1")),
-               as_list(props.get("cidrBlocks")) + as_list(props.get("ipv6CidrBlocks")))
+        yield (
+            int(props.get("fromPort", 0)),
+            int(props.get("toPort", 0)),
+            str(props.get("protocol", "-1")),
+            as_list(props.get("cidrBlocks")) + as_list(props.get("ipv6CidrBlocks")),
+        )
     elif resource_type == "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule":
         cidrs = [c for c in (props.get("cidrIpv4"), props.get("cidrIpv6")) if c]
-        yield (int(props.get("fromPort", 0) or 0), int(props.get("toPort", 65535) or 65535),
-               str(props.get("ipProtocol", "-1")), cidrs)
+        yield (
+            int(props.get("fromPort", 0) or 0),
+            int(props.get("toPort", 65535) or 65535),
+            str(props.get("ipProtocol", "-1")),
+            cidrs,
+        )
 
 
 def alicloud_ingress(props: Mapping[str, Any]) -> Iterator[tuple[int, int, str, list[str]]]:
@@ -105,7 +117,9 @@ AWS_INGRESS_TYPES = (
 ADMIN_PORTS = {"22": "SSH", "3389": "RDP", "6443": "Kubernetes API", "10250": "kubelet", "2379": "etcd"}
 
 
-def without(resources: Sequence[PolicyResource], owner_type: str, attached_type: str, prop: str) -> list[PolicyResource]:
+def without(
+    resources: Sequence[PolicyResource], owner_type: str, attached_type: str, prop: str
+) -> list[PolicyResource]:
     """Resources of ``owner_type`` that no ``attached_type`` resource points at through ``prop``."""
     candidates = of_type(resources, attached_type)
     return [r for r in of_type(resources, owner_type) if not attached(r, candidates, prop)]

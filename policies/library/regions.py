@@ -7,10 +7,28 @@ Mainland China: AWS China (Beijing, Ningxia) and Alibaba Cloud mainland regions;
 """
 
 EU = (
-    "eu-central-1", "eu-west-1", "eu-west-3", "eu-south-1", "eu-south-2", "eu-north-1",  # AWS
+    "eu-central-1",
+    "eu-west-1",
+    "eu-west-3",
+    "eu-south-1",
+    "eu-south-2",
+    "eu-north-1",  # AWS
 )
 MAINLAND_CHINA = (
-    "cn-north-1", "cn-northwest-1",  # AWS China
-    "cn-qingdao", "cn-beijing", "cn-zhangjiakou", "cn-huhehaote", "cn-wulanchabu", "cn-hangzhou", "cn-shanghai",
-    "cn-nanjing", "cn-fuzhou", "cn-wuhan-lr", "cn-shenzhen", "cn-heyuan", "cn-guangzhou", "cn-chengdu",  # Alibaba
+    "cn-north-1",
+    "cn-northwest-1",  # AWS China
+    "cn-qingdao",
+    "cn-beijing",
+    "cn-zhangjiakou",
+    "cn-huhehaote",
+    "cn-wulanchabu",
+    "cn-hangzhou",
+    "cn-shanghai",
+    "cn-nanjing",
+    "cn-fuzhou",
+    "cn-wuhan-lr",
+    "cn-shenzhen",
+    "cn-heyuan",
+    "cn-guangzhou",
+    "cn-chengdu",  # Alibaba
 )

@@ -25,7 +25,7 @@ RULE_DIRS = ("aws", "alicloud", "kubernetes", "common", "stack")
 
 def rule_name(module: str) -> str:
     """``policies.library.aws.kms.key.rotation_enabled`` -> ``aws-kms-key-rotation-enabled``."""
-    relative = module[len(__package__) + 1:] if module.startswith(__package__ + ".") else module
+    relative = module[len(__package__) + 1 :] if module.startswith(__package__ + ".") else module
     return relative.replace(".", "-").replace("_", "-")
 
 

@@ -23,8 +23,9 @@ KEY_PATTERNS = {
     "a Slack token": re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"),
     "an Alibaba Cloud AccessKey id": re.compile(r"\bLTAI[0-9A-Za-z]{12,20}\b"),
 }
-SECRET_NAME = re.compile(r"(password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential)",
-                         re.IGNORECASE)
+SECRET_NAME = re.compile(
+    r"(password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential)", re.IGNORECASE
+)
 ASSIGNMENT = re.compile(r"""(?P<name>[A-Za-z_][A-Za-z0-9_\-]*)\s*[=:]\s*["']?(?P<value>[^\s"'$`]{8,})""")
 # Values that point at a secret store rather than hold the secret.
 REFERENCE = re.compile(r"^(arn:|acs:|\{\{resolve:|ssm:|secretsmanager:|kms:|/)", re.IGNORECASE)

@@ -29,7 +29,7 @@ def bombs(draw):
     lines = ["config:", f"  {key}:", '    l0: &l0 ["lol"]']
     for level in range(1, depth + 1):
         lines.append(f"    l{level}: &l{level} [{', '.join([f'*l{level - 1}'] * width)}]")
-    return "\n".join(lines) + "\n", width ** depth
+    return "\n".join(lines) + "\n", width**depth
 
 
 @settings(max_examples=150, deadline=None, database=None)

@@ -30,11 +30,21 @@ def registrations(resources: Sequence[Mapping[str, Any]]) -> list[Registration]:
         properties.update(r.get("props", {}))
         provider = f"{urns[r['provider']]}::{r['provider']}-id" if r.get("provider") else ""
         deps = {prop: [urns[n] for n in names] for prop, names in r.get("dependsOn", {}).items()}
-        out.append(Registration(
-            urn=urns[r["name"]], id=f"{r['name']}-id", type=r["type"], name=r["name"], parent="",
-            provider=provider, custom=not r["type"].startswith("gpu-blueprints:"), protect=False,
-            dependencies=sorted({u for us in deps.values() for u in us}), property_dependencies=deps,
-            properties=properties))
+        out.append(
+            Registration(
+                urn=urns[r["name"]],
+                id=f"{r['name']}-id",
+                type=r["type"],
+                name=r["name"],
+                parent="",
+                provider=provider,
+                custom=not r["type"].startswith("gpu-blueprints:"),
+                protect=False,
+                dependencies=sorted({u for us in deps.values() for u in us}),
+                property_dependencies=deps,
+                properties=properties,
+            )
+        )
     return out
 
 

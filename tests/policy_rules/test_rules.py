@@ -6,7 +6,7 @@ import pytest
 
 from policies.library.registry import all_rules, rule_modules
 
-from .harness import case_file, load_case, pack_for, registrations, STACK
+from .harness import STACK, case_file, load_case, pack_for, registrations
 
 RULES = list(zip(rule_modules(), all_rules()))
 

@@ -5,8 +5,12 @@ from ..refs import GDPR
 from ..rule import ResourceRule
 
 DATA_STORES = (
-    "aws:s3/bucket:Bucket", "aws:fsx/lustreFileSystem:LustreFileSystem", "aws:ebs/volume:Volume",
-    "aws:efs/fileSystem:FileSystem", "alicloud:oss/bucket:Bucket", "alicloud:nas/fileSystem:FileSystem",
+    "aws:s3/bucket:Bucket",
+    "aws:fsx/lustreFileSystem:LustreFileSystem",
+    "aws:ebs/volume:Volume",
+    "aws:efs/fileSystem:FileSystem",
+    "alicloud:oss/bucket:Bucket",
+    "alicloud:nas/fileSystem:FileSystem",
     "alicloud:ecs/ecsDisk:EcsDisk",
 )
 
@@ -24,9 +28,14 @@ RULE = ResourceRule(
     references={"gdpr": GDPR.format("Art. 30(1)(b)-(c), Art. 5(2)")},
     remediation="Add the tags to the resource or to the stack's tags (AWS provider default tags count).",
     url="https://eur-lex.europa.eu/eli/reg/2016/679/oj",
-    config={"requiredTags": {"type": "array", "items": {"type": "string"},
-                             "default": ["data-classification", "purpose", "owner"],
-                             "description": "Tag keys every data store must carry."}},
+    config={
+        "requiredTags": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": ["data-classification", "purpose", "owner"],
+            "description": "Tag keys every data store must carry.",
+        }
+    },
     types=DATA_STORES,
     check=check,
 )

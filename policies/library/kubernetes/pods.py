@@ -15,12 +15,19 @@ from ..props import items
 TEMPLATE_KINDS = ("Deployment", "DaemonSet", "StatefulSet", "ReplicaSet", "Job", "ReplicationController")
 REPLICA_SPECS = ("mpiReplicaSpecs", "pytorchReplicaSpecs", "tfReplicaSpecs", "xgbReplicaSpecs")
 WORKLOAD_TYPES = (
-    "kubernetes:core/v1:Pod", "kubernetes:core/v1:ReplicationController",
-    "kubernetes:apps/v1:Deployment", "kubernetes:apps/v1:DaemonSet", "kubernetes:apps/v1:StatefulSet",
-    "kubernetes:apps/v1:ReplicaSet", "kubernetes:batch/v1:Job", "kubernetes:batch/v1:CronJob",
+    "kubernetes:core/v1:Pod",
+    "kubernetes:core/v1:ReplicationController",
+    "kubernetes:apps/v1:Deployment",
+    "kubernetes:apps/v1:DaemonSet",
+    "kubernetes:apps/v1:StatefulSet",
+    "kubernetes:apps/v1:ReplicaSet",
+    "kubernetes:batch/v1:Job",
+    "kubernetes:batch/v1:CronJob",
     "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet",
-    "kubernetes:kubeflow.org/v2beta1:MPIJob", "kubernetes:kubeflow.org/v1:MPIJob",
-    "kubernetes:kubeflow.org/v1:PyTorchJob", "kubernetes:kubeflow.org/v1:TFJob",
+    "kubernetes:kubeflow.org/v2beta1:MPIJob",
+    "kubernetes:kubeflow.org/v1:MPIJob",
+    "kubernetes:kubeflow.org/v1:PyTorchJob",
+    "kubernetes:kubeflow.org/v1:TFJob",
 )
 
 
@@ -73,6 +80,10 @@ NODE_AGENTS = {
     "gpu-operator/*": "NVIDIA GPU Operator node agents (driver, toolkit, device plugin, DCGM)",
 }
 
-AGENT_CONFIG = {"type": "array", "items": {"type": "string"}, "default": sorted(NODE_AGENTS),
-                "description": "namespace/name patterns of node agents allowed host access: "
-                               + "; ".join(f"{k}: {v}" for k, v in sorted(NODE_AGENTS.items()))}
+AGENT_CONFIG = {
+    "type": "array",
+    "items": {"type": "string"},
+    "default": sorted(NODE_AGENTS),
+    "description": "namespace/name patterns of node agents allowed host access: "
+    + "; ".join(f"{k}: {v}" for k, v in sorted(NODE_AGENTS.items())),
+}

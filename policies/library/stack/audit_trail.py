@@ -21,8 +21,13 @@ RULE = StackRule(
     references={"hipaa": HIPAA.format("164.312(b)"), "mlps": MLPS.format("8.1.4.3 安全审计 a)")},
     remediation="Add a multi-region CloudTrail trail or an ActionTrail trail over all regions and events.",
     url="https://docs.aws.amazon.com/securityhub/latest/userguide/cloudtrail-controls.html",
-    config={"existing": {"type": "boolean", "default": False,
-                         "description": "An audit trail outside this stack (an organisation trail) records the "
-                                        "account's API calls; the stack need not declare one."}},
+    config={
+        "existing": {
+            "type": "boolean",
+            "default": False,
+            "description": "An audit trail outside this stack (an organisation trail) records the "
+            "account's API calls; the stack need not declare one.",
+        }
+    },
     check=check,
 )

@@ -6,8 +6,10 @@ from .threat_detection import uses
 
 
 def alerts(budget):
-    return any(n.get("subscriberEmailAddresses") or n.get("subscriberSnsTopicArns")
-               for n in items(budget.props.get("notifications")))
+    return any(
+        n.get("subscriberEmailAddresses") or n.get("subscriberSnsTopicArns")
+        for n in items(budget.props.get("notifications"))
+    )
 
 
 def check(resources, config):

@@ -34,8 +34,10 @@ def check(resources, config):
         sources = {d.urn for d in replication.property_dependencies.get("rules", [])}
         targets = [b for b in buckets if b.urn in sources]
         if not targets:
-            yield (f"replication {replication.name} targets a bucket outside this stack, "
-                   "whose region cannot be verified", replication.urn)
+            yield (
+                f"replication {replication.name} targets a bucket outside this stack, whose region cannot be verified",
+                replication.urn,
+            )
         for target in targets:
             region = target.props.get("region") or provider_region(target)
             if region not in allowed:
@@ -45,11 +47,19 @@ def check(resources, config):
 RULE = StackRule(
     description="Resources and replicas must stay in the allowed regions.",
     severity="critical",
-    references={"gdpr": GDPR.format("Art. 44 (Chapter V transfers)"),
-                "mlps": MLPS.format("8.2.1.1 基础设施位置; Cybersecurity Law of the PRC Art. 37")},
+    references={
+        "gdpr": GDPR.format("Art. 44 (Chapter V transfers)"),
+        "mlps": MLPS.format("8.2.1.1 基础设施位置; Cybersecurity Law of the PRC Art. 37"),
+    },
     remediation="Deploy to an allowed region, or add the region to allowedRegions after a transfer assessment.",
     url="https://eur-lex.europa.eu/eli/reg/2016/679/oj",
-    config={"allowedRegions": {"type": "array", "items": {"type": "string"}, "default": list(EU),
-                               "description": "Regions data may be stored or processed in."}},
+    config={
+        "allowedRegions": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": list(EU),
+            "description": "Regions data may be stored or processed in.",
+        }
+    },
     check=check,
 )

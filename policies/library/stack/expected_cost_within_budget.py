@@ -39,31 +39,58 @@ def check(resources, config):
     expected = compute + float(config["otherMonthlyUsd"])
     if expected > budget:
         note = f"; unpriced node groups, not counted: {', '.join(unpriced)}" if unpriced else ""
-        yield (f"expected cost {expected:,.2f} USD/month (node groups at desired size {compute:,.2f} + other "
-               f"{float(config['otherMonthlyUsd']):,.2f}) is over the {budget:,.2f} USD monthly budget by "
-               f"{100 * (expected / budget - 1):.1f}%{note}"), None
+        yield (
+            (
+                f"expected cost {expected:,.2f} USD/month (node groups at desired size {compute:,.2f} + other "
+                f"{float(config['otherMonthlyUsd']):,.2f}) is over the {budget:,.2f} USD monthly budget by "
+                f"{100 * (expected / budget - 1):.1f}%{note}"
+            ),
+            None,
+        )
     elif unpriced:  # an unknown price is unknown, never $0: the budget cannot be shown to hold
-        yield (f"expected cost is unknown: node groups without a price ({', '.join(unpriced)}) run at desired size; "
-               f"what is priced comes to {expected:,.2f} USD/month of the {budget:,.2f} USD budget. Set the stack's "
-               f"prices for them (or this policy's prices config)"), None
+        yield (
+            (
+                f"expected cost is unknown: node groups without a price ({', '.join(unpriced)}) run at desired size; "
+                f"what is priced comes to {expected:,.2f} USD/month of the {budget:,.2f} USD budget. Set the stack's "
+                f"prices for them (or this policy's prices config)"
+            ),
+            None,
+        )
 
 
 RULE = StackRule(
     description="The stack's expected monthly cost (node groups at desired size plus the rest) must be within its "
-                "monthly budget.",
+    "monthly budget.",
     severity="high",
     references={"cost": "AWS Well-Architected Cost Optimization COST02-BP05: implement cost controls"},
     remediation="Lower desiredNodes, pick a cheaper shape or purchase option (spot, commitments), or raise "
-                "budget.monthlyLimitUsd with the budget owner.",
+    "budget.monthlyLimitUsd with the budget owner.",
     url="https://docs.aws.amazon.com/wellarchitected/latest/cost-optimization-pillar/cost_govern_usage_controls.html",
-    config={"monthlyBudgetUsd": {"type": ["number", "null"], "default": None,
-                                 "description": "Monthly budget, USD; null reads the stack's aws.budgets.Budget."},
-            "prices": {"type": "object", "additionalProperties": {"type": "number"}, "default": {},
-                       "description": "USD/hour by instance type as the stack pays it (region, purchase option, "
-                                      "negotiated rates); overrides the catalog's list prices."},
-            "hoursPerMonth": {"type": "number", "exclusiveMinimum": 0, "default": 730,
-                              "description": "Hours billed per month."},
-            "otherMonthlyUsd": {"type": "number", "minimum": 0, "default": 0,
-                                "description": "Monthly cost of everything but node groups, USD (from the plan)."}},
+    config={
+        "monthlyBudgetUsd": {
+            "type": ["number", "null"],
+            "default": None,
+            "description": "Monthly budget, USD; null reads the stack's aws.budgets.Budget.",
+        },
+        "prices": {
+            "type": "object",
+            "additionalProperties": {"type": "number"},
+            "default": {},
+            "description": "USD/hour by instance type as the stack pays it (region, purchase option, "
+            "negotiated rates); overrides the catalog's list prices.",
+        },
+        "hoursPerMonth": {
+            "type": "number",
+            "exclusiveMinimum": 0,
+            "default": 730,
+            "description": "Hours billed per month.",
+        },
+        "otherMonthlyUsd": {
+            "type": "number",
+            "minimum": 0,
+            "default": 0,
+            "description": "Monthly cost of everything but node groups, USD (from the plan).",
+        },
+    },
     check=check,
 )

@@ -28,7 +28,7 @@ RULE = StackRule(
     severity="medium",
     references={"cost": "AWS Well-Architected Cost Optimization COST09-BP03: supply resources dynamically"},
     remediation="Set the minimum size to 0 (the autoscaler adds nodes when GPU pods are pending), "
-                "or run the group on a capacity reservation or subscription.",
+    "or run the group on a capacity reservation or subscription.",
     url="https://docs.aws.amazon.com/wellarchitected/latest/cost-optimization-pillar/cost_manage_demand_resources_dynamic.html",
     check=check,
 )

@@ -15,9 +15,37 @@ from ..refs import HIPAA
 from ..rule import StackRule
 
 # pulumi-aws module -> service on the reference list (EC2 covers VPC and EBS; "Amazon EC2 Auto Scaling" is listed).
-ELIGIBLE = ("ec2", "autoscaling", "ebs", "eks", "ecr", "s3", "fsx", "efs", "kms", "cloudtrail", "cloudwatch", "guardduty",
-            "lb", "alb", "elasticloadbalancingv2", "secretsmanager", "sns", "sqs", "ssm", "backup", "rds",
-            "dynamodb", "sagemaker", "batch", "route53", "acm", "securityhub", "config", "cloudformation")
+ELIGIBLE = (
+    "ec2",
+    "autoscaling",
+    "ebs",
+    "eks",
+    "ecr",
+    "s3",
+    "fsx",
+    "efs",
+    "kms",
+    "cloudtrail",
+    "cloudwatch",
+    "guardduty",
+    "lb",
+    "alb",
+    "elasticloadbalancingv2",
+    "secretsmanager",
+    "sns",
+    "sqs",
+    "ssm",
+    "backup",
+    "rds",
+    "dynamodb",
+    "sagemaker",
+    "batch",
+    "route53",
+    "acm",
+    "securityhub",
+    "config",
+    "cloudformation",
+)
 CONFIGURATION_ONLY = ("iam", "budgets", "organizations", "costexplorer")
 
 
@@ -38,7 +66,13 @@ RULE = StackRule(
     references={"hipaa": HIPAA.format("164.308(b)(1), 164.314(a)")},
     remediation="Replace the service, or add it to extraServices after checking the AWS reference and your BAA.",
     url="https://aws.amazon.com/compliance/hipaa-eligible-services-reference/",
-    config={"extraServices": {"type": "array", "items": {"type": "string"}, "default": [],
-                              "description": "pulumi-aws modules to accept in addition to the list."}},
+    config={
+        "extraServices": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": [],
+            "description": "pulumi-aws modules to accept in addition to the list.",
+        }
+    },
     check=check,
 )

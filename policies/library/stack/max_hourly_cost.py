@@ -21,8 +21,13 @@ def check(resources, config):
     if total > config["maxUsdPerHour"]:
         yield f"GPU nodes cost {total:.2f} USD/hour at desired size, over the {config['maxUsdPerHour']:.2f} limit", None
     elif unknown:  # unknown is not $0: the ceiling cannot be shown to hold
-        yield (f"GPU nodes' hourly cost is unknown: {', '.join(unknown)} run without a price (the priced ones come "
-               f"to {total:.2f} of the {config['maxUsdPerHour']:.2f} USD/hour limit); add their prices"), None
+        yield (
+            (
+                f"GPU nodes' hourly cost is unknown: {', '.join(unknown)} run without a price (the priced ones come "
+                f"to {total:.2f} of the {config['maxUsdPerHour']:.2f} USD/hour limit); add their prices"
+            ),
+            None,
+        )
 
 
 RULE = StackRule(
@@ -31,9 +36,19 @@ RULE = StackRule(
     references={"cost": "AWS Well-Architected Cost Optimization COST02-BP05: implement cost controls"},
     remediation="Lower desired node counts, pick a smaller shape, or raise maxUsdPerHour with the budget owner.",
     url="https://docs.aws.amazon.com/wellarchitected/latest/cost-optimization-pillar/cost_govern_usage_controls.html",
-    config={"maxUsdPerHour": {"type": "number", "exclusiveMinimum": 0, "default": 250,
-                              "description": "Highest hourly cost of GPU nodes at desired size, USD."},
-            "prices": {"type": "object", "additionalProperties": {"type": "number"}, "default": {},
-                       "description": "Negotiated USD/hour by instance type; overrides the catalog's list prices."}},
+    config={
+        "maxUsdPerHour": {
+            "type": "number",
+            "exclusiveMinimum": 0,
+            "default": 250,
+            "description": "Highest hourly cost of GPU nodes at desired size, USD.",
+        },
+        "prices": {
+            "type": "object",
+            "additionalProperties": {"type": "number"},
+            "default": {},
+            "description": "Negotiated USD/hour by instance type; overrides the catalog's list prices.",
+        },
+    },
     check=check,
 )

@@ -3,8 +3,13 @@
 from ..props import of_type
 from ..rule import StackRule
 
-DURABLE_STORES = ("aws:s3/bucket:Bucket", "aws:fsx/lustreFileSystem:LustreFileSystem", "aws:efs/fileSystem:FileSystem",
-                  "alicloud:oss/bucket:Bucket", "alicloud:nas/fileSystem:FileSystem")
+DURABLE_STORES = (
+    "aws:s3/bucket:Bucket",
+    "aws:fsx/lustreFileSystem:LustreFileSystem",
+    "aws:efs/fileSystem:FileSystem",
+    "alicloud:oss/bucket:Bucket",
+    "alicloud:nas/fileSystem:FileSystem",
+)
 
 
 def is_spot(group):

@@ -16,11 +16,21 @@ def check(resources, config):
         if hourly is not None:
             continue
         if instance is None:
-            yield (f"node group {group.name} names no instance type the rule can read; its cost is not in the "
-                   "hourly total"), group.urn
+            yield (
+                (
+                    f"node group {group.name} names no instance type the rule can read; its cost is not in the "
+                    "hourly total"
+                ),
+                group.urn,
+            )
         elif accelerated(instance):
-            yield (f"no price for accelerated node group {group.name} ({instance}); it is left out of the hourly "
-                   "total: add it to max-hourly-cost's prices config"), group.urn
+            yield (
+                (
+                    f"no price for accelerated node group {group.name} ({instance}); it is left out of the hourly "
+                    "total: add it to max-hourly-cost's prices config"
+                ),
+                group.urn,
+            )
 
 
 RULE = StackRule(
@@ -31,7 +41,13 @@ RULE = StackRule(
     references={"cost": "AWS Well-Architected Cost Optimization COST02-BP05: implement cost controls"},
     remediation="Add the instance type's USD/hour to the prices config (the same map as stack-max-hourly-cost).",
     url="https://docs.aws.amazon.com/wellarchitected/latest/cost-optimization-pillar/cost_govern_usage_controls.html",
-    config={"prices": {"type": "object", "additionalProperties": {"type": "number"}, "default": {},
-                       "description": "Negotiated USD/hour by instance type; overrides the catalog's list prices."}},
+    config={
+        "prices": {
+            "type": "object",
+            "additionalProperties": {"type": "number"},
+            "default": {},
+            "description": "Negotiated USD/hour by instance type; overrides the catalog's list prices.",
+        }
+    },
     check=check,
 )

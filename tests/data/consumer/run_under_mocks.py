@@ -3,6 +3,7 @@
 Kept apart from the repository's own offline engine on purpose: it imports nothing but the installed package
 and the Pulumi SDK, as a consumer's test would.
 """
+
 import json
 import runpy
 import sys
@@ -32,5 +33,8 @@ class Recorder(pulumi.runtime.Mocks):
 recorder = Recorder()
 pulumi.runtime.set_mocks(recorder, project="consumer", stack="dev", preview=False)
 _sync_await(run_pulumi_func(lambda: runpy.run_path(sys.argv[1], run_name="__main__")))
-print(json.dumps({"resources": recorder.resources, "invokes": recorder.invokes,
-                  "package": __import__("blueprints").__file__}))
+print(
+    json.dumps(
+        {"resources": recorder.resources, "invokes": recorder.invokes, "package": __import__("blueprints").__file__}
+    )
+)

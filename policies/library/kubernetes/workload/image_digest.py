@@ -23,8 +23,10 @@ RULE = ResourceRule(
     description="Container images should be pinned by digest.",
     severity="medium",
     level="advisory",
-    references={"baseline": "Kubernetes documentation, Images: image pull by digest",
-                "mlps": MLPS.format("8.1.4.6 可信验证")},
+    references={
+        "baseline": "Kubernetes documentation, Images: image pull by digest",
+        "mlps": MLPS.format("8.1.4.6 可信验证"),
+    },
     remediation="Reference images as registry/name@sha256:<digest> (resolve the digest when you release).",
     url="https://kubernetes.io/docs/concepts/containers/images/#image-names",
     types=WORKLOAD_TYPES,

@@ -20,8 +20,11 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="Pods must not mount hostPath volumes unless they are listed node agents.",
     severity="high",
-    references={"baseline": "Kubernetes Pod Security Standards (baseline): HostPath Volumes",
-                "hipaa": HIPAA.format("164.312(a)(1)"), "mlps": MLPS.format("8.1.4.2 访问控制")},
+    references={
+        "baseline": "Kubernetes Pod Security Standards (baseline): HostPath Volumes",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制"),
+    },
     remediation="Use emptyDir, a ConfigMap or a PersistentVolumeClaim; "
     "list a node agent that needs the host in nodeAgents.",
     url="https://kubernetes.io/docs/concepts/security/pod-security-standards/",

@@ -32,11 +32,14 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="Pods must not be privileged or share host namespaces unless they are listed node agents.",
     severity="high",
-    references={"baseline": "Kubernetes Pod Security Standards (baseline): Privileged Containers, Host Namespaces, "
-                            "Capabilities",
-                "hipaa": HIPAA.format("164.312(a)(1)"), "mlps": MLPS.format("8.1.4.2 访问控制")},
+    references={
+        "baseline": "Kubernetes Pod Security Standards (baseline): Privileged Containers, Host Namespaces, "
+        "Capabilities",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制"),
+    },
     remediation="Drop privileged, hostNetwork/hostPID/hostIPC and added capabilities; a node agent that needs "
-                "them goes on the rule's nodeAgents list with its reason.",
+    "them goes on the rule's nodeAgents list with its reason.",
     url="https://kubernetes.io/docs/concepts/security/pod-security-standards/",
     config={"nodeAgents": AGENT_CONFIG},
     types=WORKLOAD_TYPES,

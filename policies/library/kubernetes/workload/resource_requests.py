@@ -34,15 +34,19 @@ def check(resources, config):
                 requests = set(((container.get("resources") or {}).get("requests") or {}).keys())
                 missing = [r for r in ("cpu", "memory") if r not in requests | defaults.get(namespace, set())]
                 if missing:
-                    yield (f"{name} {where}: container {container.get('name', '?')} requests no "
-                           f"{' or '.join(missing)}"), workload.urn
+                    yield (
+                        (f"{name} {where}: container {container.get('name', '?')} requests no {' or '.join(missing)}"),
+                        workload.urn,
+                    )
 
 
 RULE = StackRule(
     description="Containers must request CPU and memory, or run where a LimitRange defaults them.",
     severity="medium",
-    references={"baseline": "Kubernetes: Resource Management for Pods and Containers",
-                "hipaa": HIPAA.format("164.308(a)(7)(ii)(E)")},
+    references={
+        "baseline": "Kubernetes: Resource Management for Pods and Containers",
+        "hipaa": HIPAA.format("164.308(a)(7)(ii)(E)"),
+    },
     remediation="Set resources.requests.cpu and .memory on every container, or a LimitRange defaultRequest.",
     url="https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/",
     check=check,

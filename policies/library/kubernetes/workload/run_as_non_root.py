@@ -36,13 +36,21 @@ RULE = ResourceRule(
     description="Containers should run as non-root with a read-only root filesystem.",
     severity="medium",
     level="advisory",
-    references={"baseline": "Kubernetes Pod Security Standards (restricted): Running as Non-root",
-                "hipaa": HIPAA.format("164.312(a)(1)"), "mlps": MLPS.format("8.1.4.2 访问控制")},
+    references={
+        "baseline": "Kubernetes Pod Security Standards (restricted): Running as Non-root",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制"),
+    },
     remediation="Set securityContext.runAsNonRoot: true with a runAsUser, readOnlyRootFilesystem: true, and "
-                "mount an emptyDir where the process writes (/tmp).",
+    "mount an emptyDir where the process writes (/tmp).",
     url="https://kubernetes.io/docs/tasks/configure-pod-container/security-context/",
-    config={"readOnlyRootFilesystem": {"type": "boolean", "default": True,
-                                       "description": "Also ask for a read-only root filesystem."}},
+    config={
+        "readOnlyRootFilesystem": {
+            "type": "boolean",
+            "default": True,
+            "description": "Also ask for a read-only root filesystem.",
+        }
+    },
     types=WORKLOAD_TYPES,
     check=check,
 )

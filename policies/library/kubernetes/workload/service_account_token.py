@@ -14,15 +14,20 @@ def check(props, config, args):
     for where, pod in pod_specs(args.resource_type, props):
         account = pod.get("serviceAccountName") or pod.get("serviceAccount") or "default"
         if account == "default" and pod.get("automountServiceAccountToken") is not False:
-            yield (f"{workload} {where}: runs as the default service account with its token mounted; set "
-                   "automountServiceAccountToken: false or give it its own service account")
+            yield (
+                f"{workload} {where}: runs as the default service account with its token mounted; set "
+                "automountServiceAccountToken: false or give it its own service account"
+            )
 
 
 RULE = ResourceRule(
     description="Pods on the default service account must not mount its token.",
     severity="medium",
-    references={"baseline": "CIS Kubernetes Benchmark 5.1.5, 5.1.6", "hipaa": HIPAA.format("164.312(a)(1)"),
-                "mlps": MLPS.format("8.1.4.2 访问控制")},
+    references={
+        "baseline": "CIS Kubernetes Benchmark 5.1.5, 5.1.6",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制"),
+    },
     remediation="Set automountServiceAccountToken: false in the pod spec, or name a dedicated serviceAccountName.",
     url="https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/",
     types=WORKLOAD_TYPES,

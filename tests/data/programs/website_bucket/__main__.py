@@ -11,17 +11,33 @@ import pulumi_aws as aws
 
 site = aws.s3.Bucket("site-bucket")
 aws.s3.BucketWebsiteConfiguration("site-website", bucket=site.id, index_document={"suffix": "index.html"})
-public = aws.s3.BucketPublicAccessBlock("site-public-access", bucket=site.id, block_public_acls=False,
-                                        block_public_policy=False, ignore_public_acls=False,
-                                        restrict_public_buckets=False)
+public = aws.s3.BucketPublicAccessBlock(
+    "site-public-access",
+    bucket=site.id,
+    block_public_acls=False,
+    block_public_policy=False,
+    ignore_public_acls=False,
+    restrict_public_buckets=False,
+)
 aws.s3.BucketPolicy(
     "site-policy",
     bucket=site.id,
-    policy=site.arn.apply(lambda arn: json.dumps({
-        "Version": "2012-10-17",
-        "Statement": [{"Sid": "PublicReadGetObject", "Effect": "Allow", "Principal": "*",
-                       "Action": ["s3:GetObject"], "Resource": [f"{arn}/*"]}],
-    })),
+    policy=site.arn.apply(
+        lambda arn: json.dumps(
+            {
+                "Version": "2012-10-17",
+                "Statement": [
+                    {
+                        "Sid": "PublicReadGetObject",
+                        "Effect": "Allow",
+                        "Principal": "*",
+                        "Action": ["s3:GetObject"],
+                        "Resource": [f"{arn}/*"],
+                    }
+                ],
+            }
+        )
+    ),
     opts=pulumi.ResourceOptions(depends_on=[public]),
 )
 

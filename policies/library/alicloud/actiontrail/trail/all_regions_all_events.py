@@ -18,8 +18,11 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="ActionTrail trails must cover all regions and all events and deliver to SLS.",
     severity="high",
-    references={"mlps": MLPS.format("8.1.4.3 安全审计 a) b)"), "hipaa": HIPAA.format("164.312(b)"),
-                "baseline": "Alibaba Cloud ActionTrail: create a single-account trail"},
+    references={
+        "mlps": MLPS.format("8.1.4.3 安全审计 a) b)"),
+        "hipaa": HIPAA.format("164.312(b)"),
+        "baseline": "Alibaba Cloud ActionTrail: create a single-account trail",
+    },
     remediation="Set trailRegion: All, eventRw: All and slsProjectArn.",
     url="https://www.alibabacloud.com/help/en/actiontrail/user-guide/create-a-single-account-trail",
     types=("alicloud:actiontrail/trail:Trail",),

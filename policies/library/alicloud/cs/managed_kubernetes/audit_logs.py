@@ -15,8 +15,11 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="ACK clusters must ship API audit and control-plane logs to SLS.",
     severity="medium",
-    references={"baseline": "Alibaba Cloud ACK: cluster auditing", "hipaa": HIPAA.format("164.312(b)"),
-                "mlps": MLPS.format("8.1.4.3 安全审计")},
+    references={
+        "baseline": "Alibaba Cloud ACK: cluster auditing",
+        "hipaa": HIPAA.format("164.312(b)"),
+        "mlps": MLPS.format("8.1.4.3 安全审计"),
+    },
     remediation="Set auditLogConfig.enabled: true and controlPlaneLogComponents to include apiserver.",
     url="https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/work-with-cluster-auditing",
     types=("alicloud:cs/managedKubernetes:ManagedKubernetes",),

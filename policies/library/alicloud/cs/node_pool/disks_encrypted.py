@@ -16,8 +16,12 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="ACK node pool system and data disks must be encrypted with a customer KMS key.",
     severity="high",
-    references={"baseline": "Alibaba Cloud ACK: node pool disk encryption", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
-                "gdpr": GDPR.format("Art. 32(1)(a)"), "mlps": MLPS.format("8.1.4.8 数据保密性")},
+    references={
+        "baseline": "Alibaba Cloud ACK: node pool disk encryption",
+        "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
+        "gdpr": GDPR.format("Art. 32(1)(a)"),
+        "mlps": MLPS.format("8.1.4.8 数据保密性"),
+    },
     remediation="Set systemDiskEncrypted, systemDiskKmsKey and each dataDisks[].encrypted/kmsKeyId.",
     url="https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/create-a-node-pool",
     types=("alicloud:cs/nodePool:NodePool",),

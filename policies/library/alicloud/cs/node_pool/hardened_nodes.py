@@ -14,8 +14,11 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="ACK node pools must require metadata tokens and give nodes no public IPs.",
     severity="high",
-    references={"baseline": "Alibaba Cloud ECS: instance metadata security hardening mode",
-                "hipaa": HIPAA.format("164.312(a)(1)"), "mlps": MLPS.format("8.1.3.1 边界防护")},
+    references={
+        "baseline": "Alibaba Cloud ECS: instance metadata security hardening mode",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "mlps": MLPS.format("8.1.3.1 边界防护"),
+    },
     remediation="Set instanceMetadataOptions.httpTokens: required and leave internetMaxBandwidthOut at 0.",
     url="https://www.alibabacloud.com/help/en/ecs/user-guide/view-instance-metadata",
     types=("alicloud:cs/nodePool:NodePool",),

@@ -15,8 +15,11 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="ECS instance user data must not hold secrets.",
     severity="high",
-    references={"baseline": "Checkov CKV_AWS_46 (the same check for Alibaba Cloud user data)",
-                "hipaa": HIPAA.format("164.312(a)(1)"), "mlps": MLPS.format("8.1.4.8 数据保密性")},
+    references={
+        "baseline": "Checkov CKV_AWS_46 (the same check for Alibaba Cloud user data)",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "mlps": MLPS.format("8.1.4.8 数据保密性"),
+    },
     remediation="Keep secrets in KMS Secrets Manager; read them at boot with the instance's RAM role.",
     url="https://www.alibabacloud.com/help/en/ecs/user-guide/customize-the-initialization-configuration-for-an-instance",
     types=("alicloud:ecs/instance:Instance",),

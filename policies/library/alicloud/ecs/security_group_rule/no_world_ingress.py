@@ -21,12 +21,21 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="Security-group rules must not accept ingress from 0.0.0.0/0, and never on administration ports.",
     severity="critical",
-    references={"baseline": "Alibaba Cloud ECS: security group best practices", "hipaa": HIPAA.format("164.312(e)(1)"),
-                "mlps": MLPS.format("8.1.3.2 访问控制")},
+    references={
+        "baseline": "Alibaba Cloud ECS: security group best practices",
+        "hipaa": HIPAA.format("164.312(e)(1)"),
+        "mlps": MLPS.format("8.1.3.2 访问控制"),
+    },
     remediation="Restrict cidrIp to known networks; list deliberate public ports in allowedPorts (never 22/3389/6443).",
     url="https://www.alibabacloud.com/help/en/ecs/user-guide/best-practices-for-security-groups",
-    config={"allowedPorts": {"type": "array", "items": {"type": "integer"}, "default": [],
-                             "description": "Ports that may be open to the internet (443 for a public load balancer)."}},
+    config={
+        "allowedPorts": {
+            "type": "array",
+            "items": {"type": "integer"},
+            "default": [],
+            "description": "Ports that may be open to the internet (443 for a public load balancer).",
+        }
+    },
     types=("alicloud:ecs/securityGroupRule:SecurityGroupRule",),
     check=check,
 )

@@ -34,13 +34,24 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="KMS keys must rotate automatically, at most every maxRotationDays.",
     severity="medium",
-    references={"baseline": "Alibaba Cloud KMS: automatic key rotation", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
-                "gdpr": GDPR.format("Art. 32(1)(a)"), "mlps": MLPS.format("8.1.4.8 数据保密性")},
+    references={
+        "baseline": "Alibaba Cloud KMS: automatic key rotation",
+        "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
+        "gdpr": GDPR.format("Art. 32(1)(a)"),
+        "mlps": MLPS.format("8.1.4.8 数据保密性"),
+    },
     remediation="Set automaticRotation: Enabled and rotationInterval: 7776000s (90 days; stack: "
-                "encryption.keyRotationDays).",
+    "encryption.keyRotationDays).",
     url="https://www.alibabacloud.com/help/en/kms/key-management-service/user-guide/key-rotation",
-    config={"maxRotationDays": {"type": "integer", "minimum": 7, "maximum": 365, "default": 90,
-                                "description": "Most days between rotations (software keys allow 7 to 365)."}},
+    config={
+        "maxRotationDays": {
+            "type": "integer",
+            "minimum": 7,
+            "maximum": 365,
+            "default": 90,
+            "description": "Most days between rotations (software keys allow 7 to 365).",
+        }
+    },
     types=("alicloud:kms/key:Key",),
     check=check,
 )

@@ -17,8 +17,12 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="NAS and CPFS file systems must be encrypted with a customer KMS key.",
     severity="high",
-    references={"baseline": "Alibaba Cloud NAS: server-side encryption", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
-                "gdpr": GDPR.format("Art. 32(1)(a)"), "mlps": MLPS.format("8.1.4.8 数据保密性")},
+    references={
+        "baseline": "Alibaba Cloud NAS: server-side encryption",
+        "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
+        "gdpr": GDPR.format("Art. 32(1)(a)"),
+        "mlps": MLPS.format("8.1.4.8 数据保密性"),
+    },
     remediation="Set encryptType: 2 and kmsKeyId.",
     url="https://www.alibabacloud.com/help/en/nas/user-guide/server-side-encryption",
     types=("alicloud:nas/fileSystem:FileSystem",),

@@ -20,8 +20,10 @@ def urns(resource, prop) -> set[str]:
 def check(resources, config):
     loggings = of_type(resources, LOGGING)
     buckets = of_type(resources, BUCKET)
-    targets = set().union(*(urns(log, "targetBucket") - urns(log, "bucket") for log in loggings),
-                          *(urns(b, "logging") for b in buckets if (b.props.get("logging") or {}).get("targetBucket")))
+    targets = set().union(
+        *(urns(log, "targetBucket") - urns(log, "bucket") for log in loggings),
+        *(urns(b, "logging") for b in buckets if (b.props.get("logging") or {}).get("targetBucket")),
+    )
     for bucket in buckets:
         if bucket.urn in targets or (bucket.props.get("logging") or {}).get("targetBucket"):
             continue
@@ -33,8 +35,11 @@ def check(resources, config):
 RULE = StackRule(
     description="OSS buckets must log access to a log bucket.",
     severity="high",
-    references={"hipaa": HIPAA.format("164.312(b)"), "gdpr": GDPR.format("Art. 33(3)(a), Art. 32(1)(b)"),
-                "mlps": MLPS.format("8.1.4.3 安全审计 a)")},
+    references={
+        "hipaa": HIPAA.format("164.312(b)"),
+        "gdpr": GDPR.format("Art. 33(3)(a), Art. 32(1)(b)"),
+        "mlps": MLPS.format("8.1.4.3 安全审计 a)"),
+    },
     remediation="Add an oss.BucketLogging (or the bucket's logging block) with targetBucket set to a log bucket.",
     url="https://www.alibabacloud.com/help/en/oss/user-guide/logging",
     check=check,

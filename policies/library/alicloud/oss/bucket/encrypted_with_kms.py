@@ -15,8 +15,12 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="OSS buckets must use KMS server-side encryption with a customer key.",
     severity="high",
-    references={"baseline": "Alibaba Cloud OSS: server-side encryption", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
-                "gdpr": GDPR.format("Art. 32(1)(a)"), "mlps": MLPS.format("8.1.4.8 数据保密性")},
+    references={
+        "baseline": "Alibaba Cloud OSS: server-side encryption",
+        "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
+        "gdpr": GDPR.format("Art. 32(1)(a)"),
+        "mlps": MLPS.format("8.1.4.8 数据保密性"),
+    },
     remediation="Set serverSideEncryptionRule: {sseAlgorithm: KMS, kmsMasterKeyId: <key>}.",
     url="https://www.alibabacloud.com/help/en/oss/user-guide/server-side-encryption-8",
     types=("alicloud:oss/bucket:Bucket",),

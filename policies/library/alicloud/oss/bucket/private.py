@@ -17,8 +17,12 @@ def check(resources, config):
 RULE = StackRule(
     description="OSS buckets must have a private ACL and block public access.",
     severity="critical",
-    references={"baseline": "Alibaba Cloud OSS: block public access", "hipaa": HIPAA.format("164.312(a)(1)"),
-                "gdpr": GDPR.format("Art. 32(1)(b)"), "mlps": MLPS.format("8.1.4.2 访问控制")},
+    references={
+        "baseline": "Alibaba Cloud OSS: block public access",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "gdpr": GDPR.format("Art. 32(1)(b)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制"),
+    },
     remediation="Set acl: private and add an oss.BucketPublicAccessBlock with blockPublicAccess: true.",
     url="https://www.alibabacloud.com/help/en/oss/user-guide/block-public-access",
     check=check,

@@ -13,8 +13,12 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="OSS bucket policies must not allow access to everyone.",
     severity="critical",
-    references={"baseline": "Alibaba Cloud OSS: block public access", "hipaa": HIPAA.format("164.312(a)(1)"),
-                "gdpr": GDPR.format("Art. 32(1)(b)"), "mlps": MLPS.format("8.1.4.2 访问控制")},
+    references={
+        "baseline": "Alibaba Cloud OSS: block public access",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "gdpr": GDPR.format("Art. 32(1)(b)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制"),
+    },
     remediation="Name RAM users or roles as principals, or narrow with acs:SourceVpc / acs:SourceIp conditions.",
     url="https://www.alibabacloud.com/help/en/oss/user-guide/oss-bucket-policy/",
     types=("alicloud:oss/bucketPolicy:BucketPolicy",),

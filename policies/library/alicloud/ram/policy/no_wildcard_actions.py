@@ -18,8 +18,11 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="RAM policies must not allow wildcard actions or privilege escalation.",
     severity="high",
-    references={"baseline": "Alibaba Cloud RAM: principle of least privilege", "hipaa": HIPAA.format("164.308(a)(4)(ii)(B)"),
-                "mlps": MLPS.format("8.1.4.2 访问控制 d)")},
+    references={
+        "baseline": "Alibaba Cloud RAM: principle of least privilege",
+        "hipaa": HIPAA.format("164.308(a)(4)(ii)(B)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制 d)"),
+    },
     remediation="List the actions the workload needs on named resources; drop ram:* grants.",
     url="https://www.alibabacloud.com/help/en/ram/user-guide/policy-elements",
     types=("alicloud:ram/policy:Policy",),

@@ -20,7 +20,9 @@ def check(props, config, args):
         if statement.get("Effect") != "Allow":
             continue
         name = statement.get("Sid") or f"statement {index}"
-        if not statement.get("Condition") and any("*" in principals(statement, k) for k in ("RAM", "Service", "Federated")):
+        if not statement.get("Condition") and any(
+            "*" in principals(statement, k) for k in ("RAM", "Service", "Federated")
+        ):
             yield f"{name} lets any principal assume the role"
         if principals(statement, "Federated") and not subject_condition(statement.get("Condition")):
             yield f"{name} trusts an OIDC provider without an oidc:sub condition"
@@ -29,8 +31,11 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="RAM role trust policies must not trust everyone, and OIDC trust must name the subject.",
     severity="critical",
-    references={"baseline": "Alibaba Cloud ACK RRSA: RAM role trust policy", "hipaa": HIPAA.format("164.312(a)(1)"),
-                "mlps": MLPS.format("8.1.4.2 访问控制")},
+    references={
+        "baseline": "Alibaba Cloud ACK RRSA: RAM role trust policy",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制"),
+    },
     remediation="Name the accounts or services; for RRSA add StringEquals oidc:sub system:serviceaccount:<ns>:<name>.",
     url="https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/use-rrsa-to-authorize-pods-to-access-different-cloud-services",
     types=("alicloud:ram/role:Role",),

@@ -13,8 +13,11 @@ def check(resources, config):
 RULE = StackRule(
     description="Every VPC must have a flow log.",
     severity="medium",
-    references={"hipaa": HIPAA.format("164.312(b)"), "mlps": MLPS.format("8.1.3.5 安全审计"),
-                "baseline": "Alibaba Cloud VPC: flow logs"},
+    references={
+        "hipaa": HIPAA.format("164.312(b)"),
+        "mlps": MLPS.format("8.1.3.5 安全审计"),
+        "baseline": "Alibaba Cloud VPC: flow logs",
+    },
     remediation="Add an alicloud.vpc.FlowLog with resourceType VPC and resourceId from the VPC.",
     url="https://www.alibabacloud.com/help/en/vpc/user-guide/flow-logs-overview",
     check=check,

@@ -18,9 +18,11 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="CloudTrail trails must be multi-region, with log file validation and KMS encryption.",
     severity="high",
-    references={"hipaa": HIPAA.format("164.312(b), 164.312(c)(1)"),
-                "mlps": MLPS.format("8.1.4.3 安全审计 a) c)"),
-                "baseline": "AWS Security Hub CloudTrail.1, CloudTrail.2, CloudTrail.4"},
+    references={
+        "hipaa": HIPAA.format("164.312(b), 164.312(c)(1)"),
+        "mlps": MLPS.format("8.1.4.3 安全审计 a) c)"),
+        "baseline": "AWS Security Hub CloudTrail.1, CloudTrail.2, CloudTrail.4",
+    },
     remediation="Set isMultiRegionTrail, enableLogFileValidation and kmsKeyId.",
     url=SECURITY_HUB.format("cloudtrail"),
     types=("aws:cloudtrail/trail:Trail",),

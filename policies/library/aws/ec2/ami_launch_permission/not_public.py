@@ -19,12 +19,22 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="AMIs must not be public or shared outside trusted accounts.",
     severity="critical",
-    references={"baseline": "Checkov CKV_AWS_205", "hipaa": HIPAA.format("164.312(a)(1)"),
-                "gdpr": GDPR.format("Art. 32(1)(b)"), "mlps": MLPS.format("8.1.4.2 访问控制")},
+    references={
+        "baseline": "Checkov CKV_AWS_205",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "gdpr": GDPR.format("Art. 32(1)(b)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制"),
+    },
     remediation="Remove the public launch permission; share with named accounts or an organization ARN.",
     url="https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/sharingamis-intro.html",
-    config={"trustedAccounts": {"type": "array", "items": {"type": "string"}, "default": [],
-                                "description": "Account ids an AMI may be shared with."}},
+    config={
+        "trustedAccounts": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": [],
+            "description": "Account ids an AMI may be shared with.",
+        }
+    },
     types=("aws:ec2/amiLaunchPermission:AmiLaunchPermission",),
     check=check,
 )

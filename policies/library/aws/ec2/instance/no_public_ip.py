@@ -13,8 +13,11 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="EC2 instances must not have a public IPv4 address.",
     severity="high",
-    references={"baseline": "AWS Security Hub EC2.9", "hipaa": HIPAA.format("164.312(e)(1)"),
-                "mlps": MLPS.format("8.1.3.1 边界防护")},
+    references={
+        "baseline": "AWS Security Hub EC2.9",
+        "hipaa": HIPAA.format("164.312(e)(1)"),
+        "mlps": MLPS.format("8.1.3.1 边界防护"),
+    },
     remediation="Set associatePublicIpAddress: false, use a private subnet; publish through a load balancer.",
     url=SECURITY_HUB.format("ec2"),
     types=("aws:ec2/instance:Instance",),

@@ -23,8 +23,12 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="EC2 instance root and EBS volumes must be encrypted.",
     severity="high",
-    references={"baseline": "AWS Security Hub EC2.3", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
-                "gdpr": GDPR.format("Art. 32(1)(a)"), "mlps": MLPS.format("8.1.4.8 数据保密性")},
+    references={
+        "baseline": "AWS Security Hub EC2.3",
+        "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
+        "gdpr": GDPR.format("Art. 32(1)(a)"),
+        "mlps": MLPS.format("8.1.4.8 数据保密性"),
+    },
     remediation="Set rootBlockDevice.encrypted and every ebsBlockDevices[].encrypted to true, with a kmsKeyId.",
     url=SECURITY_HUB.format("ec2"),
     types=("aws:ec2/instance:Instance",),

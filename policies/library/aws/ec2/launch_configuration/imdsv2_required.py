@@ -13,8 +13,11 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="Launch configurations must require IMDSv2.",
     severity="high",
-    references={"baseline": "AWS Security Hub AutoScaling.3", "hipaa": HIPAA.format("164.312(a)(1)"),
-                "mlps": MLPS.format("8.1.4.2 访问控制")},
+    references={
+        "baseline": "AWS Security Hub AutoScaling.3",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制"),
+    },
     remediation="Set metadataOptions.httpTokens: required, or move to a launch template.",
     url=SECURITY_HUB.format("autoscaling"),
     types=("aws:ec2/launchConfiguration:LaunchConfiguration",),

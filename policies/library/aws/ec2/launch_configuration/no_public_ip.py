@@ -13,8 +13,11 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="Launch configurations must not give instances public IP addresses.",
     severity="high",
-    references={"baseline": "AWS Security Hub AutoScaling.5", "hipaa": HIPAA.format("164.312(e)(1)"),
-                "mlps": MLPS.format("8.1.3.1 边界防护")},
+    references={
+        "baseline": "AWS Security Hub AutoScaling.5",
+        "hipaa": HIPAA.format("164.312(e)(1)"),
+        "mlps": MLPS.format("8.1.3.1 边界防护"),
+    },
     remediation="Set associatePublicIpAddress: false and launch into private subnets.",
     url=SECURITY_HUB.format("autoscaling"),
     types=("aws:ec2/launchConfiguration:LaunchConfiguration",),

@@ -20,8 +20,12 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="Launch-template EBS volumes must be encrypted with a customer-managed KMS key.",
     severity="high",
-    references={"baseline": "AWS Security Hub EC2.3", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
-                "gdpr": GDPR.format("Art. 32(1)(a)"), "mlps": MLPS.format("8.1.4.8 数据保密性")},
+    references={
+        "baseline": "AWS Security Hub EC2.3",
+        "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
+        "gdpr": GDPR.format("Art. 32(1)(a)"),
+        "mlps": MLPS.format("8.1.4.8 数据保密性"),
+    },
     remediation="In every blockDeviceMappings[].ebs set encrypted: 'true' and kmsKeyId.",
     url=SECURITY_HUB.format("ec2"),
     types=("aws:ec2/launchTemplate:LaunchTemplate",),

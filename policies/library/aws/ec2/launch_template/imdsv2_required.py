@@ -18,12 +18,21 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="Launch templates must require IMDSv2 and keep the metadata hop limit low.",
     severity="high",
-    references={"baseline": "AWS Security Hub EC2.170", "hipaa": HIPAA.format("164.312(a)(1)"),
-                "mlps": MLPS.format("8.1.4.2 访问控制")},
+    references={
+        "baseline": "AWS Security Hub EC2.170",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制"),
+    },
     remediation="Set metadataOptions.httpTokens: required and httpPutResponseHopLimit: 1.",
     url=SECURITY_HUB.format("ec2"),
-    config={"maxHopLimit": {"type": "integer", "minimum": 1, "default": 1,
-                            "description": "Highest allowed httpPutResponseHopLimit."}},
+    config={
+        "maxHopLimit": {
+            "type": "integer",
+            "minimum": 1,
+            "default": 1,
+            "description": "Highest allowed httpPutResponseHopLimit.",
+        }
+    },
     types=("aws:ec2/launchTemplate:LaunchTemplate",),
     check=check,
 )

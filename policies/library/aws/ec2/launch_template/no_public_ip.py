@@ -15,8 +15,11 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="Launch templates must not give instances public IP addresses.",
     severity="high",
-    references={"baseline": "AWS Security Hub EC2.25", "hipaa": HIPAA.format("164.312(e)(1)"),
-                "mlps": MLPS.format("8.1.3.1 边界防护")},
+    references={
+        "baseline": "AWS Security Hub EC2.25",
+        "hipaa": HIPAA.format("164.312(e)(1)"),
+        "mlps": MLPS.format("8.1.3.1 边界防护"),
+    },
     remediation="Set associatePublicIpAddress: 'false' on every network interface; use private subnets and NAT.",
     url=SECURITY_HUB.format("ec2"),
     types=("aws:ec2/launchTemplate:LaunchTemplate",),

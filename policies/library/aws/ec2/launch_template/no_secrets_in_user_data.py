@@ -13,8 +13,11 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="Launch template user data must not hold secrets.",
     severity="high",
-    references={"baseline": "Checkov CKV_AWS_46", "hipaa": HIPAA.format("164.312(a)(1)"),
-                "mlps": MLPS.format("8.1.4.8 数据保密性")},
+    references={
+        "baseline": "Checkov CKV_AWS_46",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "mlps": MLPS.format("8.1.4.8 数据保密性"),
+    },
     remediation="Keep secrets in Secrets Manager or SSM Parameter Store and read them at boot with the node role.",
     url="https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/user-data.html",
     types=("aws:ec2/launchTemplate:LaunchTemplate",),

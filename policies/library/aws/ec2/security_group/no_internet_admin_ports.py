@@ -18,10 +18,13 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="Security groups must not open administration ports to the internet.",
     severity="critical",
-    references={"mlps": MLPS.format("8.1.3.2 访问控制, 8.1.4.1 身份鉴别 d)"),
-                "hipaa": HIPAA.format("164.312(a)(1)"), "baseline": "AWS Security Hub EC2.19"},
+    references={
+        "mlps": MLPS.format("8.1.3.2 访问控制, 8.1.4.1 身份鉴别 d)"),
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "baseline": "AWS Security Hub EC2.19",
+    },
     remediation="Remove 0.0.0.0/0 and ::/0 from rules that cover 22, 3389, 6443, 10250 or 2379; "
-                "administer through SSM Session Manager or a bastion inside the VPC.",
+    "administer through SSM Session Manager or a bastion inside the VPC.",
     url=SECURITY_HUB.format("ec2"),
     types=AWS_INGRESS_TYPES,
     check=check,

@@ -19,13 +19,22 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="Security groups must not allow ingress from 0.0.0.0/0 or ::/0.",
     severity="critical",
-    references={"baseline": "AWS Security Hub EC2.18", "hipaa": HIPAA.format("164.312(e)(1)"),
-                "mlps": MLPS.format("8.1.3.2 访问控制")},
+    references={
+        "baseline": "AWS Security Hub EC2.18",
+        "hipaa": HIPAA.format("164.312(e)(1)"),
+        "mlps": MLPS.format("8.1.3.2 访问控制"),
+    },
     remediation="Restrict cidrBlocks to known networks, or list the port in the rule's allowedPorts "
-                "(for example 443 on a public load balancer).",
+    "(for example 443 on a public load balancer).",
     url=SECURITY_HUB.format("ec2"),
-    config={"allowedPorts": {"type": "array", "items": {"type": "integer"}, "default": [],
-                             "description": "Ports that may be open to the internet (443 for a public load balancer)."}},
+    config={
+        "allowedPorts": {
+            "type": "array",
+            "items": {"type": "integer"},
+            "default": [],
+            "description": "Ports that may be open to the internet (443 for a public load balancer).",
+        }
+    },
     types=AWS_INGRESS_TYPES,
     check=check,
 )

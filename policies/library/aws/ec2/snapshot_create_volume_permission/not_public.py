@@ -15,12 +15,22 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="EBS snapshots must not be public or shared outside trusted accounts.",
     severity="critical",
-    references={"baseline": "AWS Security Hub EC2.1", "hipaa": HIPAA.format("164.312(a)(1)"),
-                "gdpr": GDPR.format("Art. 32(1)(b)"), "mlps": MLPS.format("8.1.4.2 访问控制")},
+    references={
+        "baseline": "AWS Security Hub EC2.1",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "gdpr": GDPR.format("Art. 32(1)(b)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制"),
+    },
     remediation="Share snapshots only with accounts listed in trustedAccounts; block public snapshot sharing.",
     url=SECURITY_HUB.format("ec2"),
-    config={"trustedAccounts": {"type": "array", "items": {"type": "string"}, "default": [],
-                                "description": "Account ids a snapshot may be shared with."}},
+    config={
+        "trustedAccounts": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": [],
+            "description": "Account ids a snapshot may be shared with.",
+        }
+    },
     types=("aws:ec2/snapshotCreateVolumePermission:SnapshotCreateVolumePermission",),
     check=check,
 )

@@ -13,8 +13,11 @@ def check(resources, config):
 RULE = StackRule(
     description="Every VPC must have a flow log.",
     severity="medium",
-    references={"hipaa": HIPAA.format("164.312(b)"), "mlps": MLPS.format("8.1.3.5 安全审计"),
-                "baseline": "AWS Security Hub EC2.6"},
+    references={
+        "hipaa": HIPAA.format("164.312(b)"),
+        "mlps": MLPS.format("8.1.3.5 安全审计"),
+        "baseline": "AWS Security Hub EC2.6",
+    },
     remediation="Add an aws.ec2.FlowLog with vpcId from the VPC and trafficType ALL.",
     url=SECURITY_HUB.format("ec2"),
     check=check,

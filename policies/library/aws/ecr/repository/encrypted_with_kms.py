@@ -14,8 +14,12 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="ECR repositories must be encrypted with a KMS key.",
     severity="medium",
-    references={"baseline": "Checkov CKV_AWS_136", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
-                "gdpr": GDPR.format("Art. 32(1)(a)"), "mlps": MLPS.format("8.1.4.8 数据保密性")},
+    references={
+        "baseline": "Checkov CKV_AWS_136",
+        "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
+        "gdpr": GDPR.format("Art. 32(1)(a)"),
+        "mlps": MLPS.format("8.1.4.8 数据保密性"),
+    },
     remediation="Set encryptionConfigurations: [{encryptionType: KMS, kmsKey: <the stack's key>}].",
     url="https://docs.aws.amazon.com/AmazonECR/latest/userguide/encryption-at-rest.html",
     types=("aws:ecr/repository:Repository",),

@@ -12,8 +12,11 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="ECR repositories must scan images on push.",
     severity="medium",
-    references={"baseline": "AWS Security Hub ECR.1", "hipaa": HIPAA.format("164.308(a)(1)(ii)(B)"),
-                "mlps": MLPS.format("8.1.4.5 恶意代码防范")},
+    references={
+        "baseline": "AWS Security Hub ECR.1",
+        "hipaa": HIPAA.format("164.308(a)(1)(ii)(B)"),
+        "mlps": MLPS.format("8.1.4.5 恶意代码防范"),
+    },
     remediation="Set imageScanningConfiguration.scanOnPush: true (or a registry-level enhanced scanning rule).",
     url=SECURITY_HUB.format("ecr"),
     types=("aws:ecr/repository:Repository",),

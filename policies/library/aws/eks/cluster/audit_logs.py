@@ -14,13 +14,21 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="EKS clusters must send control-plane audit logs to CloudWatch.",
     severity="medium",
-    references={"baseline": "AWS Security Hub EKS.8", "hipaa": HIPAA.format("164.312(b)"),
-                "mlps": MLPS.format("8.1.4.3 安全审计")},
+    references={
+        "baseline": "AWS Security Hub EKS.8",
+        "hipaa": HIPAA.format("164.312(b)"),
+        "mlps": MLPS.format("8.1.4.3 安全审计"),
+    },
     remediation="Add the missing types to enabledClusterLogTypes.",
     url=SECURITY_HUB.format("eks"),
-    config={"requiredLogTypes": {"type": "array", "items": {"type": "string"},
-                                 "default": ["api", "audit", "authenticator"],
-                                 "description": "Control-plane log types that must be on."}},
+    config={
+        "requiredLogTypes": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": ["api", "audit", "authenticator"],
+            "description": "Control-plane log types that must be on.",
+        }
+    },
     types=("aws:eks/cluster:Cluster",),
     check=check,
 )

@@ -17,8 +17,11 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="EKS API endpoints must be private or limited to known networks.",
     severity="high",
-    references={"baseline": "AWS Security Hub EKS.1", "hipaa": HIPAA.format("164.312(e)(1)"),
-                "mlps": MLPS.format("8.1.3.2 访问控制")},
+    references={
+        "baseline": "AWS Security Hub EKS.1",
+        "hipaa": HIPAA.format("164.312(e)(1)"),
+        "mlps": MLPS.format("8.1.3.2 访问控制"),
+    },
     remediation="Set vpcConfig.endpointPublicAccess: false, or publicAccessCidrs to your networks.",
     url=SECURITY_HUB.format("eks"),
     types=("aws:eks/cluster:Cluster",),

@@ -14,8 +14,12 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="EKS clusters must encrypt Kubernetes secrets with a customer-managed KMS key.",
     severity="high",
-    references={"baseline": "AWS Security Hub EKS.3", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
-                "gdpr": GDPR.format("Art. 32(1)(a)"), "mlps": MLPS.format("8.1.4.8 数据保密性")},
+    references={
+        "baseline": "AWS Security Hub EKS.3",
+        "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
+        "gdpr": GDPR.format("Art. 32(1)(a)"),
+        "mlps": MLPS.format("8.1.4.8 数据保密性"),
+    },
     remediation="Set encryptionConfig: {resources: [secrets], provider: {keyArn: <key>}}.",
     url=SECURITY_HUB.format("eks"),
     types=("aws:eks/cluster:Cluster",),

@@ -18,8 +18,11 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="EKS node groups must not allow SSH from anywhere.",
     severity="high",
-    references={"baseline": "Checkov CKV_AWS_100", "hipaa": HIPAA.format("164.312(e)(1)"),
-                "mlps": MLPS.format("8.1.3.1 边界防护")},
+    references={
+        "baseline": "Checkov CKV_AWS_100",
+        "hipaa": HIPAA.format("164.312(e)(1)"),
+        "mlps": MLPS.format("8.1.3.1 边界防护"),
+    },
     remediation="Drop remoteAccess (use SSM Session Manager) or set remoteAccess.sourceSecurityGroupIds.",
     url="https://docs.aws.amazon.com/eks/latest/APIReference/API_RemoteAccessConfig.html",
     types=("aws:eks/nodeGroup:NodeGroup",),

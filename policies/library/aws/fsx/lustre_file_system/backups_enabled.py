@@ -16,12 +16,22 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="Persistent FSx for Lustre file systems must keep automatic backups.",
     severity="medium",
-    references={"hipaa": HIPAA.format("164.308(a)(7)(ii)(A)"), "gdpr": GDPR.format("Art. 32(1)(c)"),
-                "mlps": MLPS.format("8.1.4.9 数据备份恢复")},
+    references={
+        "hipaa": HIPAA.format("164.308(a)(7)(ii)(A)"),
+        "gdpr": GDPR.format("Art. 32(1)(c)"),
+        "mlps": MLPS.format("8.1.4.9 数据备份恢复"),
+    },
     remediation="Set automaticBackupRetentionDays (1-90) on PERSISTENT file systems.",
     url="https://docs.aws.amazon.com/fsx/latest/LustreGuide/using-backups-fsx.html",
-    config={"minimumDays": {"type": "integer", "minimum": 1, "maximum": 90, "default": 1,
-                            "description": "Fewest days of automatic backups."}},
+    config={
+        "minimumDays": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 90,
+            "default": 1,
+            "description": "Fewest days of automatic backups.",
+        }
+    },
     types=("aws:fsx/lustreFileSystem:LustreFileSystem",),
     check=check,
 )

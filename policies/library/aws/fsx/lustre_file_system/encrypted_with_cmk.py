@@ -21,12 +21,21 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="FSx for Lustre PERSISTENT file systems must be encrypted with a customer-managed KMS key.",
     severity="high",
-    references={"baseline": "AWS FSx for Lustre User Guide: encryption at rest", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
-                "gdpr": GDPR.format("Art. 32(1)(a)"), "mlps": MLPS.format("8.1.4.8 数据保密性")},
+    references={
+        "baseline": "AWS FSx for Lustre User Guide: encryption at rest",
+        "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
+        "gdpr": GDPR.format("Art. 32(1)(a)"),
+        "mlps": MLPS.format("8.1.4.8 数据保密性"),
+    },
     remediation="Use a PERSISTENT_2 deployment with kmsKeyId, or allow SCRATCH in the pack config for transient data.",
     url="https://docs.aws.amazon.com/fsx/latest/LustreGuide/encryption-at-rest.html",
-    config={"allowScratch": {"type": "boolean", "default": True,
-                             "description": "Accept SCRATCH file systems (FSx-managed key only)."}},
+    config={
+        "allowScratch": {
+            "type": "boolean",
+            "default": True,
+            "description": "Accept SCRATCH file systems (FSx-managed key only).",
+        }
+    },
     types=("aws:fsx/lustreFileSystem:LustreFileSystem",),
     check=check,
 )

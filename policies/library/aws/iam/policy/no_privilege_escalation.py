@@ -15,8 +15,11 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="IAM policies must not grant privilege-escalation actions on all resources.",
     severity="critical",
-    references={"baseline": "Rhino Security Labs: AWS IAM privilege escalation methods",
-                "hipaa": HIPAA.format("164.308(a)(4)(ii)(B)"), "mlps": MLPS.format("8.1.4.2 访问控制 d)")},
+    references={
+        "baseline": "Rhino Security Labs: AWS IAM privilege escalation methods",
+        "hipaa": HIPAA.format("164.308(a)(4)(ii)(B)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制 d)"),
+    },
     remediation="Scope iam:PassRole and policy-management actions to named roles, or remove them.",
     url="https://rhinosecuritylabs.com/aws/aws-privilege-escalation-methods-mitigation/",
     types=TYPES,

@@ -4,8 +4,12 @@ from ....iam import wildcard_actions
 from ....refs import HIPAA, MLPS, SECURITY_HUB
 from ....rule import ResourceRule
 
-TYPES = ("aws:iam/policy:Policy", "aws:iam/rolePolicy:RolePolicy", "aws:iam/userPolicy:UserPolicy",
-         "aws:iam/groupPolicy:GroupPolicy")
+TYPES = (
+    "aws:iam/policy:Policy",
+    "aws:iam/rolePolicy:RolePolicy",
+    "aws:iam/userPolicy:UserPolicy",
+    "aws:iam/groupPolicy:GroupPolicy",
+)
 
 
 def check(props, config, args):
@@ -17,8 +21,11 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="IAM policies must not allow '*' or service-wide wildcard actions.",
     severity="high",
-    references={"baseline": "AWS Security Hub IAM.21", "hipaa": HIPAA.format("164.308(a)(4)(ii)(B)"),
-                "mlps": MLPS.format("8.1.4.2 访问控制 d)")},
+    references={
+        "baseline": "AWS Security Hub IAM.21",
+        "hipaa": HIPAA.format("164.308(a)(4)(ii)(B)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制 d)"),
+    },
     remediation="List the actions the workload needs; grant them on the specific resources.",
     url=SECURITY_HUB.format("iam"),
     types=TYPES,

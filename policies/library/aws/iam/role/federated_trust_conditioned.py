@@ -19,17 +19,25 @@ def scoped(condition) -> bool:
 
 def check(props, config, args):
     for index, statement in enumerate(statements(props.get("assumeRolePolicy"))):
-        if statement.get("Effect") == "Allow" and principals(statement, "Federated") \
-                and not scoped(statement.get("Condition")):
-            yield (f"{statement.get('Sid') or f'statement {index}'} trusts a federated provider without a subject "
-                   "condition: every identity the provider issues can assume the role")
+        if (
+            statement.get("Effect") == "Allow"
+            and principals(statement, "Federated")
+            and not scoped(statement.get("Condition"))
+        ):
+            yield (
+                f"{statement.get('Sid') or f'statement {index}'} trusts a federated provider without a subject "
+                "condition: every identity the provider issues can assume the role"
+            )
 
 
 RULE = ResourceRule(
     description="IAM roles trusted by a federated provider must condition on the subject.",
     severity="high",
-    references={"baseline": "AWS IAM roles for service accounts (IRSA) trust policy",
-                "hipaa": HIPAA.format("164.312(a)(1)"), "mlps": MLPS.format("8.1.4.2 访问控制")},
+    references={
+        "baseline": "AWS IAM roles for service accounts (IRSA) trust policy",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制"),
+    },
     remediation="Add StringEquals on '<provider>:sub' (system:serviceaccount:<namespace>:<name>) and ':aud'.",
     url="https://docs.aws.amazon.com/eks/latest/userguide/associate-service-account-role.html",
     types=("aws:iam/role:Role",),

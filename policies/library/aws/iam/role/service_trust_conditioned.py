@@ -31,9 +31,13 @@ EXEMPT_SERVICES = {
     ),
 }
 
-EXEMPT_CONFIG = {"type": "array", "items": {"type": "string"}, "default": sorted(EXEMPT_SERVICES),
-                 "description": "Service principals that do not send aws:SourceAccount/aws:SourceArn when they "
-                                "assume a role: " + "; ".join(f"{k}: {v}" for k, v in sorted(EXEMPT_SERVICES.items()))}
+EXEMPT_CONFIG = {
+    "type": "array",
+    "items": {"type": "string"},
+    "default": sorted(EXEMPT_SERVICES),
+    "description": "Service principals that do not send aws:SourceAccount/aws:SourceArn when they "
+    "assume a role: " + "; ".join(f"{k}: {v}" for k, v in sorted(EXEMPT_SERVICES.items())),
+}
 
 
 def _service(name: str) -> str:
@@ -58,17 +62,22 @@ def check(props, config, args):
             continue
         services = sorted(s for s in principals(statement, "Service") if s != "*" and _service(s) not in exempt)
         if services:
-            yield (f"{statement.get('Sid') or f'statement {index}'} lets {', '.join(services)} assume the role "
-                   "without an aws:SourceAccount or aws:SourceArn condition (confused deputy)")
+            yield (
+                f"{statement.get('Sid') or f'statement {index}'} lets {', '.join(services)} assume the role "
+                "without an aws:SourceAccount or aws:SourceArn condition (confused deputy)"
+            )
 
 
 RULE = ResourceRule(
     description="IAM roles trusted by an AWS service must condition on aws:SourceAccount or aws:SourceArn.",
     severity="medium",
-    references={"baseline": "AWS IAM User Guide: cross-service confused deputy prevention",
-                "hipaa": HIPAA.format("164.312(a)(1)"), "mlps": MLPS.format("8.1.4.2 访问控制")},
+    references={
+        "baseline": "AWS IAM User Guide: cross-service confused deputy prevention",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制"),
+    },
     remediation="Add StringEquals on 'aws:SourceAccount' (the account id) and ArnLike on 'aws:SourceArn' (the resource "
-                "the service acts for); list a service that does not send these keys in exemptServices.",
+    "the service acts for); list a service that does not send these keys in exemptServices.",
     url="https://docs.aws.amazon.com/IAM/latest/UserGuide/confused-deputy.html",
     config={"exemptServices": EXEMPT_CONFIG},
     types=("aws:iam/role:Role",),

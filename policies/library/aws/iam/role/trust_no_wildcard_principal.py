@@ -17,8 +17,11 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="IAM role trust policies must not allow any principal ('*') to assume the role.",
     severity="critical",
-    references={"baseline": "Checkov CKV_AWS_60", "hipaa": HIPAA.format("164.312(a)(1)"),
-                "mlps": MLPS.format("8.1.4.2 访问控制")},
+    references={
+        "baseline": "Checkov CKV_AWS_60",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制"),
+    },
     remediation="Name the accounts, roles, services or identity providers that may assume the role.",
     url="https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_principal.html",
     types=("aws:iam/role:Role",),

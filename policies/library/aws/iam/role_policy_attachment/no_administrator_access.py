@@ -8,9 +8,13 @@ from ....props import as_list
 from ....refs import HIPAA, MLPS
 from ....rule import ResourceRule
 
-TYPES = ("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "aws:iam/userPolicyAttachment:UserPolicyAttachment",
-         "aws:iam/groupPolicyAttachment:GroupPolicyAttachment", "aws:iam/policyAttachment:PolicyAttachment",
-         "aws:iam/role:Role")
+TYPES = (
+    "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+    "aws:iam/userPolicyAttachment:UserPolicyAttachment",
+    "aws:iam/groupPolicyAttachment:GroupPolicyAttachment",
+    "aws:iam/policyAttachment:PolicyAttachment",
+    "aws:iam/role:Role",
+)
 
 
 def forbidden(arn, config) -> bool:
@@ -28,13 +32,21 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="Roles, users and groups must not have administrator managed policies attached.",
     severity="critical",
-    references={"baseline": "CIS AWS Foundations Benchmark v1.4.0 1.16",
-                "hipaa": HIPAA.format("164.308(a)(4)(ii)(B)"), "mlps": MLPS.format("8.1.4.2 访问控制 d)")},
+    references={
+        "baseline": "CIS AWS Foundations Benchmark v1.4.0 1.16",
+        "hipaa": HIPAA.format("164.308(a)(4)(ii)(B)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制 d)"),
+    },
     remediation="Attach a policy listing the actions the workload needs on its own resources.",
     url="https://docs.aws.amazon.com/IAM/latest/UserGuide/best-practices.html#grant-least-privilege",
-    config={"forbiddenPolicies": {"type": "array", "items": {"type": "string"},
-                                  "default": ["AdministratorAccess", "IAMFullAccess"],
-                                  "description": "Names of AWS-managed policies never attached."}},
+    config={
+        "forbiddenPolicies": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": ["AdministratorAccess", "IAMFullAccess"],
+            "description": "Names of AWS-managed policies never attached.",
+        }
+    },
     types=TYPES,
     check=check,
 )

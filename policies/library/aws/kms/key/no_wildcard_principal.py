@@ -13,10 +13,14 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="KMS key policies must not allow a wildcard principal without conditions.",
     severity="critical",
-    references={"baseline": "Checkov CKV_AWS_33", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
-                "gdpr": GDPR.format("Art. 32(1)(a)"), "mlps": MLPS.format("8.1.4.2 访问控制")},
+    references={
+        "baseline": "Checkov CKV_AWS_33",
+        "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
+        "gdpr": GDPR.format("Art. 32(1)(a)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制"),
+    },
     remediation="Name the account root and the roles that use the key; narrow any '*' with kms:CallerAccount "
-                "or kms:ViaService conditions.",
+    "or kms:ViaService conditions.",
     url="https://docs.aws.amazon.com/kms/latest/developerguide/key-policy-overview.html",
     types=("aws:kms/key:Key",),
     check=check,

@@ -28,12 +28,23 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="Customer-managed symmetric KMS keys must rotate automatically, at most every maxRotationDays.",
     severity="medium",
-    references={"baseline": "AWS Security Hub KMS.4", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
-                "gdpr": GDPR.format("Art. 32(1)(a)"), "mlps": MLPS.format("8.1.4.8 数据保密性")},
+    references={
+        "baseline": "AWS Security Hub KMS.4",
+        "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
+        "gdpr": GDPR.format("Art. 32(1)(a)"),
+        "mlps": MLPS.format("8.1.4.8 数据保密性"),
+    },
     remediation="Set enableKeyRotation: true and rotationPeriodInDays: 90 (stack: encryption.keyRotationDays).",
     url=SECURITY_HUB.format("kms"),
-    config={"maxRotationDays": {"type": "integer", "minimum": 90, "maximum": 2560, "default": 90,
-                                "description": "Most days between rotations (AWS allows 90 to 2560)."}},
+    config={
+        "maxRotationDays": {
+            "type": "integer",
+            "minimum": 90,
+            "maximum": 2560,
+            "default": 90,
+            "description": "Most days between rotations (AWS allows 90 to 2560).",
+        }
+    },
     types=("aws:kms/key:Key",),
     check=check,
 )

@@ -14,8 +14,11 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="Lambda functions must not hold secrets in environment variables.",
     severity="high",
-    references={"baseline": "Checkov CKV_AWS_45", "hipaa": HIPAA.format("164.312(a)(1)"),
-                "mlps": MLPS.format("8.1.4.8 数据保密性")},
+    references={
+        "baseline": "Checkov CKV_AWS_45",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "mlps": MLPS.format("8.1.4.8 数据保密性"),
+    },
     remediation="Store the secret in Secrets Manager or SSM Parameter Store; pass its ARN, not its value.",
     url="https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html",
     types=("aws:lambda/function:Function",),

@@ -1,14 +1,15 @@
 """Load balancer listeners encrypt in transit with a TLS 1.2+ policy; plain HTTP only redirects to HTTPS."""
 
 from ....props import items
-from ....refs import GDPR, HIPAA, MLPS, SECURITY_HUB
+from ....refs import GDPR, HIPAA, MLPS
 from ....rule import ResourceRule
 
 
 def redirects_to_https(props) -> bool:
     actions = items(props.get("defaultActions"))
-    return bool(actions) and all(a.get("type") == "redirect" and (a.get("redirect") or {}).get("protocol") == "HTTPS"
-                                 for a in actions)
+    return bool(actions) and all(
+        a.get("type") == "redirect" and (a.get("redirect") or {}).get("protocol") == "HTTPS" for a in actions
+    )
 
 
 def check(props, config, args):
@@ -26,25 +27,44 @@ def check(props, config, args):
 # ELB security policies that allow only TLS 1.2 and 1.3 (Elastic Load Balancing user guide,
 # "Security policies for your Application Load Balancer").
 TLS12_POLICIES = [
-    "ELBSecurityPolicy-TLS13-1-2-2021-06", "ELBSecurityPolicy-TLS13-1-2-Res-2021-06",
-    "ELBSecurityPolicy-TLS13-1-2-Ext1-2021-06", "ELBSecurityPolicy-TLS13-1-2-Ext2-2021-06",
-    "ELBSecurityPolicy-TLS13-1-3-2021-06", "ELBSecurityPolicy-TLS13-1-2-FIPS-2023-04",
-    "ELBSecurityPolicy-TLS13-1-3-FIPS-2023-04", "ELBSecurityPolicy-TLS-1-2-2017-01",
-    "ELBSecurityPolicy-TLS-1-2-Ext-2018-06", "ELBSecurityPolicy-FS-1-2-2019-08", "ELBSecurityPolicy-FS-1-2-Res-2019-08",
+    "ELBSecurityPolicy-TLS13-1-2-2021-06",
+    "ELBSecurityPolicy-TLS13-1-2-Res-2021-06",
+    "ELBSecurityPolicy-TLS13-1-2-Ext1-2021-06",
+    "ELBSecurityPolicy-TLS13-1-2-Ext2-2021-06",
+    "ELBSecurityPolicy-TLS13-1-3-2021-06",
+    "ELBSecurityPolicy-TLS13-1-2-FIPS-2023-04",
+    "ELBSecurityPolicy-TLS13-1-3-FIPS-2023-04",
+    "ELBSecurityPolicy-TLS-1-2-2017-01",
+    "ELBSecurityPolicy-TLS-1-2-Ext-2018-06",
+    "ELBSecurityPolicy-FS-1-2-2019-08",
+    "ELBSecurityPolicy-FS-1-2-Res-2019-08",
     "ELBSecurityPolicy-FS-1-2-Res-2020-10",
 ]
 
 RULE = ResourceRule(
     description="Load balancer listeners must use TLS 1.2 or newer, and HTTP listeners must redirect to HTTPS.",
     severity="high",
-    references={"baseline": "AWS Security Hub ELB.1; Checkov CKV_AWS_103", "hipaa": HIPAA.format("164.312(e)(1)"),
-                "gdpr": GDPR.format("Art. 32(1)(a)"), "mlps": MLPS.format("8.1.2.2 通信传输")},
+    references={
+        "baseline": "AWS Security Hub ELB.1; Checkov CKV_AWS_103",
+        "hipaa": HIPAA.format("164.312(e)(1)"),
+        "gdpr": GDPR.format("Art. 32(1)(a)"),
+        "mlps": MLPS.format("8.1.2.2 通信传输"),
+    },
     remediation="Use protocol HTTPS with sslPolicy ELBSecurityPolicy-TLS13-1-2-2021-06; make port 80 a redirect.",
     url="https://docs.aws.amazon.com/elasticloadbalancing/latest/application/describe-ssl-policies.html",
-    config={"allowedPolicies": {"type": "array", "items": {"type": "string"}, "default": TLS12_POLICIES,
-                                "description": "ELB security policies that allow only TLS 1.2 and newer."},
-            "flagPlainTcp": {"type": "boolean", "default": False,
-                             "description": "Also flag TCP/UDP listeners (the targets may terminate TLS)."}},
+    config={
+        "allowedPolicies": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": TLS12_POLICIES,
+            "description": "ELB security policies that allow only TLS 1.2 and newer.",
+        },
+        "flagPlainTcp": {
+            "type": "boolean",
+            "default": False,
+            "description": "Also flag TCP/UDP listeners (the targets may terminate TLS).",
+        },
+    },
     types=("aws:lb/listener:Listener", "aws:alb/listener:Listener"),
     check=check,
 )

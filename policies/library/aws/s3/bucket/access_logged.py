@@ -15,8 +15,14 @@ from .companions import BUCKET, buckets_with
 TRAIL = "aws:cloudtrail/trail:Trail"
 LOGGING = "aws:s3/bucketLogging:BucketLogging"
 S3_OBJECT = "AWS::S3::Object"
-ALL_BUCKETS = ("arn:aws:s3", "arn:aws:s3:::", "arn:aws-cn:s3", "arn:aws-cn:s3:::", "arn:aws-us-gov:s3",
-               "arn:aws-us-gov:s3:::")
+ALL_BUCKETS = (
+    "arn:aws:s3",
+    "arn:aws:s3:::",
+    "arn:aws-cn:s3",
+    "arn:aws-cn:s3:::",
+    "arn:aws-us-gov:s3",
+    "arn:aws-us-gov:s3:::",
+)
 
 
 def depends(resource, prop) -> set[str]:
@@ -42,8 +48,11 @@ def advanced_coverage(trail, all_urns):
     covered: set[str] = set()
     for selector in items(trail.props.get("advancedEventSelectors")):
         fields = {f.get("field"): f for f in items(selector.get("fieldSelectors"))}
-        if as_list((fields.get("eventCategory") or {}).get("equals")) != ["Data"] or \
-                S3_OBJECT not in as_list((fields.get("resources.type") or {}).get("equals")) or "readOnly" in fields:
+        if (
+            as_list((fields.get("eventCategory") or {}).get("equals")) != ["Data"]
+            or S3_OBJECT not in as_list((fields.get("resources.type") or {}).get("equals"))
+            or "readOnly" in fields
+        ):
             continue
         arn = fields.get("resources.ARN") or {}
         mentioned = depends(trail, "advancedEventSelectors")
@@ -59,8 +68,10 @@ def check(resources, config):
     all_urns = {b.urn for b in buckets}
     trails = [t for t in of_type(resources, TRAIL) if t.props.get("enableLogging", True) is not False]
     covered = set().union(*(basic_coverage(t, all_urns) | advanced_coverage(t, all_urns) for t in trails))
-    log_targets = set().union(*(depends(t, "s3BucketName") for t in trails),
-                              *(depends(log, "targetBucket") - depends(log, "bucket") for log in of_type(resources, LOGGING)))
+    log_targets = set().union(
+        *(depends(t, "s3BucketName") for t in trails),
+        *(depends(log, "targetBucket") - depends(log, "bucket") for log in of_type(resources, LOGGING)),
+    )
     for bucket, loggings in buckets_with(resources, LOGGING):
         if bucket.urn in covered or bucket.urn in log_targets:
             continue
@@ -68,8 +79,13 @@ def check(resources, config):
             continue
         if (bucket.props.get("logging") or {}).get("targetBucket"):
             continue
-        yield (f"bucket {bucket.name}: object access is not logged (no S3 data events in a trail, no server "
-               "access logs to another bucket)"), bucket.urn
+        yield (
+            (
+                f"bucket {bucket.name}: object access is not logged (no S3 data events in a trail, no server "
+                "access logs to another bucket)"
+            ),
+            bucket.urn,
+        )
 
 
 RULE = StackRule(
@@ -77,7 +93,7 @@ RULE = StackRule(
     severity="high",
     references={"hipaa": HIPAA.format("164.312(b)"), "gdpr": GDPR.format("Art. 33(3)(a), Art. 32(1)(b)")},
     remediation="Log S3 data events in a trail (advanced event selector eventCategory=Data, "
-                "resources.type=AWS::S3::Object), or add a BucketLogging to a separate log bucket.",
+    "resources.type=AWS::S3::Object), or add a BucketLogging to a separate log bucket.",
     url=SECURITY_HUB.format("s3"),
     check=check,
 )

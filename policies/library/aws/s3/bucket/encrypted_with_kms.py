@@ -26,8 +26,12 @@ def check(resources, config):
 RULE = StackRule(
     description="S3 buckets must encrypt by default with a customer-managed KMS key.",
     severity="high",
-    references={"baseline": "AWS Security Hub S3.17", "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
-                "gdpr": GDPR.format("Art. 32(1)(a)"), "mlps": MLPS.format("8.1.4.8 数据保密性")},
+    references={
+        "baseline": "AWS Security Hub S3.17",
+        "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
+        "gdpr": GDPR.format("Art. 32(1)(a)"),
+        "mlps": MLPS.format("8.1.4.8 数据保密性"),
+    },
     remediation="Add a BucketServerSideEncryptionConfiguration with sseAlgorithm aws:kms and kmsMasterKeyId.",
     url=SECURITY_HUB.format("s3"),
     check=check,

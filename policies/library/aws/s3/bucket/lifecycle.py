@@ -10,9 +10,12 @@ LIFECYCLE = "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration"
 
 def check(resources, config):
     for bucket, companions in buckets_with(resources, LIFECYCLE):
-        failure = first_failure(bucket, companions,
-                                lambda p: any(r.get("status") == "Enabled" for r in items(p.get("rules"))),
-                                "enabled lifecycle rule")
+        failure = first_failure(
+            bucket,
+            companions,
+            lambda p: any(r.get("status") == "Enabled" for r in items(p.get("rules"))),
+            "enabled lifecycle rule",
+        )
         if failure:
             yield failure
 

@@ -10,8 +10,12 @@ SETTINGS = ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restric
 
 def check(resources, config):
     for bucket, companions in buckets_with(resources, PAB):
-        failure = first_failure(bucket, companions, lambda p: all(p.get(s) is True for s in SETTINGS),
-                                "public access block with all four settings on")
+        failure = first_failure(
+            bucket,
+            companions,
+            lambda p: all(p.get(s) is True for s in SETTINGS),
+            "public access block with all four settings on",
+        )
         if failure:
             yield failure
 
@@ -19,8 +23,12 @@ def check(resources, config):
 RULE = StackRule(
     description="S3 buckets must have a public access block with all four settings on.",
     severity="critical",
-    references={"baseline": "AWS Security Hub S3.8", "hipaa": HIPAA.format("164.312(a)(1)"),
-                "gdpr": GDPR.format("Art. 32(1)(b)"), "mlps": MLPS.format("8.1.4.2 访问控制")},
+    references={
+        "baseline": "AWS Security Hub S3.8",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "gdpr": GDPR.format("Art. 32(1)(b)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制"),
+    },
     remediation="Add a BucketPublicAccessBlock with " + ", ".join(SETTINGS) + " set to true.",
     url=SECURITY_HUB.format("s3"),
     check=check,

@@ -11,16 +11,20 @@ POLICY = "aws:s3/bucketPolicy:BucketPolicy"
 def denies_plain_http(props):
     for statement in statements(props.get("policy")):
         condition = (statement.get("Condition") or {}).get("Bool") or {}
-        if (statement.get("Effect") == "Deny" and "s3:*" in as_list(statement.get("Action"))
-                and str(condition.get("aws:SecureTransport")).lower() == "false"):
+        if (
+            statement.get("Effect") == "Deny"
+            and "s3:*" in as_list(statement.get("Action"))
+            and str(condition.get("aws:SecureTransport")).lower() == "false"
+        ):
             return True
     return False
 
 
 def check(resources, config):
     for bucket, companions in buckets_with(resources, POLICY):
-        failure = first_failure(bucket, companions, denies_plain_http,
-                                "bucket policy denying s3:* when aws:SecureTransport is false")
+        failure = first_failure(
+            bucket, companions, denies_plain_http, "bucket policy denying s3:* when aws:SecureTransport is false"
+        )
         if failure:
             yield failure
 
@@ -28,8 +32,12 @@ def check(resources, config):
 RULE = StackRule(
     description="S3 bucket policies must deny requests that do not use TLS.",
     severity="high",
-    references={"baseline": "AWS Security Hub S3.5", "hipaa": HIPAA.format("164.312(e)(2)(ii)"),
-                "gdpr": GDPR.format("Art. 32(1)(a)"), "mlps": MLPS.format("8.1.2.2 通信传输")},
+    references={
+        "baseline": "AWS Security Hub S3.5",
+        "hipaa": HIPAA.format("164.312(e)(2)(ii)"),
+        "gdpr": GDPR.format("Art. 32(1)(a)"),
+        "mlps": MLPS.format("8.1.2.2 通信传输"),
+    },
     remediation="Add a Deny statement for s3:* with Condition Bool aws:SecureTransport = false.",
     url=SECURITY_HUB.format("s3"),
     check=check,

@@ -6,8 +6,10 @@ from ....rule import ResourceRule
 
 # Canned ACLs that grant to the AllUsers or AuthenticatedUsers groups (S3 user guide, "Canned ACL").
 PUBLIC_CANNED = ("public-read", "public-read-write", "authenticated-read")
-PUBLIC_GROUPS = ("http://acs.amazonaws.com/groups/global/AllUsers",
-                 "http://acs.amazonaws.com/groups/global/AuthenticatedUsers")
+PUBLIC_GROUPS = (
+    "http://acs.amazonaws.com/groups/global/AllUsers",
+    "http://acs.amazonaws.com/groups/global/AuthenticatedUsers",
+)
 
 
 def check(props, config, args):
@@ -23,8 +25,12 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="S3 bucket ACLs must not grant access to everyone or to any AWS account.",
     severity="critical",
-    references={"baseline": "AWS Security Hub S3.2, S3.3", "hipaa": HIPAA.format("164.312(a)(1)"),
-                "gdpr": GDPR.format("Art. 32(1)(b)"), "mlps": MLPS.format("8.1.4.2 访问控制")},
+    references={
+        "baseline": "AWS Security Hub S3.2, S3.3",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "gdpr": GDPR.format("Art. 32(1)(b)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制"),
+    },
     remediation="Disable ACLs (BucketOwnershipControls: BucketOwnerEnforced) or use acl: private.",
     url=SECURITY_HUB.format("s3"),
     types=("aws:s3/bucketAcl:BucketAcl",),

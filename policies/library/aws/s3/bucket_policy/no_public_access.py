@@ -13,10 +13,14 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="S3 bucket policies must not allow access to everyone.",
     severity="critical",
-    references={"baseline": "AWS Security Hub S3.2, S3.3", "hipaa": HIPAA.format("164.312(a)(1)"),
-                "gdpr": GDPR.format("Art. 32(1)(b)"), "mlps": MLPS.format("8.1.4.2 访问控制")},
+    references={
+        "baseline": "AWS Security Hub S3.2, S3.3",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "gdpr": GDPR.format("Art. 32(1)(b)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制"),
+    },
     remediation="Name the principals (roles, accounts) or narrow with conditions (aws:PrincipalOrgID, "
-                "aws:SourceVpce); serve public content through CloudFront with origin access control.",
+    "aws:SourceVpce); serve public content through CloudFront with origin access control.",
     url=SECURITY_HUB.format("s3"),
     types=("aws:s3/bucketPolicy:BucketPolicy",),
     check=check,

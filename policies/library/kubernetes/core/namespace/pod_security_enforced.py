@@ -19,13 +19,21 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="Namespaces must enforce a Pod Security Standard; privileged only where node agents run.",
     severity="high",
-    references={"baseline": "Kubernetes Pod Security Standards (baseline/restricted) with Pod Security Admission",
-                "hipaa": HIPAA.format("164.312(a)(1)"), "mlps": MLPS.format("8.1.4.2 访问控制")},
+    references={
+        "baseline": "Kubernetes Pod Security Standards (baseline/restricted) with Pod Security Admission",
+        "hipaa": HIPAA.format("164.312(a)(1)"),
+        "mlps": MLPS.format("8.1.4.2 访问控制"),
+    },
     remediation="Label the namespace pod-security.kubernetes.io/enforce: baseline (or restricted).",
     url="https://kubernetes.io/docs/concepts/security/pod-security-admission/",
-    config={"privilegedNamespaces": {"type": "array", "items": {"type": "string"},
-                                     "default": ["gpu-operator", "kube-system", "monitoring"],
-                                     "description": "Namespaces whose node agents need privileged pods."}},
+    config={
+        "privilegedNamespaces": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": ["gpu-operator", "kube-system", "monitoring"],
+            "description": "Namespaces whose node agents need privileged pods.",
+        }
+    },
     types=("kubernetes:core/v1:Namespace",),
     check=check,
 )

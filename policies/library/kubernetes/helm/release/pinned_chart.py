@@ -17,8 +17,11 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="Helm releases must pin an exact chart version from an https or OCI repository.",
     severity="medium",
-    references={"baseline": "Helm: install a specific chart version (--version)",
-                "hipaa": HIPAA.format("164.312(c)(1)"), "mlps": MLPS.format("8.1.4.7 数据完整性")},
+    references={
+        "baseline": "Helm: install a specific chart version (--version)",
+        "hipaa": HIPAA.format("164.312(c)(1)"),
+        "mlps": MLPS.format("8.1.4.7 数据完整性"),
+    },
     remediation="Set version to an exact chart version and repositoryOpts.repo to the chart's https repository.",
     url="https://helm.sh/docs/helm/helm_install/",
     types=("kubernetes:helm.sh/v3:Release",),

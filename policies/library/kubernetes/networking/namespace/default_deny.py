@@ -32,8 +32,9 @@ EXEMPT = {
 
 def denies_all_ingress(policy) -> bool:
     spec = policy.props.get("spec") or {}
-    selects_all = not ((spec.get("podSelector") or {}).get("matchLabels") or
-                       (spec.get("podSelector") or {}).get("matchExpressions"))
+    selects_all = not (
+        (spec.get("podSelector") or {}).get("matchLabels") or (spec.get("podSelector") or {}).get("matchExpressions")
+    )
     return selects_all and "Ingress" in as_list(spec.get("policyTypes")) and not items(spec.get("ingress"))
 
 
@@ -56,21 +57,28 @@ def unenforced(resources) -> list[str]:
     missing = []
     vpc_cni = [a for a in of_type(resources, EKS_ADDON) if a.props.get("addonName") == "vpc-cni"]
     if of_type(resources, EKS_CLUSTER) and not any(
-            str(_config(a.props.get("configurationValues")).get("enableNetworkPolicy")).lower() == "true"
-            for a in vpc_cni):
-        missing.append("the EKS cluster's vpc-cni add-on does not set enableNetworkPolicy \"true\"")
+        str(_config(a.props.get("configurationValues")).get("enableNetworkPolicy")).lower() == "true" for a in vpc_cni
+    ):
+        missing.append('the EKS cluster\'s vpc-cni add-on does not set enableNetworkPolicy "true"')
     for cluster in of_type(resources, ACK_CLUSTER):
         addons = items(cluster.props.get("addons"))
-        if not any(a.get("name") in TERWAY and str(_config(a.get("config")).get("NetworkPolicy")).lower() == "true"
-                   for a in addons):
-            missing.append(f"ACK cluster {cluster.name} has no Terway add-on with NetworkPolicy \"true\" "
-                           "(Flannel does not enforce NetworkPolicy)")
+        if not any(
+            a.get("name") in TERWAY and str(_config(a.get("config")).get("NetworkPolicy")).lower() == "true"
+            for a in addons
+        ):
+            missing.append(
+                f'ACK cluster {cluster.name} has no Terway add-on with NetworkPolicy "true" '
+                "(Flannel does not enforce NetworkPolicy)"
+            )
     return missing
 
 
 def check(resources, config):
-    denied = {(p.props.get("metadata") or {}).get("namespace") or "default"
-              for p in of_type(resources, NETWORK_POLICY) if denies_all_ingress(p)}
+    denied = {
+        (p.props.get("metadata") or {}).get("namespace") or "default"
+        for p in of_type(resources, NETWORK_POLICY)
+        if denies_all_ingress(p)
+    }
     not_enforced = unenforced(resources)
     for namespace in of_type(resources, NAMESPACE):
         name = (namespace.props.get("metadata") or {}).get("name") or namespace.name
@@ -79,22 +87,34 @@ def check(resources, config):
         if name not in denied:
             yield f"namespace {name} has no default-deny ingress NetworkPolicy", namespace.urn
         elif not_enforced:
-            yield (f"namespace {name} has a default-deny NetworkPolicy that is not enforced: "
-                   + "; ".join(not_enforced)), namespace.urn
+            yield (
+                (f"namespace {name} has a default-deny NetworkPolicy that is not enforced: " + "; ".join(not_enforced)),
+                namespace.urn,
+            )
 
 
 RULE = StackRule(
     description="Workload namespaces must have a default-deny ingress NetworkPolicy.",
     severity="medium",
-    references={"baseline": "CIS Kubernetes Benchmark 5.3.2", "hipaa": HIPAA.format("164.312(e)(1)"),
-                "gdpr": GDPR.format("Art. 32(1)(b)"), "mlps": MLPS.format("8.1.3.2 访问控制")},
+    references={
+        "baseline": "CIS Kubernetes Benchmark 5.3.2",
+        "hipaa": HIPAA.format("164.312(e)(1)"),
+        "gdpr": GDPR.format("Art. 32(1)(b)"),
+        "mlps": MLPS.format("8.1.3.2 访问控制"),
+    },
     remediation="Add a NetworkPolicy with podSelector: {} and policyTypes: [Ingress] and no ingress rules, then "
-                "allow what the namespace needs (pods of the same namespace for multi-node jobs); on EKS set the "
-                "vpc-cni add-on's configurationValues enableNetworkPolicy \"true\", on ACK create the cluster with "
-                "Terway (terway-eniip, NetworkPolicy \"true\").",
+    "allow what the namespace needs (pods of the same namespace for multi-node jobs); on EKS set the "
+    'vpc-cni add-on\'s configurationValues enableNetworkPolicy "true", on ACK create the cluster with '
+    'Terway (terway-eniip, NetworkPolicy "true").',
     url="https://kubernetes.io/docs/concepts/services-networking/network-policies/#default-deny-all-ingress-traffic",
-    config={"exemptNamespaces": {"type": "array", "items": {"type": "string"}, "default": sorted(EXEMPT),
-                                 "description": "Namespaces without the requirement: "
-                                                + "; ".join(f"{k}: {v}" for k, v in sorted(EXEMPT.items()))}},
+    config={
+        "exemptNamespaces": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": sorted(EXEMPT),
+            "description": "Namespaces without the requirement: "
+            + "; ".join(f"{k}: {v}" for k, v in sorted(EXEMPT.items())),
+        }
+    },
     check=check,
 )
