@@ -1,5 +1,11 @@
+import os
 import sys
 
-from .cli import main
+# gRPC (the Pulumi SDK's engine connection, here the offline mocks') logs at ERROR level to standard error on its
+# own, e.g. an interrupted epoll_wait on a loaded machine, which would break the CLI's one-line error contract.
+# Errors that matter reach us as exceptions; a user who wants gRPC's log sets GRPC_VERBOSITY themselves.
+os.environ.setdefault("GRPC_VERBOSITY", "NONE")
+
+from .cli import main  # noqa: E402 - after the environment gRPC reads at import
 
 sys.exit(main())
