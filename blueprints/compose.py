@@ -26,7 +26,7 @@ from components.cluster_args import (
 )
 from components.kubernetes.monitoring import AlertReceiver, MonitoringArgs, SmtpSettings
 from components.kubernetes.nodes import GATE_TAINT, NODE_GROUP_LABEL, SYSTEM_GROUP
-from components.kubernetes.platform import FabricSettings, GpuNodes, PriorityValues, Team, mig_slices
+from components.kubernetes.platform import FabricSettings, PriorityValues, Team, mig_slices
 from components.kubernetes.serving import ModelServingArgs, ServingArgs
 
 from . import clock
@@ -82,6 +82,11 @@ def gpu_group_args(plan: ResolvedPlan, group: ResolvedNodeGroup) -> GpuGroupArgs
         zone=group.zone,
         capacity_block_starts_at=g.capacity_block_starts_at,
         local_nvme_raid0=plan.spec.storage.local_nvme_scratch and group.shape.local_nvme_gb > 0,
+        rdma=group.shape.rdma.kind,
+        vcpus=group.shape.vcpus,
+        memory_gib=group.shape.memory_gib,
+        acceptance=group.acceptance,
+        fabric_min_busbw_gbps=group.fabric_min_busbw_gbps,
     )
 
 
@@ -190,22 +195,6 @@ def platform_settings(plan: ResolvedPlan) -> Optional[PlatformSettings]:
     system = {NODE_GROUP_LABEL: SYSTEM_GROUP}
     receivers, smtp = alert_routing(plan.spec) if spec.monitoring.enabled else ([], None)
     return PlatformSettings(
-        node_groups=[
-            GpuNodes(
-                name=g.name,
-                rdma=g.shape.rdma.kind if g.rdma_interfaces else "none",
-                taints=group_taints(g, check),
-                mig_profile=g.spec.mig_profile,
-                acceptance=g.acceptance,
-                gpus=g.shape.gpu.count,
-                vcpus=g.shape.vcpus,
-                memory_gib=g.shape.memory_gib,
-                rdma_devices=g.rdma_interfaces,
-                max_nodes=g.spec.max_nodes,
-                fabric_min_busbw_gbps=g.fabric_min_busbw_gbps,
-            )
-            for g in plan.node_groups
-        ],
         gpu_stack=spec.gpu_stack,
         teams={
             name: Team(t.gpus, t.max_gpus_per_pod, t.default_cpu, t.default_memory) for name, t in spec.teams.items()

@@ -64,6 +64,32 @@ class GpuGroupArgs(Args):
     then; None (default): no schedule (EKS launches once the block is active)."""
     local_nvme_raid0: Optional[bool] = False
     """Stripe instance-store NVMe for kubelet and containerd."""
+    rdma: Optional[str] = "none"
+    """The shape's fabric (efa, erdma or none); its devices count only with `rdma_interfaces`."""
+    vcpus: Optional[int] = 0
+    """vCPUs per node (the queue's flavor)."""
+    memory_gib: Optional[int] = 0
+    """Host memory per node, GiB (the queue's flavor)."""
+    acceptance: Optional[Mapping[str, Any]] = None
+    """What the acceptance check expects of a node (acceptance/gpu_check.py); None runs no check."""
+    fabric_min_busbw_gbps: Optional[float] = None
+    """The fabric validation's bus-bandwidth threshold; None: not judged."""
+
+    def nodes(self) -> GpuNodes:
+        """The group as the Kubernetes layer sees it (node contract): one list of groups serves both sides."""
+        return GpuNodes(
+            name=self.name,
+            rdma=self.rdma if self.rdma_interfaces else "none",
+            taints=list(self.taints),
+            mig_profile=self.mig_profile,
+            acceptance=self.acceptance,
+            gpus=self.gpus,
+            vcpus=self.vcpus,
+            memory_gib=self.memory_gib,
+            rdma_devices=self.rdma_interfaces,
+            max_nodes=self.max_nodes,
+            fabric_min_busbw_gbps=self.fabric_min_busbw_gbps,
+        )
 
 
 @dataclass(frozen=True)
@@ -144,8 +170,6 @@ class PlatformSettings(Args):
     selector, namespaces and ServiceAccounts of its roles, storage classes, shared volumes, the autoscaler) when it
     builds the layer's `PlatformArgs`, so no input here is overwritten."""
 
-    node_groups: Sequence[GpuNodes]
-    """The GPU node groups as the Kubernetes layer sees them."""
     gpu_stack: str
     """Gpu-operator (NVIDIA GPU Operator) or device-plugin (the device plugin chart alone)."""
     teams: Mapping[str, Team]

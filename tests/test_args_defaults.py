@@ -63,6 +63,12 @@ NOT_SPEC_INPUTS = {
     (a.GpuGroupArgs, "rdma_interfaces"),
     (a.GpuGroupArgs, "placement_group"),
     (a.GpuGroupArgs, "local_nvme_raid0"),
+    # the shape's facts and the check's expectation the resolver derives; the Kubernetes layer's view (nodes())
+    (a.GpuGroupArgs, "rdma"),
+    (a.GpuGroupArgs, "vcpus"),
+    (a.GpuGroupArgs, "memory_gib"),
+    (a.GpuGroupArgs, "acceptance"),
+    (a.GpuGroupArgs, "fabric_min_busbw_gbps"),
     (a.AutoscalingArgs, "image_tag"),
     (a.ClusterArgs, "tags"),
     (a.ClusterArgs, "protect_data"),

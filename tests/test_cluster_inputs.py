@@ -119,3 +119,10 @@ def test_the_stack_settings_and_the_cluster_fill_the_platform_args_between_them(
     filled = cluster_filled(_source(cloud))
     assert not settings & filled
     assert settings | filled == {f.name for f in dataclasses.fields(PlatformArgs)}
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_compose_hands_the_cluster_one_list_of_gpu_groups(cloud):
+    """The Kubernetes layer's view of each group is derived from the cluster's own list, not handed over twice."""
+    assert "node_groups" not in {f.name for f in dataclasses.fields(PlatformSettings)}
+    assert "node_groups=[g.nodes() for g in args.gpu_groups]" in _source(cloud)

@@ -460,6 +460,7 @@ class GpuCluster(Component):
             name,
             platform_args(
                 args.platform,
+                node_groups=[g.nodes() for g in args.gpu_groups],
                 driver_preinstalled=True,
                 device_plugin_preinstalled=True,
                 system_node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP},
