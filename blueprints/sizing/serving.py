@@ -248,48 +248,50 @@ def advise_serving(w: Workload, catalog: Optional[Catalog] = None) -> ServingAdv
     return ServingAdvice(w, breakdown(w), 0.0, marked, tuple(infeasible), tuple(plans))
 
 
+def _best_json(best, per_hour: float, tokens_per_hour: float) -> dict[str, Any]:
+    """The cheapest way to pay for a candidate: per hour, per month, per million output tokens, its price's source."""
+    return {
+        "option": best.option,
+        "usdPerHour": round(per_hour, 4),
+        "usdPerMonth": best.cost_to_finish_usd,
+        "usdPerMillionOutputTokens": round(per_hour / tokens_per_hour * 1e6, 4) if tokens_per_hour else None,
+        "priceRegion": best.quote.region if best.quote else None,
+        "source": best.quote.source if best.quote else None,
+        "asOf": best.quote.as_of if best.quote else None,
+    }
+
+
+def _candidate_json(advice: ServingAdvice, c) -> dict[str, Any]:
+    """One candidate shape: its serving plan (TP, batch, latencies, throughput), replicas and cheapest price."""
+    w = advice.workload
+    plan, replicas = advice.plan_for(c)
+    best = c.best()
+    per_hour = None if best is None else best.cost_to_finish_usd / HOURS_PER_MONTH  # type: ignore[operator]
+    tokens_per_hour = served_tokens_per_s(w, plan, replicas) * 3600
+    return {
+        "instanceType": c.shape.instance_type,
+        "cloud": c.shape.cloud,
+        "region": c.region,
+        "gpuModel": c.shape.gpu.model,
+        "tensorParallel": plan.tp,
+        "maxBatch": plan.max_batch,
+        "batch": plan.batch,
+        "ttftMs": round(plan.ttft_s * 1e3, 1),
+        "tpotMs": round(plan.tpot_s * 1e3, 2),
+        "tpotAloneMs": round(plan.tpot_1_s * 1e3, 2),
+        "requestsPerSecondPerReplica": round(plan.requests_per_s, 3),
+        "outputTokensPerSecondPerReplica": round(plan.output_tokens_per_s, 1),
+        "replicas": replicas,
+        "spareReplicas": w.spare_replicas,
+        "nodes": c.nodes,
+        "gpus": c.gpus,
+        "marks": list(c.marks),
+        "best": None if best is None else _best_json(best, per_hour, tokens_per_hour),
+    }
+
+
 def serving_json(advice: ServingAdvice) -> dict[str, Any]:
     w = advice.workload
-    rows = []
-    for c in advice.candidates:
-        plan, replicas = advice.plan_for(c)
-        best = c.best()
-        per_hour = None if best is None else best.cost_to_finish_usd / HOURS_PER_MONTH  # type: ignore[operator]
-        tokens_per_hour = served_tokens_per_s(w, plan, replicas) * 3600
-        rows.append(
-            {
-                "instanceType": c.shape.instance_type,
-                "cloud": c.shape.cloud,
-                "region": c.region,
-                "gpuModel": c.shape.gpu.model,
-                "tensorParallel": plan.tp,
-                "maxBatch": plan.max_batch,
-                "batch": plan.batch,
-                "ttftMs": round(plan.ttft_s * 1e3, 1),
-                "tpotMs": round(plan.tpot_s * 1e3, 2),
-                "tpotAloneMs": round(plan.tpot_1_s * 1e3, 2),
-                "requestsPerSecondPerReplica": round(plan.requests_per_s, 3),
-                "outputTokensPerSecondPerReplica": round(plan.output_tokens_per_s, 1),
-                "replicas": replicas,
-                "spareReplicas": w.spare_replicas,
-                "nodes": c.nodes,
-                "gpus": c.gpus,
-                "marks": list(c.marks),
-                "best": None
-                if best is None
-                else {
-                    "option": best.option,
-                    "usdPerHour": round(per_hour, 4),
-                    "usdPerMonth": best.cost_to_finish_usd,
-                    "usdPerMillionOutputTokens": round(per_hour / tokens_per_hour * 1e6, 4)
-                    if tokens_per_hour
-                    else None,
-                    "priceRegion": best.quote.region if best.quote else None,
-                    "source": best.quote.source if best.quote else None,
-                    "asOf": best.quote.as_of if best.quote else None,
-                },
-            }
-        )
     return {
         "formatVersion": 1,
         "kind": "serving",
@@ -306,7 +308,7 @@ def serving_json(advice: ServingAdvice) -> dict[str, Any]:
         "cheapest": None
         if advice.cheapest is None
         else {"instanceType": advice.cheapest.shape.instance_type, "region": advice.cheapest.region},
-        "candidates": rows,
+        "candidates": [_candidate_json(advice, c) for c in advice.candidates],
         "infeasible": [
             {"instanceType": c.shape.instance_type, "region": c.region, "whyNot": c.why_not} for c in advice.infeasible
         ],
