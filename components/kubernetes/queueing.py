@@ -182,61 +182,68 @@ class FairQueueing(Component):
             create_namespace=True,
         )
         # Kueue's webhooks reject its objects until the controller runs.
-        after = pulumi.ResourceOptions(parent=self, depends_on=[self.release, *args._depends_on])
+        self._after = pulumi.ResourceOptions(parent=self, depends_on=[self.release, *args._depends_on])
+        self._flavors(name, args)
+        covered = covered_resources(args.flavors)
+        for team in args.teams:
+            self._team_queues(name, args, team, covered)
+        self.cohort = pulumi.Output.from_input(COHORT)
+        self.register_outputs({"cohort": self.cohort})
 
-        def custom(kind: str, resource_name: str, metadata: dict, spec: dict) -> k8s.apiextensions.CustomResource:
-            return k8s.apiextensions.CustomResource(
-                resource_name, api_version=API, kind=kind, metadata=metadata, spec=spec, opts=after
-            )
+    def _custom(self, kind: str, resource_name: str, metadata: dict, spec: dict) -> k8s.apiextensions.CustomResource:
+        return k8s.apiextensions.CustomResource(
+            resource_name, api_version=API, kind=kind, metadata=metadata, spec=spec, opts=self._after
+        )
 
-        custom(
+    def _flavors(self, name: str, args: QueueingArgs) -> None:
+        """The system nodes' CPU flavor, then one flavor a GPU group (its labels and taints)."""
+        self._custom(
             "ResourceFlavor",
             f"{name}-{SYSTEM_FLAVOR}",
             {"name": SYSTEM_FLAVOR},
             {"nodeLabels": dict(args.system_node_selector)},
         )
         for f in args.flavors:
-            custom(
+            self._custom(
                 "ResourceFlavor",
                 f"{name}-gpu-{f.group}",
                 {"name": f"gpu-{f.group}"},
                 {"nodeLabels": dict(f.node_labels), "tolerations": [dict(t) for t in f.tolerations]},
             )
-        covered = covered_resources(args.flavors)
-        for team in args.teams:
-            custom(
-                "ClusterQueue",
-                f"{name}-{team.name}",
-                {"name": team.name},
-                {
-                    "cohortName": COHORT,
-                    "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": team.name}},
-                    "queueingStrategy": "BestEffortFIFO",
-                    "resourceGroups": [
-                        {
-                            "coveredResources": covered,
-                            "flavors": team_flavors(
-                                team, args.flavors, args.system_cpu_per_team, args.system_memory_per_team
-                            ),
-                        }
-                    ],
-                    # Lent GPUs come back when their owner needs them; inside a team, higher priority goes first;
-                    # work running on borrowed GPUs below gpu-standard's priority may be preempted.
-                    "preemption": {
-                        "reclaimWithinCohort": "Any",
-                        "withinClusterQueue": "LowerPriority",
-                        "borrowWithinCohort": {
-                            "policy": "LowerPriority",
-                            "maxPriorityThreshold": args.standard_priority,
-                        },
+
+    def _team_queues(self, name: str, args: QueueingArgs, team: "TeamQueue", covered: list[str]) -> None:
+        """A team's ClusterQueue in the cohort (its quota per flavor, borrowing and preemption) and its LocalQueue."""
+        self._custom(
+            "ClusterQueue",
+            f"{name}-{team.name}",
+            {"name": team.name},
+            {
+                "cohortName": COHORT,
+                "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": team.name}},
+                "queueingStrategy": "BestEffortFIFO",
+                "resourceGroups": [
+                    {
+                        "coveredResources": covered,
+                        "flavors": team_flavors(
+                            team, args.flavors, args.system_cpu_per_team, args.system_memory_per_team
+                        ),
+                    }
+                ],
+                # Lent GPUs come back when their owner needs them; inside a team, higher priority goes first;
+                # work running on borrowed GPUs below gpu-standard's priority may be preempted.
+                "preemption": {
+                    "reclaimWithinCohort": "Any",
+                    "withinClusterQueue": "LowerPriority",
+                    "borrowWithinCohort": {
+                        "policy": "LowerPriority",
+                        "maxPriorityThreshold": args.standard_priority,
                     },
                 },
-            )
-            custom(
-                "LocalQueue",
-                f"{name}-{team.name}-default",
-                {"name": DEFAULT_QUEUE, "namespace": team.name},
-                {"clusterQueue": team.name},
-            )
-        self.cohort = pulumi.Output.from_input(COHORT)
-        self.register_outputs({"cohort": self.cohort})
+            },
+        )
+        self._custom(
+            "LocalQueue",
+            f"{name}-{team.name}-default",
+            {"name": DEFAULT_QUEUE, "namespace": team.name},
+            {"clusterQueue": team.name},
+        )
