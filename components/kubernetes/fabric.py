@@ -73,19 +73,48 @@ class FabricArgs(Args):
     """On every object."""
 
 
-def fabric_jobset(target: FabricTarget, args: FabricArgs, labels: Mapping[str, str]) -> dict:
-    name = f"fabric-{target.group}"
-    command = (
+def _torchrun_command(target: FabricTarget, args: FabricArgs, name: str) -> str:
+    """torchrun over the group's nodes (rank from the indexed Job), recording NCCL's view of the transport."""
+    return (
         "mkdir -p /tmp/nccl && exec torchrun "
         f"--nnodes={args.nodes} --nproc-per-node={target.gpus} --node-rank=$(JOB_COMPLETION_INDEX) "
         f"--master-addr={name}-node-0-0.{name} --master-port={PORT} /opt/fabric/fabric_check.py "
         f"--group {target.group} --expect-transport {target.transport} --record --report /tmp/report.json"
         + (f" --min-busbw-gbps {target.min_busbw_gbps:g}" if target.min_busbw_gbps else "")
     )
+
+
+def _nccl_container(target: FabricTarget, args: FabricArgs, command: str) -> dict:
+    """The NCCL check's container: the node's GPUs and fabric devices, huge pages for EFA, non-root."""
     limits = {GPU_RESOURCE: target.gpus, **target.devices}
     if EFA_RESOURCE in target.devices:
         limits["hugepages-2Mi"] = "5120Mi"  # libfabric's EFA provider registers its buffers in huge pages
-    pod = {
+    return {
+        "name": "nccl",
+        "image": args.image,
+        "command": ["/bin/sh", "-c", command],
+        "env": [
+            HOME,
+            {"name": "NCCL_DEBUG", "value": "INFO"},
+            {"name": "NCCL_DEBUG_FILE", "value": "/tmp/nccl/%h.%p.log"},
+            *({"name": k, "value": v} for k, v in sorted(target.env.items())),
+        ],
+        "resources": {
+            "limits": {**{k: str(v) for k, v in limits.items()}, "memory": "64Gi"},
+            "requests": {**{k: str(v) for k, v in limits.items()}, "cpu": "8", "memory": "64Gi"},
+        },
+        "securityContext": dict(NON_ROOT),  # root gains nothing: every capability is dropped
+        "volumeMounts": [
+            {"name": "script", "mountPath": "/opt/fabric", "readOnly": True},
+            {"name": "shm", "mountPath": "/dev/shm"},
+            SCRATCH_MOUNT,
+        ],
+    }
+
+
+def _fabric_pod(target: FabricTarget, args: FabricArgs, command: str) -> dict:
+    """One node's pod: on accepted nodes of the group only, with the script and shared memory mounted."""
+    return {
         "restartPolicy": "Never",
         "serviceAccountName": ACCOUNT,
         "priorityClassName": args.priority_class,
@@ -100,35 +129,18 @@ def fabric_jobset(target: FabricTarget, args: FabricArgs, labels: Mapping[str, s
             }
         },
         "tolerations": [dict(t) for t in target.tolerations],
-        "containers": [
-            {
-                "name": "nccl",
-                "image": args.image,
-                "command": ["/bin/sh", "-c", command],
-                "env": [
-                    HOME,
-                    {"name": "NCCL_DEBUG", "value": "INFO"},
-                    {"name": "NCCL_DEBUG_FILE", "value": "/tmp/nccl/%h.%p.log"},
-                    *({"name": k, "value": v} for k, v in sorted(target.env.items())),
-                ],
-                "resources": {
-                    "limits": {**{k: str(v) for k, v in limits.items()}, "memory": "64Gi"},
-                    "requests": {**{k: str(v) for k, v in limits.items()}, "cpu": "8", "memory": "64Gi"},
-                },
-                "securityContext": dict(NON_ROOT),  # root gains nothing: every capability is dropped
-                "volumeMounts": [
-                    {"name": "script", "mountPath": "/opt/fabric", "readOnly": True},
-                    {"name": "shm", "mountPath": "/dev/shm"},
-                    SCRATCH_MOUNT,
-                ],
-            }
-        ],
+        "containers": [_nccl_container(target, args, command)],
         "volumes": [
             {"name": "script", "configMap": {"name": ACCOUNT}},
             {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}},
             SCRATCH_VOLUME,
         ],
     }
+
+
+def fabric_jobset(target: FabricTarget, args: FabricArgs, labels: Mapping[str, str]) -> dict:
+    name = f"fabric-{target.group}"
+    pod = _fabric_pod(target, args, _torchrun_command(target, args, name))
     return {
         "apiVersion": API,
         "kind": "JobSet",
