@@ -183,7 +183,6 @@ def _scaling(name: str, server: Registration, regs: Sequence[Registration]) -> l
         and _meta(r).get("namespace") == meta.get("namespace")
         and ((r.inputs.get("spec") or {}).get("scaleTargetRef") or {}).get("name") == meta.get("name")
     ]
-    releases = {r.inputs.get("name") for r in regs if r.type == HELM_RELEASE}
     if not scaled:
         return [
             Finding(
@@ -194,6 +193,19 @@ def _scaling(name: str, server: Registration, regs: Sequence[Registration]) -> l
                 "declare the model through serving.models (KEDA ScaledObject)",
             )
         ]
+    releases = {r.inputs.get("name") for r in regs if r.type == HELM_RELEASE}
+    spec = scaled[0].inputs.get("spec") or {}
+    triggers = spec.get("triggers") or []
+    queries = [str((t.get("metadata") or {}).get("query", "")) for t in triggers if t.get("type") == "prometheus"]
+    return [
+        *_scaler_installed(name, releases),
+        *_metric_sources(name, server, regs, releases, queries),
+        *_wake_from_zero(name, spec, queries),
+    ]
+
+
+def _scaler_installed(name: str, releases: set) -> list[Finding]:
+    """A ScaledObject does nothing without KEDA, and its Prometheus query nothing without Prometheus."""
     findings = []
     if "keda" not in releases:
         findings.append(
@@ -205,8 +217,6 @@ def _scaling(name: str, server: Registration, regs: Sequence[Registration]) -> l
                 "install the pinned keda chart (components/kubernetes/charts.yaml)",
             )
         )
-    triggers = (scaled[0].inputs.get("spec") or {}).get("triggers") or []
-    queries = [str((t.get("metadata") or {}).get("query", "")) for t in triggers if t.get("type") == "prometheus"]
     if "kube-prometheus-stack" not in releases:
         findings.append(
             Finding(
@@ -217,7 +227,14 @@ def _scaling(name: str, server: Registration, regs: Sequence[Registration]) -> l
                 "set kubernetes.monitoring.enabled: true",
             )
         )
-    labels = _pod_labels(server)
+    return findings
+
+
+def _metric_sources(
+    name: str, server: Registration, regs: Sequence[Registration], releases: set, queries: list[str]
+) -> list[Finding]:
+    """vLLM's metrics need a monitor selecting its pods; GPU utilization needs the GPU Operator's exporter."""
+    meta, labels, findings = _meta(server), _pod_labels(server), []
     scraped = any(
         r.type in MONITORS
         and _meta(r).get("namespace") == meta.get("namespace")
@@ -248,10 +265,13 @@ def _scaling(name: str, server: Registration, regs: Sequence[Registration]) -> l
                 "set kubernetes.gpuStack: gpu-operator, or signal requests-waiting or kv-cache",
             )
         )
-    if (scaled[0].inputs.get("spec") or {}).get("minReplicaCount") == 0 and all(
-        q.startswith(("sum(vllm:", "avg(vllm:")) for q in queries
-    ):
-        findings.append(
+    return findings
+
+
+def _wake_from_zero(name: str, spec: dict, queries: list[str]) -> list[Finding]:
+    """At zero replicas a model's own metrics have no series, so nothing wakes it."""
+    if spec.get("minReplicaCount") == 0 and all(q.startswith(("sum(vllm:", "avg(vllm:")) for q in queries):
+        return [
             Finding(
                 "serving-wake",
                 WARNING,
@@ -261,8 +281,8 @@ def _scaling(name: str, server: Registration, regs: Sequence[Registration]) -> l
                 "by hand",
                 "set minReplicas: 1, or scale it up before traffic (kubectl scale)",
             )
-        )
-    return findings
+        ]
+    return []
 
 
 def _route(name: str, server: Registration, regs: Sequence[Registration]) -> list[Finding]:
