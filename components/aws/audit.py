@@ -46,45 +46,24 @@ class AuditTrail(Component):
     def __init__(self, name: str, args: AuditTrailArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
         args = as_args(AuditTrailArgs, args)
-        kms_key_arn, retention_days, protect = args.kms_key_arn, args.retention_days, args.protect
-        account_id, partition, region, tags = args.account_id, args.partition, args.region, dict(args.tags)
-        child = pulumi.ResourceOptions(parent=self)
-        trail_arn = pulumi.Output.concat("arn:", partition, ":cloudtrail:", region, ":", account_id, ":trail/", name)
-
-        def delivery(bucket_arn: pulumi.Output[str]) -> list[Statement]:
-            return [
-                Statement(
-                    sid="CloudTrailAclCheck",
-                    actions=["s3:GetBucketAcl"],
-                    resources=[bucket_arn],
-                    principals={"Service": "cloudtrail.amazonaws.com"},
-                    conditions={"StringEquals": {"aws:SourceArn": trail_arn}},
-                ),
-                Statement(
-                    sid="CloudTrailWrite",
-                    actions=["s3:PutObject"],
-                    resources=[pulumi.Output.concat(bucket_arn, "/AWSLogs/", account_id, "/*")],
-                    principals={"Service": "cloudtrail.amazonaws.com"},
-                    conditions={
-                        "StringEquals": {"aws:SourceArn": trail_arn, "s3:x-amz-acl": "bucket-owner-full-control"}
-                    },
-                ),
-            ]
-
+        tags, child = dict(args.tags), pulumi.ResourceOptions(parent=self)
+        trail_arn = pulumi.Output.concat(
+            "arn:", args.partition, ":cloudtrail:", args.region, ":", args.account_id, ":trail/", name
+        )
         self.bucket = DataBucket(
             f"{name}-logs",
             BucketArgs(
-                kms_key_arn=kms_key_arn,
-                protect=protect,
-                noncurrent_version_days=retention_days,
+                kms_key_arn=args.kms_key_arn,
+                protect=args.protect,
+                noncurrent_version_days=args.retention_days,
                 infrequent_access_after_days=90,
                 tags=tags,
-                _extra_statements=delivery,
+                _extra_statements=lambda bucket_arn: _delivery(bucket_arn, trail_arn, args.account_id),
             ),
             opts=child,
         )
         self.log_group = aws.cloudwatch.LogGroup(
-            f"{name}-trail", retention_in_days=retention_days, kms_key_id=kms_key_arn, tags=tags, opts=child
+            f"{name}-trail", retention_in_days=args.retention_days, kms_key_id=args.kms_key_arn, tags=tags, opts=child
         )
         # No aws:SourceAccount/aws:SourceArn here: the CloudTrail user guide says this role does not support them
         # (https://docs.aws.amazon.com/awscloudtrail/latest/userguide/cloudtrail-required-policy-for-cloudwatch-logs.html),
@@ -110,36 +89,54 @@ class AuditTrail(Component):
             include_global_service_events=bool(args.management_events),
             enable_log_file_validation=True,
             enable_logging=True,
-            kms_key_id=kms_key_arn,
+            kms_key_id=args.kms_key_arn,
             cloud_watch_logs_group_arn=pulumi.Output.concat(self.log_group.arn, ":*"),
             cloud_watch_logs_role_arn=role.arn,
-            advanced_event_selectors=[
-                *(
-                    [
-                        {
-                            "name": "Management events",
-                            "field_selectors": [{"field": "eventCategory", "equals": ["Management"]}],
-                        }
-                    ]
-                    if args.management_events
-                    else []
-                ),
-                # Object reads and writes in every bucket (HIPAA/GDPR data-access audit), except the trail's own:
-                # its deliveries would be logged into itself (CloudTrail user guide, "recursive logging").
-                {
-                    "name": "S3 object access",
-                    "field_selectors": [
-                        {"field": "eventCategory", "equals": ["Data"]},
-                        {"field": "resources.type", "equals": ["AWS::S3::Object"]},
-                        {"field": "resources.ARN", "not_starts_withs": [pulumi.Output.concat(self.bucket.arn, "/")]},
-                    ],
-                },
-            ],
+            advanced_event_selectors=self._event_selectors(args),
             tags=tags,
             opts=pulumi.ResourceOptions(parent=self, depends_on=[self.bucket.policy]),
         )
         self.trail_arn = self.trail.arn
         self.register_outputs({"trail_arn": self.trail_arn})
+
+    def _event_selectors(self, args: AuditTrailArgs) -> list[dict]:
+        """Management events (unless another trail records them) and object access in every bucket but the trail's."""
+        management = [
+            {"name": "Management events", "field_selectors": [{"field": "eventCategory", "equals": ["Management"]}]}
+        ]
+        return [
+            *(management if args.management_events else []),
+            # Object reads and writes in every bucket (HIPAA/GDPR data-access audit), except the trail's own:
+            # its deliveries would be logged into itself (CloudTrail user guide, "recursive logging").
+            {
+                "name": "S3 object access",
+                "field_selectors": [
+                    {"field": "eventCategory", "equals": ["Data"]},
+                    {"field": "resources.type", "equals": ["AWS::S3::Object"]},
+                    {"field": "resources.ARN", "not_starts_withs": [pulumi.Output.concat(self.bucket.arn, "/")]},
+                ],
+            },
+        ]
+
+
+def _delivery(bucket_arn: pulumi.Output[str], trail_arn: pulumi.Output[str], account_id) -> list[Statement]:
+    """The log bucket's policy for CloudTrail: check the ACL and write under AWSLogs/<account>, for this trail only."""
+    return [
+        Statement(
+            sid="CloudTrailAclCheck",
+            actions=["s3:GetBucketAcl"],
+            resources=[bucket_arn],
+            principals={"Service": "cloudtrail.amazonaws.com"},
+            conditions={"StringEquals": {"aws:SourceArn": trail_arn}},
+        ),
+        Statement(
+            sid="CloudTrailWrite",
+            actions=["s3:PutObject"],
+            resources=[pulumi.Output.concat(bucket_arn, "/AWSLogs/", account_id, "/*")],
+            principals={"Service": "cloudtrail.amazonaws.com"},
+            conditions={"StringEquals": {"aws:SourceArn": trail_arn, "s3:x-amz-acl": "bucket-owner-full-control"}},
+        ),
+    ]
 
 
 @dataclass(frozen=True)
