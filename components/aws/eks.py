@@ -60,33 +60,7 @@ class EksCluster(Component):
         args = as_args(EksArgs, args)
         child = pulumi.ResourceOptions(parent=self)
         tags = dict(args.tags)
-        # EKS accepts aws:SourceArn (the cluster's ARN) and aws:SourceAccount in the cluster role's trust policy:
-        # https://docs.aws.amazon.com/eks/latest/userguide/cross-service-confused-deputy-prevention.html
-        # The region is left a wildcard: the ARN pattern still names this account and this cluster.
-        self.role = aws.iam.Role(
-            f"{name}-cluster",
-            assume_role_policy=policy_json(
-                [
-                    Statement(
-                        sid="EksAssume",
-                        actions=["sts:AssumeRole", "sts:TagSession"],
-                        principals={"Service": "eks.amazonaws.com"},
-                        conditions=source_conditions(
-                            args.account_id,
-                            pulumi.Output.concat("arn:", args.partition, ":eks:*:", args.account_id, ":cluster/", name),
-                        ),
-                    )
-                ]
-            ),
-            tags=tags,
-            opts=child,
-        )
-        attachment = aws.iam.RolePolicyAttachment(
-            f"{name}-cluster-policy",
-            role=self.role.name,
-            policy_arn=pulumi.Output.concat("arn:", args.partition, ":iam::aws:policy/AmazonEKSClusterPolicy"),
-            opts=child,
-        )
+        attachment = self._cluster_role(name, args, tags)
         # EKS writes control-plane logs to this group; creating it first sets retention and the key.
         log_group = aws.cloudwatch.LogGroup(
             f"{name}-control-plane",
@@ -119,23 +93,7 @@ class EksCluster(Component):
             f"{name}-irsa", url=issuer, client_id_lists=["sts.amazonaws.com"], tags=tags, opts=child
         )
         self.oidc_issuer = issuer.apply(lambda url: url.removeprefix("https://"))
-        for i, principal in enumerate(args.admin_principal_arns):
-            entry = aws.eks.AccessEntry(
-                f"{name}-admin-{i}",
-                cluster_name=self.cluster.name,
-                principal_arn=principal,
-                type="STANDARD",
-                tags=tags,
-                opts=child,
-            )
-            aws.eks.AccessPolicyAssociation(
-                f"{name}-admin-{i}",
-                cluster_name=self.cluster.name,
-                principal_arn=principal,
-                policy_arn="arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
-                access_scope={"type": "cluster"},
-                opts=pulumi.ResourceOptions(parent=self, depends_on=[entry]),
-            )
+        self._admins(name, args, tags)
         self.name = self.cluster.name
         self.security_group_id = self.cluster.vpc_config.cluster_security_group_id
         self.endpoint = self.cluster.endpoint
@@ -147,3 +105,55 @@ class EksCluster(Component):
                 "security_group_id": self.security_group_id,
             }
         )
+
+    def _cluster_role(self, name: str, args: EksArgs, tags: dict) -> aws.iam.RolePolicyAttachment:
+        """The cluster's IAM role, trusted by EKS for this cluster only, with AmazonEKSClusterPolicy."""
+        child = pulumi.ResourceOptions(parent=self)
+        # EKS accepts aws:SourceArn (the cluster's ARN) and aws:SourceAccount in the cluster role's trust policy:
+        # https://docs.aws.amazon.com/eks/latest/userguide/cross-service-confused-deputy-prevention.html
+        # The region is left a wildcard: the ARN pattern still names this account and this cluster.
+        self.role = aws.iam.Role(
+            f"{name}-cluster",
+            assume_role_policy=policy_json(
+                [
+                    Statement(
+                        sid="EksAssume",
+                        actions=["sts:AssumeRole", "sts:TagSession"],
+                        principals={"Service": "eks.amazonaws.com"},
+                        conditions=source_conditions(
+                            args.account_id,
+                            pulumi.Output.concat("arn:", args.partition, ":eks:*:", args.account_id, ":cluster/", name),
+                        ),
+                    )
+                ]
+            ),
+            tags=tags,
+            opts=child,
+        )
+        return aws.iam.RolePolicyAttachment(
+            f"{name}-cluster-policy",
+            role=self.role.name,
+            policy_arn=pulumi.Output.concat("arn:", args.partition, ":iam::aws:policy/AmazonEKSClusterPolicy"),
+            opts=child,
+        )
+
+    def _admins(self, name: str, args: EksArgs, tags: dict) -> None:
+        """An access entry with the cluster-admin policy for each admin principal (API authentication mode)."""
+        child = pulumi.ResourceOptions(parent=self)
+        for index, principal in enumerate(args.admin_principal_arns):
+            entry = aws.eks.AccessEntry(
+                f"{name}-admin-{index}",
+                cluster_name=self.cluster.name,
+                principal_arn=principal,
+                type="STANDARD",
+                tags=tags,
+                opts=child,
+            )
+            aws.eks.AccessPolicyAssociation(
+                f"{name}-admin-{index}",
+                cluster_name=self.cluster.name,
+                principal_arn=principal,
+                policy_arn="arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
+                access_scope={"type": "cluster"},
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[entry]),
+            )
