@@ -177,27 +177,7 @@ class LustreFileSystem(Component):
         super().__init__(name, opts)
         args = as_args(LustreArgs, args)
         child = pulumi.ResourceOptions(parent=self)
-        rules = []
-        for low, high in LUSTRE_PORTS:
-            for sg in args.client_security_group_ids:
-                rules.append(
-                    {
-                        "protocol": "tcp",
-                        "from_port": low,
-                        "to_port": high,
-                        "security_groups": [sg],
-                        "description": "Lustre from GPU nodes",
-                    }
-                )
-            rules.append(
-                {
-                    "protocol": "tcp",
-                    "from_port": low,
-                    "to_port": high,
-                    "self": True,
-                    "description": "Lustre between file servers",
-                }
-            )
+        rules = _lustre_ingress(args)
         self.security_group = aws.ec2.SecurityGroup(
             name,
             vpc_id=args.vpc_id,
@@ -239,6 +219,17 @@ class LustreFileSystem(Component):
             tags=args.tags,
             opts=pulumi.ResourceOptions(parent=self, protect=args.protect),
         )
+        self._cache_of(name, args)
+        self.file_system_id = self.file_system.id
+        self.dns_name = self.file_system.dns_name
+        self.mount_name = self.file_system.mount_name
+        self.register_outputs(
+            {"file_system_id": self.file_system_id, "dns_name": self.dns_name, "mount_name": self.mount_name}
+        )
+
+    def _cache_of(self, name: str, args: LustreArgs) -> None:
+        """Link the file system to the data bucket under /data, importing and exporting every change."""
+        child = pulumi.ResourceOptions(parent=self)
         if args.cache_bucket_name is not None:
             aws.fsx.DataRepositoryAssociation(
                 name,
@@ -253,9 +244,29 @@ class LustreFileSystem(Component):
                 tags=args.tags,
                 opts=child,
             )
-        self.file_system_id = self.file_system.id
-        self.dns_name = self.file_system.dns_name
-        self.mount_name = self.file_system.mount_name
-        self.register_outputs(
-            {"file_system_id": self.file_system_id, "dns_name": self.dns_name, "mount_name": self.mount_name}
+
+
+def _lustre_ingress(args: "LustreArgs") -> list[dict]:
+    """Lustre's ports from each client security group, and between the file servers themselves."""
+    rules = []
+    for low, high in LUSTRE_PORTS:
+        for sg in args.client_security_group_ids:
+            rules.append(
+                {
+                    "protocol": "tcp",
+                    "from_port": low,
+                    "to_port": high,
+                    "security_groups": [sg],
+                    "description": "Lustre from GPU nodes",
+                }
+            )
+        rules.append(
+            {
+                "protocol": "tcp",
+                "from_port": low,
+                "to_port": high,
+                "self": True,
+                "description": "Lustre between file servers",
+            }
         )
+    return rules
