@@ -49,21 +49,7 @@ class DataBucket(Component):
     def __init__(self, name: str, args: BucketArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
         args = as_args(BucketArgs, args)
-        kms_key_id, protect, tags = args.kms_key_id, args.protect, dict(args.tags)
-        noncurrent_version_days, infrequent_access_after_days = (
-            args.noncurrent_version_days,
-            args.infrequent_access_after_days,
-        )
-        access_logs = args.access_logs
-        rule = {
-            "id": "versions-and-tiering",
-            "enabled": True,
-            "prefix": "",
-            "noncurrent_version_expirations": [{"days": noncurrent_version_days}],
-            "abort_multipart_uploads": [{"days": 7}],
-        }
-        if infrequent_access_after_days:
-            rule["transitions"] = [{"days": infrequent_access_after_days, "storage_class": "IA"}]
+        tags = dict(args.tags)
         if args.cpfs_data_flow:
             tags["cpfs-dataflow"] = "true"
         bucket_name = args.bucket_name if args.bucket_name is not None else name
@@ -73,16 +59,24 @@ class DataBucket(Component):
             acl="private",
             storage_class="Standard",
             redundancy_type="ZRS",
-            server_side_encryption_rule={"sse_algorithm": "KMS", "kms_master_key_id": kms_key_id},
+            server_side_encryption_rule={"sse_algorithm": "KMS", "kms_master_key_id": args.kms_key_id},
             versioning={"status": "Enabled"},
-            lifecycle_rules=[rule],
-            force_destroy=not protect,
+            lifecycle_rules=[_lifecycle_rule(args)],
+            force_destroy=not args.protect,
             tags=tags,
-            opts=pulumi.ResourceOptions(parent=self, protect=protect),
+            opts=pulumi.ResourceOptions(parent=self, protect=args.protect),
         )
         alicloud.oss.BucketPublicAccessBlock(
             name, bucket=self.bucket.bucket, block_public_access=True, opts=pulumi.ResourceOptions(parent=self)
         )
+        self._tls_only(name)
+        self.name = self.bucket.bucket
+        if args.access_logs:
+            self._access_logs(name, args, bucket_name)
+        self.register_outputs({"name": self.name})
+
+    def _tls_only(self, name: str) -> None:
+        """A bucket policy denying every request not made over TLS."""
         bucket_arn = pulumi.Output.concat("acs:oss:*:*:", self.bucket.bucket)
         alicloud.oss.BucketPolicy(
             name,
@@ -100,31 +94,29 @@ class DataBucket(Component):
             ),
             opts=pulumi.ResourceOptions(parent=self),
         )
-        self.name = self.bucket.bucket
-        if access_logs:
-            logs = DataBucket(
-                f"{name}-access-logs",
-                BucketArgs(
-                    kms_key_id=kms_key_id,
-                    protect=protect,
-                    noncurrent_version_days=noncurrent_version_days,
-                    infrequent_access_after_days=None,
-                    tags=dict(args.tags),
-                    access_logs=False,
-                    bucket_name=pulumi.Output.concat(bucket_name, "-access-logs")
-                    if args.bucket_name is not None
-                    else None,
-                ),
-                opts=pulumi.ResourceOptions(parent=self),
-            )
-            alicloud.oss.BucketLogging(
-                name,
-                bucket=self.bucket.bucket,
-                target_bucket=logs.name,
-                target_prefix="access-logs/",
-                opts=pulumi.ResourceOptions(parent=self),
-            )
-        self.register_outputs({"name": self.name})
+
+    def _access_logs(self, name: str, args: BucketArgs, bucket_name: pulumi.Input[str]) -> None:
+        """A second bucket, as protected and encrypted, receiving this one's access logs."""
+        logs = DataBucket(
+            f"{name}-access-logs",
+            BucketArgs(
+                kms_key_id=args.kms_key_id,
+                protect=args.protect,
+                noncurrent_version_days=args.noncurrent_version_days,
+                infrequent_access_after_days=None,
+                tags=dict(args.tags),
+                access_logs=False,
+                bucket_name=pulumi.Output.concat(bucket_name, "-access-logs") if args.bucket_name is not None else None,
+            ),
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        alicloud.oss.BucketLogging(
+            name,
+            bucket=self.bucket.bucket,
+            target_bucket=logs.name,
+            target_prefix="access-logs/",
+            opts=pulumi.ResourceOptions(parent=self),
+        )
 
     def grant_read(self, prefix: str) -> list[Statement]:
         """Read and list only under ``prefix`` (a model's weights)."""
@@ -304,3 +296,17 @@ class SharedFileSystem(Component):
             description="OSS bucket <-> CPFS cache",
             opts=pulumi.ResourceOptions(parent=self),
         )
+
+
+def _lifecycle_rule(args: "BucketArgs") -> dict:
+    """Non-current versions expire, unfinished uploads are aborted, and objects move to IA when the stack says."""
+    rule = {
+        "id": "versions-and-tiering",
+        "enabled": True,
+        "prefix": "",
+        "noncurrent_version_expirations": [{"days": args.noncurrent_version_days}],
+        "abort_multipart_uploads": [{"days": 7}],
+    }
+    if args.infrequent_access_after_days:
+        rule["transitions"] = [{"days": args.infrequent_access_after_days, "storage_class": "IA"}]
+    return rule
