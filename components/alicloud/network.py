@@ -56,42 +56,53 @@ class GpuNetwork(Component):
     def __init__(self, name: str, args: NetworkArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
         args = as_args(NetworkArgs, args)
-        cidr, zone_ids, log_project, log_store = args.cidr, args.zone_ids, args.log_project, args.log_store
-        tags = dict(args.tags)
-        child = pulumi.ResourceOptions(parent=self)
-        zones = pulumi.Output.from_input(zone_ids)
-        self.vpc = alicloud.vpc.Network(name, vpc_name=name, cidr_block=cidr, tags=tags, opts=child)
-        subnets = list(ipaddress.ip_network(cidr).subnets(prefixlen_diff=2))
-        self.vswitches = [
-            alicloud.vpc.Switch(
-                f"{name}-{i}",
+        tags, child = dict(args.tags), pulumi.ResourceOptions(parent=self)
+        self.vpc = alicloud.vpc.Network(name, vpc_name=name, cidr_block=args.cidr, tags=tags, opts=child)
+        self._vswitches(name, args, tags)
+        self._nat(name, tags)
+        self._security_group(name, args, tags)
+        alicloud.vpc.FlowLog(
+            name,
+            resource_type="VPC",
+            resource_id=self.vpc.id,
+            traffic_type="All",
+            project_name=args.log_project,
+            log_store_name=args.log_store,
+            flow_log_name=name,
+            tags=tags,
+            opts=child,
+        )
+        self.vpc_id = self.vpc.id
+        self.vswitch_ids = pulumi.Output.all(*[v.id for v in self.vswitches])
+        self.security_group_id = self.security_group.id
+        self.register_outputs(
+            {"vpc_id": self.vpc_id, "vswitch_ids": self.vswitch_ids, "security_group_id": self.security_group_id}
+        )
+
+    def _vswitches(self, name: str, args: NetworkArgs, tags: dict) -> None:
+        """Two node vSwitches in the two zones, and with Terway two pod vSwitches beside them (a quarter CIDR each)."""
+        child, zones = pulumi.ResourceOptions(parent=self), pulumi.Output.from_input(args.zone_ids)
+        subnets = list(ipaddress.ip_network(args.cidr).subnets(prefixlen_diff=2))
+
+        def switch(resource_name: str, index: int) -> alicloud.vpc.Switch:
+            return alicloud.vpc.Switch(
+                resource_name,
                 vpc_id=self.vpc.id,
-                cidr_block=str(subnets[i]),
-                zone_id=zones[i],
-                vswitch_name=f"{name}-{i}",
+                cidr_block=str(subnets[index]),
+                zone_id=zones[index % 2],
+                vswitch_name=resource_name,
                 tags=tags,
                 opts=child,
             )
-            for i in range(2)
-        ]
+
+        self.vswitches = [switch(f"{name}-{i}", i) for i in range(2)]
         # Terway gives pods VPC addresses from vSwitches of their own in the nodes' zones.
         # https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/use-network-policies
-        self.pod_vswitches = (
-            [
-                alicloud.vpc.Switch(
-                    f"{name}-pods-{i}",
-                    vpc_id=self.vpc.id,
-                    cidr_block=str(subnets[2 + i]),
-                    zone_id=zones[i],
-                    vswitch_name=f"{name}-pods-{i}",
-                    tags=tags,
-                    opts=child,
-                )
-                for i in range(2)
-            ]
-            if args.pod_vswitches
-            else []
-        )
+        self.pod_vswitches = [switch(f"{name}-pods-{i}", 2 + i) for i in range(2)] if args.pod_vswitches else []
+
+    def _nat(self, name: str, tags: dict) -> None:
+        """An enhanced NAT gateway with an EIP, and SNAT for each node vSwitch."""
+        child = pulumi.ResourceOptions(parent=self)
         nat = alicloud.vpc.NatGateway(
             name,
             vpc_id=self.vpc.id,
@@ -116,7 +127,10 @@ class GpuNetwork(Component):
                 snat_ip=eip.ip_address,
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[bind]),
             )
-        # Nodes talk to each other, to cloud services and out through NAT (rules below); nothing comes in from outside.
+
+    def _security_group(self, name: str, args: NetworkArgs, tags: dict) -> None:
+        """Nodes talk to each other, to cloud services and out through NAT; nothing comes in from outside."""
+        child = pulumi.ResourceOptions(parent=self)
         self.security_group = alicloud.ecs.SecurityGroup(
             name,
             vpc_id=self.vpc.id,
@@ -131,24 +145,14 @@ class GpuNetwork(Component):
             type="ingress",
             ip_protocol="all",
             port_range="-1/-1",
-            cidr_ip=cidr,
+            cidr_ip=args.cidr,
             policy="accept",
             priority=1,
             security_group_id=self.security_group.id,
             description="all traffic from inside the VPC (eRDMA, NCCL, kubelet)",
             opts=child,
         )
-        rules = [
-            ("egress-vpc", "all", "-1/-1", cidr, "to nodes, the API server (6443) and mount targets in the VPC"),
-            ("egress-cloud-services", "all", "-1/-1", CLOUD_SERVICES_CIDR, "to Alibaba Cloud DNS, OSS, ACR"),
-            ("egress-https", "tcp", "443/443", "0.0.0.0/0", "HTTPS through NAT: public registries, charts"),
-        ]
-        if args.pod_cidr:
-            rules += [
-                ("ingress-pods", "all", "-1/-1", args.pod_cidr, "from pods (Flannel routes pod traffic)"),
-                ("egress-pods", "all", "-1/-1", args.pod_cidr, "to pods on other nodes (Flannel)"),
-            ]
-        for rule, protocol, ports, to, why in rules:
+        for rule, protocol, ports, to, why in _node_rules(args):
             alicloud.ecs.SecurityGroupRule(
                 f"{name}-{rule}",
                 type=rule.split("-")[0],
@@ -161,20 +165,18 @@ class GpuNetwork(Component):
                 description=why,
                 opts=child,
             )
-        alicloud.vpc.FlowLog(
-            name,
-            resource_type="VPC",
-            resource_id=self.vpc.id,
-            traffic_type="All",
-            project_name=log_project,
-            log_store_name=log_store,
-            flow_log_name=name,
-            tags=tags,
-            opts=child,
-        )
-        self.vpc_id = self.vpc.id
-        self.vswitch_ids = pulumi.Output.all(*[v.id for v in self.vswitches])
-        self.security_group_id = self.security_group.id
-        self.register_outputs(
-            {"vpc_id": self.vpc_id, "vswitch_ids": self.vswitch_ids, "security_group_id": self.security_group_id}
-        )
+
+
+def _node_rules(args: "NetworkArgs") -> list[tuple[str, str, str, str, str]]:
+    """Egress to the VPC, Alibaba's service range and HTTPS; with Flannel, the pod CIDR both ways."""
+    rules = [
+        ("egress-vpc", "all", "-1/-1", args.cidr, "to nodes, the API server (6443) and mount targets in the VPC"),
+        ("egress-cloud-services", "all", "-1/-1", CLOUD_SERVICES_CIDR, "to Alibaba Cloud DNS, OSS, ACR"),
+        ("egress-https", "tcp", "443/443", "0.0.0.0/0", "HTTPS through NAT: public registries, charts"),
+    ]
+    if args.pod_cidr:
+        rules += [
+            ("ingress-pods", "all", "-1/-1", args.pod_cidr, "from pods (Flannel routes pod traffic)"),
+            ("egress-pods", "all", "-1/-1", args.pod_cidr, "to pods on other nodes (Flannel)"),
+        ]
+    return rules
