@@ -135,6 +135,7 @@ def _command(commands, name: str, help_text: str) -> argparse.ArgumentParser:
 
 
 def _parser() -> argparse.ArgumentParser:
+    """The top-level parser; each subcommand's arguments live in their own step below."""
     parser = _Parser(
         prog="python -m blueprints",
         description="GPU cluster blueprints, offline.",
@@ -143,6 +144,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    _plan_parser(commands)
+    _diff_parser(commands)
+    _ci_matrix_parser(commands)
+    _policy_config_parser(commands)
+    _size_parser(commands)
+    _schema_parser(commands)
+    return parser
+
+
+def _plan_parser(commands) -> None:
+    """`plan`: which stacks to run, the output format and the policy packs to judge with."""
     plan = _command(commands, "plan", "run a stack's program under mocks: resources, cost, findings")
     which = plan.add_mutually_exclusive_group(required=True)
     which.add_argument("-s", "--stack", help="stack name, stacks/Pulumi.<stack>.yaml")
@@ -155,6 +167,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     plan.add_argument("--output", type=Path, help="write here (atomically) instead of standard output")
     plan.add_argument("--stacks-dir", type=Path, default=None, help="where the stack files are (default: stacks/)")
+    _policy_pack_arguments(plan)
+
+
+def _policy_pack_arguments(plan: argparse.ArgumentParser) -> None:
+    """`plan --policy-pack` and `--policy-pack-config`: mirror what `pulumi preview` takes."""
     plan.add_argument(
         "--policy-pack",
         action="append",
@@ -174,6 +191,10 @@ def _parser() -> argparse.ArgumentParser:
         "the n-th configures the n-th --policy-pack, else the pack named by the "
         "file (<pack>.json, as policy-config writes)",
     )
+
+
+def _diff_parser(commands) -> None:
+    """`diff`: the two plans to compare, the format and the data-loss acknowledgement."""
     diff = _command(commands, "diff", "compare two plans (JSON from base and head): resources, cost, findings")
     diff.add_argument("base", type=Path, help="plan JSON of the base (a plan or an --all-stacks bundle)")
     diff.add_argument("head", type=Path, help="plan JSON of the head")
@@ -190,16 +211,26 @@ def _parser() -> argparse.ArgumentParser:
         help="the pull request acknowledges replacing or deleting protected data stores "
         "(the workflow sets it from the PR's label)",
     )
+
+
+def _ci_matrix_parser(commands) -> None:
+    """`ci-matrix`: the changed files (or stacks) that pick the CI matrix."""
     ci = _command(commands, "ci-matrix", "stacks a change touches and their packs, as a JSON matrix")
     ci.add_argument("--changed-files", type=Path, help="file listing changed paths, one a line (default: all stacks)")
     ci.add_argument("--stacks", nargs="+", help="these stacks instead of working them out from changes")
+
+
+def _policy_config_parser(commands) -> None:
+    """`policy-config`: the stack whose pack configs to write, and where."""
     pconf = _command(commands, "policy-config", "write a stack's --policy-pack-config files, one per pack")
     pconf.add_argument("-s", "--stack", required=True, help="stack name, stacks/Pulumi.<stack>.yaml")
     pconf.add_argument("--output-dir", type=Path, required=True, help="folder for <pack>.json files")
-    _size_parser(commands)
+
+
+def _schema_parser(commands) -> None:
+    """`schema`: where to print the stack config's JSON schema."""
     schema = _command(commands, "schema", "print the JSON schema of the stack config")
     schema.add_argument("--output", type=Path, help="write here instead of standard output")
-    return parser
 
 
 def _size_parser(commands) -> None:
