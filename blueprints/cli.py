@@ -296,22 +296,42 @@ def _size_parser(commands) -> None:
 
 
 def _size(args: argparse.Namespace) -> int:
+    """`size`: a usage-history forecast, or a workload's advice (and optionally its stack)."""
     if args.usage_history is not None:
         from .sizing.history import render_history
 
         _write(render_history(args.usage_history, args.format), args.output)
         return 0
-    from .sizing.candidates import advise
-    from .sizing.render import RENDERERS
-    from .sizing.workload import build_workload, parse_count
+    _check_size_args(args)
+    advice, text = _size_advice(args, _size_workload(args))
+    if args.write_stack:
+        _size_write_stack(args, advice)
+    _write(text, args.output)
+    return 0
 
+
+def _check_size_args(args: argparse.Namespace) -> None:
+    """Refuse a sizing without a model, and a budget margin that is not a finite number."""
     if args.params is None and args.model is None and args.workload is None:
         raise BlueprintError(
             "--params", "required: model parameters with a unit, e.g. 7B, or --model NAME (or --usage-history FILE)"
         )
     if not 0 <= args.budget_margin < float("inf"):  # nan and inf too: argparse's float() accepts them
         raise BlueprintError("--budget-margin", f"must be a finite number, 0 or more (got {args.budget_margin})")
-    workload = build_workload(
+
+
+def _size_workload(args: argparse.Namespace):
+    """The workload the flags describe; counts parsed in flag order so the first bad one is reported."""
+    from .sizing.workload import build_workload
+
+    return build_workload(**_model_kwargs(args), **_placement_kwargs(args), **_serving_vision_kwargs(args))
+
+
+def _model_kwargs(args: argparse.Namespace) -> dict:
+    """The model and its training run: size, precision, parallelism, tokens and batch."""
+    from .sizing.workload import parse_count
+
+    return dict(
         params=None if args.params is None else parse_count(args.params, "--params"),
         model=args.model,
         kv_heads=args.kv_heads,
@@ -329,12 +349,26 @@ def _size(args: argparse.Namespace) -> int:
         layers=args.layers,
         heads=args.heads,
         mfu=args.mfu,
+    )
+
+
+def _placement_kwargs(args: argparse.Namespace) -> dict:
+    """Where and how long it runs: deadline, clouds, regions, spot overhead and storage."""
+    return dict(
         target_hours=None if args.target_days is None else args.target_days * 24,
         clouds=None if not args.clouds else tuple(args.clouds),
         regions=None if not args.regions else tuple(args.regions),
         spot_overhead=args.spot_overhead,
         dataset_tb=args.dataset_tb,
         checkpoints_kept=args.checkpoints_kept,
+    )
+
+
+def _serving_vision_kwargs(args: argparse.Namespace) -> dict:
+    """Serving targets, and the work sized by FLOPs per sample (vision)."""
+    from .sizing.workload import parse_count
+
+    return dict(
         request_rate=args.rps,
         concurrency=args.concurrency,
         input_tokens=args.input_tokens,
@@ -350,28 +384,34 @@ def _size(args: argparse.Namespace) -> int:
         else parse_count(args.flops_per_sample, "--flops-per-sample"),
         samples=None if args.samples is None else parse_count(args.samples, "--samples"),
     )
+
+
+def _size_advice(args: argparse.Namespace, workload) -> tuple:
+    """The advice (serving or training) and its rendering in the chosen format."""
+    from .sizing.candidates import advise
+    from .sizing.render import RENDERERS
+
     if workload.serving:
         from .sizing.serving import SERVING_RENDERERS, advise_serving
 
         advice = advise_serving(workload)
-        text = SERVING_RENDERERS[args.format](advice)
-    else:
-        advice = advise(workload)
-        if args.format == "text":  # the table fits COLUMNS (or the terminal); 160 columns in a pipe
-            from .sizing.render import render_text
-            from .terminal import width
+        return advice, SERVING_RENDERERS[args.format](advice)
+    advice = advise(workload)
+    if args.format == "text":  # the table fits COLUMNS (or the terminal); 160 columns in a pipe
+        from .sizing.render import render_text
+        from .terminal import width
 
-            text = render_text(advice, width=width())
-        else:
-            text = RENDERERS[args.format](advice)
-    if args.write_stack:
-        from .sizing.write_stack import write_stack
-        from .stackconfig import STACKS_DIR
+        return advice, render_text(advice, width=width())
+    return advice, RENDERERS[args.format](advice)
 
-        path = write_stack(advice, args.write_stack, args.stacks_dir or STACKS_DIR, margin=args.budget_margin)
-        print(f"wrote {path}", file=sys.stderr)
-    _write(text, args.output)
-    return 0
+
+def _size_write_stack(args: argparse.Namespace, advice) -> None:
+    """`--write-stack`: the cheapest candidate's stack file, its path on standard error."""
+    from .sizing.write_stack import write_stack
+    from .stackconfig import STACKS_DIR
+
+    path = write_stack(advice, args.write_stack, args.stacks_dir or STACKS_DIR, margin=args.budget_margin)
+    print(f"wrote {path}", file=sys.stderr)
 
 
 def _write(text: str, output: Optional[Path], coloured: bool = False) -> None:
