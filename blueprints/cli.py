@@ -135,6 +135,7 @@ def _command(commands, name: str, help_text: str) -> argparse.ArgumentParser:
 
 
 def _parser() -> argparse.ArgumentParser:
+    """The top-level parser; each subcommand's arguments live in their own step below."""
     parser = _Parser(
         prog="python -m blueprints",
         description="GPU cluster blueprints, offline.",
@@ -143,6 +144,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    _plan_parser(commands)
+    _diff_parser(commands)
+    _ci_matrix_parser(commands)
+    _policy_config_parser(commands)
+    _size_parser(commands)
+    _schema_parser(commands)
+    return parser
+
+
+def _plan_parser(commands) -> None:
+    """`plan`: which stacks to run, the output format and the policy packs to judge with."""
     plan = _command(commands, "plan", "run a stack's program under mocks: resources, cost, findings")
     which = plan.add_mutually_exclusive_group(required=True)
     which.add_argument("-s", "--stack", help="stack name, stacks/Pulumi.<stack>.yaml")
@@ -155,6 +167,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     plan.add_argument("--output", type=Path, help="write here (atomically) instead of standard output")
     plan.add_argument("--stacks-dir", type=Path, default=None, help="where the stack files are (default: stacks/)")
+    _policy_pack_arguments(plan)
+
+
+def _policy_pack_arguments(plan: argparse.ArgumentParser) -> None:
+    """`plan --policy-pack` and `--policy-pack-config`: mirror what `pulumi preview` takes."""
     plan.add_argument(
         "--policy-pack",
         action="append",
@@ -174,6 +191,10 @@ def _parser() -> argparse.ArgumentParser:
         "the n-th configures the n-th --policy-pack, else the pack named by the "
         "file (<pack>.json, as policy-config writes)",
     )
+
+
+def _diff_parser(commands) -> None:
+    """`diff`: the two plans to compare, the format and the data-loss acknowledgement."""
     diff = _command(commands, "diff", "compare two plans (JSON from base and head): resources, cost, findings")
     diff.add_argument("base", type=Path, help="plan JSON of the base (a plan or an --all-stacks bundle)")
     diff.add_argument("head", type=Path, help="plan JSON of the head")
@@ -190,16 +211,26 @@ def _parser() -> argparse.ArgumentParser:
         help="the pull request acknowledges replacing or deleting protected data stores "
         "(the workflow sets it from the PR's label)",
     )
+
+
+def _ci_matrix_parser(commands) -> None:
+    """`ci-matrix`: the changed files (or stacks) that pick the CI matrix."""
     ci = _command(commands, "ci-matrix", "stacks a change touches and their packs, as a JSON matrix")
     ci.add_argument("--changed-files", type=Path, help="file listing changed paths, one a line (default: all stacks)")
     ci.add_argument("--stacks", nargs="+", help="these stacks instead of working them out from changes")
+
+
+def _policy_config_parser(commands) -> None:
+    """`policy-config`: the stack whose pack configs to write, and where."""
     pconf = _command(commands, "policy-config", "write a stack's --policy-pack-config files, one per pack")
     pconf.add_argument("-s", "--stack", required=True, help="stack name, stacks/Pulumi.<stack>.yaml")
     pconf.add_argument("--output-dir", type=Path, required=True, help="folder for <pack>.json files")
-    _size_parser(commands)
+
+
+def _schema_parser(commands) -> None:
+    """`schema`: where to print the stack config's JSON schema."""
     schema = _command(commands, "schema", "print the JSON schema of the stack config")
     schema.add_argument("--output", type=Path, help="write here instead of standard output")
-    return parser
 
 
 def _size_parser(commands) -> None:
@@ -265,22 +296,42 @@ def _size_parser(commands) -> None:
 
 
 def _size(args: argparse.Namespace) -> int:
+    """`size`: a usage-history forecast, or a workload's advice (and optionally its stack)."""
     if args.usage_history is not None:
         from .sizing.history import render_history
 
         _write(render_history(args.usage_history, args.format), args.output)
         return 0
-    from .sizing.candidates import advise
-    from .sizing.render import RENDERERS
-    from .sizing.workload import build_workload, parse_count
+    _check_size_args(args)
+    advice, text = _size_advice(args, _size_workload(args))
+    if args.write_stack:
+        _size_write_stack(args, advice)
+    _write(text, args.output)
+    return 0
 
+
+def _check_size_args(args: argparse.Namespace) -> None:
+    """Refuse a sizing without a model, and a budget margin that is not a finite number."""
     if args.params is None and args.model is None and args.workload is None:
         raise BlueprintError(
             "--params", "required: model parameters with a unit, e.g. 7B, or --model NAME (or --usage-history FILE)"
         )
     if not 0 <= args.budget_margin < float("inf"):  # nan and inf too: argparse's float() accepts them
         raise BlueprintError("--budget-margin", f"must be a finite number, 0 or more (got {args.budget_margin})")
-    workload = build_workload(
+
+
+def _size_workload(args: argparse.Namespace):
+    """The workload the flags describe; counts parsed in flag order so the first bad one is reported."""
+    from .sizing.workload import build_workload
+
+    return build_workload(**_model_kwargs(args), **_placement_kwargs(args), **_serving_vision_kwargs(args))
+
+
+def _model_kwargs(args: argparse.Namespace) -> dict:
+    """The model and its training run: size, precision, parallelism, tokens and batch."""
+    from .sizing.workload import parse_count
+
+    return dict(
         params=None if args.params is None else parse_count(args.params, "--params"),
         model=args.model,
         kv_heads=args.kv_heads,
@@ -298,12 +349,26 @@ def _size(args: argparse.Namespace) -> int:
         layers=args.layers,
         heads=args.heads,
         mfu=args.mfu,
+    )
+
+
+def _placement_kwargs(args: argparse.Namespace) -> dict:
+    """Where and how long it runs: deadline, clouds, regions, spot overhead and storage."""
+    return dict(
         target_hours=None if args.target_days is None else args.target_days * 24,
         clouds=None if not args.clouds else tuple(args.clouds),
         regions=None if not args.regions else tuple(args.regions),
         spot_overhead=args.spot_overhead,
         dataset_tb=args.dataset_tb,
         checkpoints_kept=args.checkpoints_kept,
+    )
+
+
+def _serving_vision_kwargs(args: argparse.Namespace) -> dict:
+    """Serving targets, and the work sized by FLOPs per sample (vision)."""
+    from .sizing.workload import parse_count
+
+    return dict(
         request_rate=args.rps,
         concurrency=args.concurrency,
         input_tokens=args.input_tokens,
@@ -319,28 +384,34 @@ def _size(args: argparse.Namespace) -> int:
         else parse_count(args.flops_per_sample, "--flops-per-sample"),
         samples=None if args.samples is None else parse_count(args.samples, "--samples"),
     )
+
+
+def _size_advice(args: argparse.Namespace, workload) -> tuple:
+    """The advice (serving or training) and its rendering in the chosen format."""
+    from .sizing.candidates import advise
+    from .sizing.render import RENDERERS
+
     if workload.serving:
         from .sizing.serving import SERVING_RENDERERS, advise_serving
 
         advice = advise_serving(workload)
-        text = SERVING_RENDERERS[args.format](advice)
-    else:
-        advice = advise(workload)
-        if args.format == "text":  # the table fits COLUMNS (or the terminal); 160 columns in a pipe
-            from .sizing.render import render_text
-            from .terminal import width
+        return advice, SERVING_RENDERERS[args.format](advice)
+    advice = advise(workload)
+    if args.format == "text":  # the table fits COLUMNS (or the terminal); 160 columns in a pipe
+        from .sizing.render import render_text
+        from .terminal import width
 
-            text = render_text(advice, width=width())
-        else:
-            text = RENDERERS[args.format](advice)
-    if args.write_stack:
-        from .sizing.write_stack import write_stack
-        from .stackconfig import STACKS_DIR
+        return advice, render_text(advice, width=width())
+    return advice, RENDERERS[args.format](advice)
 
-        path = write_stack(advice, args.write_stack, args.stacks_dir or STACKS_DIR, margin=args.budget_margin)
-        print(f"wrote {path}", file=sys.stderr)
-    _write(text, args.output)
-    return 0
+
+def _size_write_stack(args: argparse.Namespace, advice) -> None:
+    """`--write-stack`: the cheapest candidate's stack file, its path on standard error."""
+    from .sizing.write_stack import write_stack
+    from .stackconfig import STACKS_DIR
+
+    path = write_stack(advice, args.write_stack, args.stacks_dir or STACKS_DIR, margin=args.budget_margin)
+    print(f"wrote {path}", file=sys.stderr)
 
 
 def _write(text: str, output: Optional[Path], coloured: bool = False) -> None:

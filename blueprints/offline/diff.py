@@ -290,25 +290,49 @@ def _budget(plan: Mapping[str, Any] | None) -> float | None:
 def diff_stack(
     stack: str, base: Mapping[str, Any] | None, head: Mapping[str, Any] | None, failure: str = ""
 ) -> StackDiff:
+    """One stack's diff: failed or removed on the head, else resources, cost and findings compared."""
     if head is None and failure:
-        return StackDiff(
-            stack,
-            "failed",
-            failure=failure,
-            exit_code=2,
-            hourly_before=base["cost"]["hourlyUsd"] if base else 0.0,
-            hourly_after=base["cost"]["hourlyUsd"] if base else 0.0,
-        )
+        return _failed_stack(stack, base, failure)
     if head is None:
-        return StackDiff(
-            stack,
-            "removed",
-            removed=list(base["resources"]),
-            budget_before=_budget(base),
-            hourly_before=base["cost"]["hourlyUsd"],
-            worst_before=worst_case_hourly(base),
-            hours_per_month=base["cost"]["hoursPerMonth"],
-        )
+        return _removed_stack(stack, base)
+    before, after = _resources_by_urn(base, head)
+    result = _stack_diff(stack, base, head)
+    result.added = [after[u] for u in after if u not in before]
+    result.removed = [before[u] for u in before if u not in after]
+    _diff_resources(result, before, after, base, head)
+    _diff_findings(result, base, head)
+    if base is not None and _has_changes(result):
+        result.status = "changed"
+    return result
+
+
+def _failed_stack(stack: str, base: Mapping[str, Any] | None, failure: str) -> StackDiff:
+    """The head could not be planned: the base's cost on both sides, exit code 2."""
+    return StackDiff(
+        stack,
+        "failed",
+        failure=failure,
+        exit_code=2,
+        hourly_before=base["cost"]["hourlyUsd"] if base else 0.0,
+        hourly_after=base["cost"]["hourlyUsd"] if base else 0.0,
+    )
+
+
+def _removed_stack(stack: str, base: Mapping[str, Any]) -> StackDiff:
+    """The stack is gone from the head: every base resource removed, its cost saved."""
+    return StackDiff(
+        stack,
+        "removed",
+        removed=list(base["resources"]),
+        budget_before=_budget(base),
+        hourly_before=base["cost"]["hourlyUsd"],
+        worst_before=worst_case_hourly(base),
+        hours_per_month=base["cost"]["hoursPerMonth"],
+    )
+
+
+def _resources_by_urn(base: Mapping[str, Any] | None, head: Mapping[str, Any]) -> tuple[dict, dict]:
+    """Both sides' resources by URN, a head resource aliased to a base URN keyed by that URN."""
     before = {r["urn"]: r for r in (base or {}).get("resources", [])}
     after = {r["urn"]: r for r in head["resources"]}
     # A resource whose URN changed but that names its old URN as an alias is the same resource to the
@@ -317,7 +341,12 @@ def diff_stack(
         old_urn = next((a for a in resource.get("aliases") or () if a in before and a not in after), None)
         if urn not in before and old_urn:
             after[old_urn] = dict(after.pop(urn), urn=old_urn)
-    result = StackDiff(
+    return before, after
+
+
+def _stack_diff(stack: str, base: Mapping[str, Any] | None, head: Mapping[str, Any]) -> StackDiff:
+    """The diff before resources are compared: both sides' cost, budget and the head's findings."""
+    return StackDiff(
         stack,
         "added" if base is None else "unchanged",
         hourly_before=base["cost"]["hourlyUsd"] if base else 0.0,
@@ -330,8 +359,12 @@ def diff_stack(
         findings=list(head["findings"]),
         exit_code=head["exitCode"],
     )
-    result.added = [after[u] for u in after if u not in before]
-    result.removed = [before[u] for u in before if u not in after]
+
+
+def _diff_resources(
+    result: StackDiff, before: dict, after: dict, base: Mapping[str, Any] | None, head: Mapping[str, Any]
+) -> None:
+    """Resources on both sides: changed or ignored, the cost of ignored count changes added back."""
     for urn in after.keys() & before.keys():
         change = _change(before[urn], after[urn])
         if change is None:
@@ -341,11 +374,19 @@ def diff_stack(
         (result.changed if change.inputs else result.ignored).append(change)
     result.hourly_after = round(result.hourly_after, 4)
     result.changed.sort(key=lambda c: (not c.destroys_data, not c.replaced, c.type, c.name))
+
+
+def _diff_findings(result: StackDiff, base: Mapping[str, Any] | None, head: Mapping[str, Any]) -> None:
+    """Findings the head brings, and those it resolves."""
     old_findings = {_finding_key(f) for f in (base or {}).get("findings", [])}
     new_findings = {_finding_key(f) for f in head["findings"]}
     result.new_findings = [f for f in head["findings"] if _finding_key(f) not in old_findings]
     result.resolved_findings = [f for f in (base or {}).get("findings", []) if _finding_key(f) not in new_findings]
-    if base is not None and (
+
+
+def _has_changes(result: StackDiff) -> bool:
+    """Whether anything a reviewer sees differs: resources, cost, findings or budget."""
+    return bool(
         result.added
         or result.removed
         or result.changed
@@ -353,9 +394,7 @@ def diff_stack(
         or result.new_findings
         or result.resolved_findings
         or result.budget_changed
-    ):
-        result.status = "changed"
-    return result
+    )
 
 
 def diff_plans(

@@ -83,29 +83,67 @@ def _cell(text: Any) -> str:
 
 
 def render_diff_markdown(diffs: Sequence[StackDiff], acknowledged: bool = False) -> str:
+    """The pull-request comment: alerts, a table of every stack, then each changed stack's details."""
     changed = [d for d in diffs if d.status != "unchanged"]
     mandatory = sum(1 for d in diffs for f in d.findings if f["enforcementLevel"] == "mandatory")
     out = [COMMENT_MARKER, f"## Offline plan: {len(diffs)} stacks, {len(changed)} changed", ""]
-    failed = [d for d in diffs if d.status == "failed"]
-    if failed:
-        out += ["> [!CAUTION]", "> **These stacks could not be planned:**"]
-        out += [f"> - `{d.stack}`: {_cell(d.failure)}" for d in failed]
-        out.append("")
-    losses = [(d.stack, reason) for d in diffs for reason in d.data_loss]
-    if losses:
-        out += ["> [!CAUTION]", "> **This change would destroy data:**"]
-        out += [f"> - `{stack}`: {reason}" for stack, reason in losses]
-        if any(d.protected_data_loss for d in diffs):
-            out.append(
-                f"> Acknowledged with the `{ACK_LABEL}` label."
-                if acknowledged
-                else f"> The check fails until the pull request carries the `{ACK_LABEL}` label."
-            )
-        out.append("")
-    blockers = [(d.stack, b) for d in diffs for b in d.blockers(acknowledged) if not d.failure]
-    if blockers:
-        out += ["> [!WARNING]", "> **Blocks the merge:**"] + [f"> - `{s}`: {_cell(b)}" for s, b in blockers] + [""]
+    out += _md_failed(diffs)
+    out += _md_data_loss(diffs, acknowledged)
+    out += _md_blockers(diffs, acknowledged)
+    out += _md_summary_table(diffs)
     out += [
+        "",
+        "Resources: +add −delete ~update ±replace. Worst case: every node group at maxNodes.",
+        "",
+        f"Mandatory findings in this head: **{mandatory}**" + (" (the check fails)" if mandatory else "."),
+        "",
+    ]
+    for d in changed:
+        if d.status == "failed":
+            continue
+        out += _md_stack_details(d)
+    return "\n".join(out) + "\n"
+
+
+def _md_failed(diffs: Sequence[StackDiff]) -> list[str]:
+    """A caution naming the stacks whose head could not be planned."""
+    failed = [d for d in diffs if d.status == "failed"]
+    if not failed:
+        return []
+    out = ["> [!CAUTION]", "> **These stacks could not be planned:**"]
+    out += [f"> - `{d.stack}`: {_cell(d.failure)}" for d in failed]
+    out.append("")
+    return out
+
+
+def _md_data_loss(diffs: Sequence[StackDiff], acknowledged: bool) -> list[str]:
+    """A caution listing the data the change would destroy, and whether the label acknowledges it."""
+    losses = [(d.stack, reason) for d in diffs for reason in d.data_loss]
+    if not losses:
+        return []
+    out = ["> [!CAUTION]", "> **This change would destroy data:**"]
+    out += [f"> - `{stack}`: {reason}" for stack, reason in losses]
+    if any(d.protected_data_loss for d in diffs):
+        out.append(
+            f"> Acknowledged with the `{ACK_LABEL}` label."
+            if acknowledged
+            else f"> The check fails until the pull request carries the `{ACK_LABEL}` label."
+        )
+    out.append("")
+    return out
+
+
+def _md_blockers(diffs: Sequence[StackDiff], acknowledged: bool) -> list[str]:
+    """A warning listing what blocks the merge (failed stacks are reported above instead)."""
+    blockers = [(d.stack, b) for d in diffs for b in d.blockers(acknowledged) if not d.failure]
+    if not blockers:
+        return []
+    return ["> [!WARNING]", "> **Blocks the merge:**"] + [f"> - `{s}`: {_cell(b)}" for s, b in blockers] + [""]
+
+
+def _md_summary_table(diffs: Sequence[StackDiff]) -> list[str]:
+    """One row per stack: status, resource counts, cost deltas, budget and findings."""
+    out = [
         "| stack | status | resources | $/hour | $/month | worst case $/month | budget/month | findings new/resolved "
         "| mandatory findings |",
         "|---|---|---|---:|---:|---:|---:|---|---:|",
@@ -119,51 +157,59 @@ def render_diff_markdown(diffs: Sequence[StackDiff], acknowledged: bool = False)
             f"| `{d.stack}` | {d.status} | {_counts(d)} | {_money(d.hourly_delta)} | {_money(d.monthly_delta)} | "
             f"{_money(d.worst_monthly_delta)} | {_budget(d)} | {_findings_delta(d)} | {count} |"
         )
-    out += [
+    return out
+
+
+def _md_stack_details(d: StackDiff) -> list[str]:
+    """A changed stack's collapsible section, open when it loses data, replaces or brings findings."""
+    out = [
+        f"<details{' open' if d.data_loss or d.new_findings or any(c.replaced for c in d.changed) else ''}>"
+        f"<summary><code>{d.stack}</code>: {_counts(d)}, {_money(d.hourly_delta)}/h</summary>",
         "",
-        "Resources: +add −delete ~update ±replace. Worst case: every node group at maxNodes.",
-        "",
-        f"Mandatory findings in this head: **{mandatory}**" + (" (the check fails)" if mandatory else "."),
-        "",
+        "| | resource | what changes |",
+        "|---|---|---|",
     ]
-    for d in changed:
-        if d.status == "failed":
-            continue
-        out += [
-            f"<details{' open' if d.data_loss or d.new_findings or any(c.replaced for c in d.changed) else ''}>"
-            f"<summary><code>{d.stack}</code>: {_counts(d)}, {_money(d.hourly_delta)}/h</summary>",
-            "",
-            "| | resource | what changes |",
-            "|---|---|---|",
+    rows = _md_resource_rows(d)
+    out += rows[:MAX_ROWS]
+    if len(rows) > MAX_ROWS:
+        out.append(f"| | | {len(rows) - MAX_ROWS} more rows: see the plan artifact |")
+    out += _md_findings_table(d)
+    out += ["", "</details>", ""]
+    return out
+
+
+def _md_resource_rows(d: StackDiff) -> list[str]:
+    """Every resource row (changed, ignored, added, deleted), before the comment's row limit."""
+    rows = []
+    for c in d.changed:
+        what = "<br>".join(f"`{p}`: {_value(o)} → {_value(n)}" for p, o, n in c.inputs[:8])
+        extra = f"<br>…and {len(c.inputs) - 8} more" if len(c.inputs) > 8 else ""
+        why = "".join(f"<br>**replaced because** {_cell(r)}" for r in c.replaces)
+        sign = ("**replace** (delete first)" if c.delete_before_replace else "**replace**") if c.replaced else "~"
+        rows.append(f"| {sign} | `{c.type}` `{c.name}` | {_cell(what)}{extra}{why} |")
+    for c in d.changed + d.ignored:
+        rows += [
+            f"| = | `{c.type}` `{c.name}` | `{p}`: {_value(o)} → {_value(n)} ignored (`ignoreChanges`): "
+            "not deployed, not priced |"
+            for p, o, n in c.ignored
         ]
-        rows = []
-        for c in d.changed:
-            what = "<br>".join(f"`{p}`: {_value(o)} → {_value(n)}" for p, o, n in c.inputs[:8])
-            extra = f"<br>…and {len(c.inputs) - 8} more" if len(c.inputs) > 8 else ""
-            why = "".join(f"<br>**replaced because** {_cell(r)}" for r in c.replaces)
-            sign = ("**replace** (delete first)" if c.delete_before_replace else "**replace**") if c.replaced else "~"
-            rows.append(f"| {sign} | `{c.type}` `{c.name}` | {_cell(what)}{extra}{why} |")
-        for c in d.changed + d.ignored:
-            rows += [
-                f"| = | `{c.type}` `{c.name}` | `{p}`: {_value(o)} → {_value(n)} ignored (`ignoreChanges`): "
-                "not deployed, not priced |"
-                for p, o, n in c.ignored
-            ]
-        rows += [f"| + | `{r['type']}` `{r['name']}` | new |" for r in d.added]
-        rows += [f"| − | `{r['type']}` `{r['name']}` | deleted |" for r in d.removed]
-        out += rows[:MAX_ROWS]
-        if len(rows) > MAX_ROWS:
-            out.append(f"| | | {len(rows) - MAX_ROWS} more rows: see the plan artifact |")
-        if d.new_findings or d.resolved_findings:
-            out += ["", "| finding | policy | resource | message | edit |", "|---|---|---|---|---|"]
-            out += [
-                f"| new {f['enforcementLevel']} | `{f['policy']}` | {f.get('resourceName') or 'stack'} | "
-                f"{_cell(f['message'])} | {_cell(f['fix']['field']) if f.get('fix') else ''} |"
-                for f in d.new_findings
-            ]
-            out += [
-                f"| resolved | `{f['policy']}` | {f.get('resourceName') or 'stack'} | {_cell(f['message'])} | |"
-                for f in d.resolved_findings
-            ]
-        out += ["", "</details>", ""]
-    return "\n".join(out) + "\n"
+    rows += [f"| + | `{r['type']}` `{r['name']}` | new |" for r in d.added]
+    rows += [f"| − | `{r['type']}` `{r['name']}` | deleted |" for r in d.removed]
+    return rows
+
+
+def _md_findings_table(d: StackDiff) -> list[str]:
+    """The findings the stack's head brings and resolves; nothing when neither."""
+    if not (d.new_findings or d.resolved_findings):
+        return []
+    out = ["", "| finding | policy | resource | message | edit |", "|---|---|---|---|---|"]
+    out += [
+        f"| new {f['enforcementLevel']} | `{f['policy']}` | {f.get('resourceName') or 'stack'} | "
+        f"{_cell(f['message'])} | {_cell(f['fix']['field']) if f.get('fix') else ''} |"
+        for f in d.new_findings
+    ]
+    out += [
+        f"| resolved | `{f['policy']}` | {f.get('resourceName') or 'stack'} | {_cell(f['message'])} | |"
+        for f in d.resolved_findings
+    ]
+    return out
