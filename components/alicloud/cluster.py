@@ -2,14 +2,15 @@
 
 import hashlib
 import json
-from typing import Mapping, Optional
+from typing import Optional
 
 import pulumi
 import pulumi_alicloud as alicloud
 import pulumi_kubernetes as k8s
 
-from ..base import ALICLOUD, Component, as_args
+from ..base import ALICLOUD, as_args
 from ..cluster_args import AlicloudClusterArgs, FileSystemArgs, GpuGroupArgs, platform_args
+from ..cluster_base import GpuClusterBase
 from ..kubernetes.nodes import GPU_PRESENT_LABEL, MIG_CONFIG_LABEL, NODE_GROUP_LABEL, SYSTEM_GROUP
 from ..kubernetes.platform import GpuPlatform, WorkloadServiceAccount
 from ..kubernetes.serving import ServingAccess, WeightsVolume
@@ -68,30 +69,29 @@ def unique_name(base: str, account: str) -> str:
     return f"{base}-{hashlib.sha256(f'{account}/{base}'.encode()).hexdigest()[:8]}"
 
 
-class GpuCluster(Component):
+class GpuCluster(GpuClusterBase):
     """A GPU cluster on ACK that works on day one. Uses the caller's Alibaba Cloud provider when one is passed
     (`opts.provider` / `opts.providers`); otherwise makes one for `args.region`."""
 
     PACKAGE = ALICLOUD
     LEGACY_TYPE = "gpu-blueprints:alicloud:GpuCluster"
+    STAGES = (
+        "_zones",
+        "_data_key",
+        "_audit",
+        "_network",
+        "_control_plane",
+        "_node_groups",
+        "_grant_admins",
+        "_storage",
+        "_identity",
+        "_account_services",
+        "_platform",
+    )
     cluster_id: pulumi.Output[str]
     """The ACK cluster's id."""
-    kubeconfig: pulumi.Output[str]
-    """A one-hour kubeconfig of the identity running `pulumi up` (secret)."""
-    grafana_admin_password: pulumi.Output[Optional[str]]
-    """Grafana's `admin` password (secret); absent without monitoring."""
     kms_key_id: pulumi.Output[str]
     """The stack's data key."""
-    vpc_id: pulumi.Output[str]
-    """The VPC."""
-    trainer_role_arn: pulumi.Output[str]
-    """The RRSA role of the `trainer` ServiceAccount in the trainer namespace."""
-    trainer_role_arns: pulumi.Output[Mapping[str, str]]
-    """Namespace -> RRSA role of its `trainer` ServiceAccount (the trainer namespace and every team's)."""
-    data_bucket: pulumi.Output[Optional[str]]
-    """The data bucket's name, with object storage."""
-    checkpoints_uri: pulumi.Output[Optional[str]]
-    """Where jobs write checkpoints (`oss://<bucket>/checkpoints/`), with object storage."""
     file_system_id: pulumi.Output[Optional[str]]
     """The CPFS or NAS file system, with one."""
     cpfs_export_id: pulumi.Output[Optional[str]]
@@ -110,18 +110,7 @@ class GpuCluster(Component):
         self._invoke = pulumi.InvokeOutputOptions(parent=self, provider=provider)
         self._account_id = alicloud.get_account_output(opts=self._invoke).id
         self._outputs: dict[str, pulumi.Input] = {}
-        self._zones()
-        self._data_key()
-        self._audit()
-        self._network()
-        self._control_plane()
-        self._node_groups()
-        self._grant_admins()
-        self._storage()
-        self._identity()
-        self._account_services()
-        self._platform()
-        self.publish(self._outputs)
+        self._run_stages()
 
     def _zones(self) -> None:
         """vSwitches go where the first GPU shape is sold; eRDMA pools and pinned pools get their zone's vSwitch

@@ -1,13 +1,14 @@
 """GpuCluster on AWS: EKS, GPU and system node groups, storage, identity, audit and budget from one args object."""
 
-from typing import Mapping, Optional
+from typing import Optional
 
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from ..base import AWS, Component, as_args
+from ..base import AWS, as_args
 from ..cluster_args import AwsClusterArgs, GpuGroupArgs, platform_args
+from ..cluster_base import GpuClusterBase
 from ..kubernetes.autoscaler import SERVICE_ACCOUNT as AUTOSCALER_SA
 from ..kubernetes.autoscaler import AutoscalerArgs
 from ..kubernetes.kubeconfig import eks_kubeconfig
@@ -63,30 +64,28 @@ def addon_roles(key_arn: pulumi.Input[str]) -> dict[str, AddonRole]:
     }
 
 
-class GpuCluster(Component):
+class GpuCluster(GpuClusterBase):
     """A GPU cluster on EKS that works on day one. Uses the caller's AWS provider when one is passed
     (`opts.provider` / `opts.providers`); otherwise makes one for `args.region` with `args.tags` as default tags."""
 
     PACKAGE = AWS
     LEGACY_TYPE = "gpu-blueprints:aws:GpuCluster"
+    STAGES = (
+        "_data_key",
+        "_zones",
+        "_network",
+        "_control_plane",
+        "_node_groups",
+        "_storage",
+        "_identity",
+        "_audit",
+        "_account_services",
+        "_platform",
+    )
     cluster_name: pulumi.Output[str]
     """The EKS cluster's name."""
-    kubeconfig: pulumi.Output[str]
-    """A kubeconfig for the cluster (secret); it authenticates with `aws eks get-token`."""
-    grafana_admin_password: pulumi.Output[Optional[str]]
-    """Grafana's `admin` password (secret); absent without monitoring."""
     kms_key_arn: pulumi.Output[str]
     """The stack's data key."""
-    vpc_id: pulumi.Output[str]
-    """The VPC."""
-    trainer_role_arn: pulumi.Output[str]
-    """The IRSA role of the `trainer` ServiceAccount in the trainer namespace."""
-    trainer_role_arns: pulumi.Output[Mapping[str, str]]
-    """Namespace -> IRSA role of its `trainer` ServiceAccount (the trainer namespace and every team's)."""
-    data_bucket: pulumi.Output[Optional[str]]
-    """The data bucket's name, with object storage."""
-    checkpoints_uri: pulumi.Output[Optional[str]]
-    """Where jobs write checkpoints (`s3://<bucket>/checkpoints/`), with object storage."""
     lustre_dns_name: pulumi.Output[Optional[str]]
     """The Lustre file system's DNS name, with one."""
 
@@ -104,17 +103,7 @@ class GpuCluster(Component):
         self._account_id = aws.get_caller_identity_output(opts=invoke).account_id
         self._partition = aws.get_partition_output(opts=invoke).partition
         self._outputs: dict[str, pulumi.Input] = {}
-        self._data_key()
-        self._zones()
-        self._network()
-        self._control_plane()
-        self._node_groups()
-        self._storage()
-        self._identity()
-        self._audit()
-        self._account_services()
-        self._platform()
-        self.publish(self._outputs)
+        self._run_stages()
 
     def _data_key(self) -> None:
         """The stack's KMS key. A Lustre file system caching the SSE-KMS data bucket needs the key policy to let FSx
