@@ -17,6 +17,7 @@ from pydantic.alias_generators import to_camel
 from catalog.model_shapes import model_shapes
 
 from .errors import BlueprintError
+from .platform_namespaces import PLATFORM_NAMESPACES
 from .sizing.memory import breakdown, usable_bytes
 from .sizing.workload import Workload
 
@@ -174,20 +175,7 @@ def spec_problems(spec) -> list[str]:
                 f"{m.node_group} have {spec.node_groups[m.node_group].gpus_per_node}; a replica spans "
                 f"one node: allowed up to {spec.node_groups[m.node_group].gpus_per_node}"
             )
-    taken = {
-        *spec.kubernetes.teams,
-        spec.kubernetes.trainer_namespace,
-        "default",
-        "kube-system",
-        "kube-public",
-        "kube-node-lease",
-        "gpu-operator",
-        "gpu-acceptance",
-        "kueue-system",
-        "jobset-system",
-        "monitoring",
-        "keda",
-    }
+    taken = {*spec.kubernetes.teams, spec.kubernetes.trainer_namespace, *PLATFORM_NAMESPACES}
     if serving.models and serving.namespace in taken:
         problems.append(
             f"cluster.serving.namespace: {serving.namespace!r} is already used (a team, the trainer "

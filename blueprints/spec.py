@@ -16,6 +16,7 @@ from pydantic.alias_generators import to_camel
 
 from catalog.clouds import profile
 
+from .platform_namespaces import PLATFORM_NAMESPACES
 from .serving_spec import ServingSpec
 from .serving_spec import spec_problems as serving_problems
 
@@ -602,19 +603,8 @@ class KubernetesSpec(SpecModel):
     @field_validator("teams")
     @classmethod
     def _team_names(cls, v: dict[str, TeamSpec]) -> dict[str, TeamSpec]:
-        reserved = {
-            "default",
-            "kube-system",
-            "kube-public",
-            "kube-node-lease",
-            "gpu-operator",
-            "gpu-acceptance",
-            "kueue-system",
-            "jobset-system",
-            "monitoring",
-        }
         for name in v:
-            if not NAME.match(name) or name in reserved:
+            if not NAME.match(name) or name in PLATFORM_NAMESPACES:
                 raise ValueError(f"team name {name!r} must be a new namespace name: lowercase letters, digits, '-'")
         return v
 

@@ -23,12 +23,14 @@ ALLOWED = {
     "blueprints.clock": ("blueprints.errors",),  # the plan's today (BLUEPRINTS_TODAY), for dated checks
     "blueprints.safeyaml": (),  # bounded YAML parsing of untrusted stack files
     "blueprints.cloudtext": (),  # what the clouds accept in tags and names
-    "blueprints.spec": ("catalog", "blueprints.errors", "blueprints.serving_spec"),
+    "blueprints.platform_namespaces": (),
+    "blueprints.spec": ("catalog", "blueprints.errors", "blueprints.serving_spec", "blueprints.platform_namespaces"),
     # serving.models (issue #25): its fit check reuses the sizing advisor's memory model, whose two modules are
     # pure (no Pulumi, no CLI), so they sit at the spec's level.
     "blueprints.serving_spec": (
         "catalog",
         "blueprints.errors",
+        "blueprints.platform_namespaces",
         "blueprints.sizing.memory",
         "blueprints.sizing.workload",
     ),
