@@ -23,6 +23,8 @@ REPORT_FIELDS = {
     "device",
     "size",
     "torch",
+    "cuda",
+    "driver",
     "expected",
     "checks",
     "failed",
@@ -73,6 +75,7 @@ def test_report_format_is_what_docs_describe(cpu_report):
         "host_to_device",
         "device_to_host",
         "allreduce_busbw",
+        "clock_throttle",
         "ecc",
         "xid",
     ]
@@ -97,7 +100,10 @@ def test_a_node_below_its_spec_fails_with_exit_1(tmp_path):
     assert run.returncode == 1 and report["passed"] is False
     assert report["failed"] == ["matmul_bf16", "memory_bandwidth"]
     bf16 = next(c for c in report["checks"] if c["name"] == "matmul_bf16")
-    assert bf16["ratio"] == pytest.approx(bf16["value"] / 989, rel=1e-3) and bf16["threshold"] == 0.70
+    assert (
+        bf16["ratio"] == pytest.approx(bf16["value"] / 989, rel=1e-3)
+        and bf16["threshold"] == gpu_check.DEFAULT_THRESHOLDS["matmul"]
+    )
 
 
 def test_thresholds_decide_the_verdict(tmp_path):
