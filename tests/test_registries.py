@@ -3,13 +3,13 @@ region reaches, a mirror rewrites all of them, and the readiness check warns on 
 
 from __future__ import annotations
 
+import pulumi
 import pytest
 
-from blueprints.offline import readiness_registry
 from blueprints.offline.readiness_registry import pulls
 from catalog.registries import reach, rows
 from components.kubernetes.charts import charts
-from components.kubernetes.mirror import mirrored, split_image
+from components.kubernetes.mirror import HELM, mirror_transformation, mirrored, split_image
 from conftest import SHIPPED, one_line, run_cli, shipped_cluster, shipped_plan, write_stack
 
 MAINLAND = ("enterprise-aliyun", "research-a100-aliyun", "startup-serving-aliyun", "startup-t4-aliyun")
@@ -78,7 +78,7 @@ def test_a_mirror_rewrites_every_chart_and_image_keeping_each_path(stack, plan_v
         if p.kind == "chart":
             assert p.ref.startswith(f"oci://{MIRROR}/") and p.ref.rsplit("/", 1)[1] in chart_names
     for r in through.registrations:
-        if r.type == readiness_registry.HELM_RELEASE:
+        if r.type.startswith(HELM):
             assert "repositoryOpts" not in r.inputs and r.inputs["version"]
 
 
@@ -124,3 +124,15 @@ def test_a_malformed_mirror_is_one_line_and_exit_2(tmp_path, mirror):
     write_stack(tmp_path, "bad-mirror", cluster)
     line = one_line(run_cli("plan", "--stack", "bad-mirror", "--stacks-dir", str(tmp_path)))
     assert "kubernetes.registry.mirror" in line and "not a registry mirror" in line
+
+
+def test_a_mirror_refuses_a_chart_it_cannot_rewrite():
+    # A release of a chart with no pin (and so no list of its images) would pull its images upstream.
+    transform = mirror_transformation(MIRROR)
+    props = {"chart": "somechart", "repository_opts": {"repo": "https://charts.example.com"}, "values": {}}
+    with pytest.raises(ValueError, match="not pinned in components/kubernetes/charts.yaml"):
+        transform(pulumi.ResourceTransformationArgs(None, "kubernetes:helm.sh/v3:Release", "x", props, None))
+    kueue = {"chart": "oci://registry.k8s.io/kueue/charts/kueue", "version": "0.19.2", "values": {"a": 1}}
+    out = transform(pulumi.ResourceTransformationArgs(None, "kubernetes:helm.sh/v3:Release", "k", kueue, None)).props
+    assert out["chart"] == f"oci://{MIRROR}/kueue" and out["values"]["a"] == 1
+    assert out["values"]["controllerManager"]["manager"]["image"]["repository"] == f"{MIRROR}/kueue/kueue"

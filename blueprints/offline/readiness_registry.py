@@ -11,10 +11,10 @@ from urllib.parse import urlparse
 
 from catalog.registries import reach
 from components.kubernetes.charts import Chart, charts
-from components.kubernetes.mirror import split_image
+from components.kubernetes.mirror import HELM, split_image
 
 from .engine import Registration
-from .readiness import HELM_RELEASE, WARNING, Finding
+from .readiness import WARNING, Finding
 
 CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
 FIX = (
@@ -80,7 +80,7 @@ def pulls(regs: Iterable[Registration]) -> list[Pull]:
     """Every chart and image the plan's registrations make the cluster fetch."""
     out: list[Pull] = []
     for r in regs:
-        if r.type == HELM_RELEASE:
+        if r.type.startswith(HELM):
             inputs = r.inputs
             chart_ref = str(inputs.get("chart") or "")
             repo = (inputs.get("repositoryOpts") or {}).get("repo") or ""

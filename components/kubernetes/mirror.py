@@ -15,7 +15,7 @@ import pulumi
 
 from .charts import Chart, charts
 
-HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+HELM = "kubernetes:helm.sh/"  # v3 Release and v4 Chart both take chart, repository_opts, values
 CONTAINER_LISTS = ("containers", "initContainers", "init_containers", "ephemeralContainers", "ephemeral_containers")
 
 
@@ -103,7 +103,7 @@ def mirror_transformation(
     """A transformation that makes every Helm release and every container below a component pull through `mirror`."""
 
     def transform(args: pulumi.ResourceTransformationArgs) -> pulumi.ResourceTransformationResult:
-        if args.type_ == HELM_RELEASE:
+        if args.type_.startswith(HELM):
             props = _mirror_release(dict(args.props), mirror)
         else:
             props = _mirror_images(dict(args.props), mirror)
