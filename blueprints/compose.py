@@ -214,6 +214,7 @@ def platform_settings(plan: ResolvedPlan) -> Optional[PlatformSettings]:
         if spec.monitoring.enabled
         else None,
         serving=serving_args(plan),
+        image_mirror=spec.registry.mirror,
     )
 
 

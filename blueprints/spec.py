@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic.alias_generators import to_camel
 
 from catalog.clouds import profile
+from catalog.registries import MIRROR
 
 from .platform_namespaces import PLATFORM_NAMESPACES
 from .serving_spec import ServingSpec
@@ -572,6 +573,25 @@ class MonitoringSpec(SpecModel):
     retention_days: int = Field(15, ge=1, le=365, description="Days Prometheus keeps metrics.")
 
 
+class RegistrySpec(SpecModel):
+    mirror: Optional[str] = Field(
+        None,
+        description="Registry every chart and image of the platform is pulled through: `host[:port][/path]`, e.g. "
+        "a Container Registry Enterprise Edition instance's VPC address and namespace. An image `host/path:tag` is "
+        "pulled as `<mirror>/path:tag`, a chart as `oci://<mirror>/<chart>` (README: Registries and mirrors).",
+    )
+
+    @field_validator("mirror")
+    @classmethod
+    def _mirror(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and not MIRROR.match(v):
+            raise ValueError(
+                f"{v!r} is not a registry mirror: a lowercase host with a dot, an optional :port and /path, "
+                "no scheme, tag or trailing slash (example-registry-vpc.cn-hangzhou.cr.aliyuncs.com/gpu-platform)"
+            )
+        return v
+
+
 class KubernetesSpec(SpecModel):
     enabled: bool = Field(
         True, description="Install the GPU platform layer (needs network reach to the cluster's private API)."
@@ -594,6 +614,9 @@ class KubernetesSpec(SpecModel):
         default_factory=FabricValidationSpec, description="Multi-node NCCL validation of RDMA groups."
     )
     monitoring: MonitoringSpec = Field(default_factory=MonitoringSpec, description="GPU observability.")
+    registry: RegistrySpec = Field(
+        default_factory=RegistrySpec, description="Where the platform's charts and images are pulled from."
+    )
 
     @property
     def trainer_namespace(self) -> str:

@@ -188,6 +188,8 @@ class PlatformSettings(Args):
     """Re-gate idle GPU nodes for a new acceptance check this often."""
     serving: Optional[ServingArgs] = None
     """Models served with vLLM and scaled by KEDA; None serves none."""
+    image_mirror: Optional[str] = None
+    """Registry every chart and image of the layer is pulled through (`host[/path]`); None: their own registries."""
 
 
 def platform_args(settings: PlatformSettings, **cluster: Any) -> PlatformArgs:

@@ -635,6 +635,7 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
         readiness_node_health,
         readiness_queues,
         readiness_quotas,
+        readiness_registry,
         readiness_resources,
         readiness_serving,
         readiness_support,
@@ -652,6 +653,7 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
         readiness_alerts,
         readiness_support,
         readiness_serving,
+        readiness_registry,
     )
     return [finding for topic in topics for finding in topic.check(regs)]
 

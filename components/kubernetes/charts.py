@@ -20,6 +20,10 @@ class Chart(BaseModel):
     chart: str
     version: str
     source: str
+    images: dict[str, str] = {}
+    """Values key -> the image repository (registry host and path) the chart pulls from when the key is unset."""
+    registries: dict[str, list[str]] = {}
+    """Values key setting the registry of several images -> those images (host/repository as the chart spells them)."""
 
 
 @lru_cache(maxsize=1)

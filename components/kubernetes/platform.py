@@ -18,6 +18,7 @@ from .acceptance import GpuAcceptance, GpuAcceptanceArgs
 from .autoscaler import AutoscalerArgs, ClusterAutoscaler
 from .charts import chart_release
 from .fabric import FabricArgs, FabricTarget, FabricValidation
+from .mirror import mirror_transformation
 from .monitoring import DCGM_COUNTERS, GpuMonitoring, MonitoringArgs
 from .nodes import (
     EFA_PRESENT_LABEL,
@@ -169,6 +170,8 @@ class PlatformArgs(Args):
     """Re-gate idle GPU nodes for a new acceptance check this often."""
     serving: Optional[ServingArgs] = None
     """Models served with vLLM and scaled by KEDA (serving.py); None serves none."""
+    image_mirror: Optional[str] = None
+    """Registry every chart and image is pulled through (`host[/path]`, mirror.py); None: their own registries."""
     serving_access: Optional[ServingAccess] = None
     """The bucket, roles and volumes the model servers read their weights through; set by the cluster."""
 
@@ -216,8 +219,12 @@ class GpuPlatform(Component):
     """The Helm releases installed."""
 
     def __init__(self, name: str, args: PlatformArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        super().__init__(name, opts)
         args = as_args(PlatformArgs, args)
+        if args.image_mirror:  # every chart and container below pulls through the mirror
+            opts = pulumi.ResourceOptions.merge(
+                opts, pulumi.ResourceOptions(transformations=[mirror_transformation(args.image_mirror)])
+            )
+        super().__init__(name, opts)
         labels = {"app.kubernetes.io/managed-by": "gpu-cluster-blueprints", **args.labels}
         self.releases: dict[str, k8s.helm.v3.Release] = {}
         self.grafana_admin_password: Optional[pulumi.Output[str]] = None

@@ -1,0 +1,124 @@
+"""Readiness: can the cluster's nodes pull what the platform installs? Every Helm chart (its repository or OCI
+registry), every image its values leave at the chart's default or point elsewhere, and every container image in
+the manifests, judged against catalog/registries.yaml for the stack's region (issue #30: from mainland China,
+Docker Hub, ghcr.io, nvcr.io, registry.k8s.io and *.github.io can fail, and `pulumi up` then waits on Helm)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator, Mapping, Optional, Sequence
+from urllib.parse import urlparse
+
+from catalog.registries import reach
+from components.kubernetes.charts import Chart, charts
+from components.kubernetes.mirror import HELM, split_image
+
+from .engine import Registration
+from .readiness import WARNING, Finding
+
+CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
+FIX = (
+    "set kubernetes.registry.mirror to a registry the region reaches (a Container Registry Enterprise Edition "
+    "instance's VPC address and namespace) holding copies of these charts and images (README: Registries and mirrors)"
+)
+
+
+@dataclass(frozen=True)
+class Pull:
+    """One chart or image a registration makes the cluster fetch."""
+
+    owner: str  # the registration's name
+    kind: str  # chart or image
+    ref: str
+    host: str
+
+
+def _region(regs: Sequence[Registration]) -> Optional[tuple[str, str]]:
+    for r in regs:
+        if r.type.startswith("pulumi:providers:") and r.inputs.get("region"):
+            return r.type.rsplit(":", 1)[1], r.inputs["region"]
+    return None
+
+
+def _value(values: Mapping[str, Any], key: str) -> Any:
+    node: Any = values
+    for part in key.split("."):
+        node = node.get(part) if isinstance(node, Mapping) else None
+    return node
+
+
+def _pin(inputs: Mapping[str, Any]) -> Optional[Chart]:
+    name = str(inputs.get("chart") or "").rsplit("/", 1)[-1]
+    return next((c for c in charts().values() if c.chart == name), None)
+
+
+def chart_images(chart: Chart, values: Mapping[str, Any]) -> list[str]:
+    """The images a release of `chart` pulls: each image key's value, else the chart's default; each registry key's
+    value in front of its images' paths, else the images as the chart names them."""
+    refs = []
+    for key, default in chart.images.items():
+        value = _value(values, key)
+        refs.append(value if isinstance(value, str) and value else default)
+    for key, images in chart.registries.items():
+        value = _value(values, key)
+        refs += [f"{value}/{ref.split('/', 1)[1]}" if isinstance(value, str) and value else ref for ref in images]
+    return refs
+
+
+def _containers(value: Any) -> Iterator[str]:
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if key in CONTAINER_LISTS and isinstance(item, list):
+                yield from (c["image"] for c in item if isinstance(c, Mapping) and isinstance(c.get("image"), str))
+            yield from _containers(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _containers(item)
+
+
+def pulls(regs: Iterable[Registration]) -> list[Pull]:
+    """Every chart and image the plan's registrations make the cluster fetch."""
+    out: list[Pull] = []
+    for r in regs:
+        if r.type.startswith(HELM):
+            inputs = r.inputs
+            chart_ref = str(inputs.get("chart") or "")
+            repo = (inputs.get("repositoryOpts") or {}).get("repo") or ""
+            host = urlparse(chart_ref).hostname if chart_ref.startswith("oci://") else urlparse(repo).hostname
+            out.append(Pull(r.name, "chart", chart_ref if chart_ref.startswith("oci://") else repo, host or ""))
+            pin = _pin(inputs)
+            images = chart_images(pin, inputs.get("values") or {}) if pin else []
+        elif r.type.startswith("kubernetes:"):
+            images = list(_containers(r.inputs))
+        else:
+            continue
+        out += [Pull(r.name, "image", ref, split_image(ref)[0]) for ref in images]
+    return out
+
+
+def check(regs: Iterable[Registration]) -> list[Finding]:
+    regs = list(regs)
+    where = _region(regs)
+    if where is None:
+        return []
+    cloud, region = where
+    bad: dict[str, dict[str, Any]] = {}
+    for p in pulls(regs):
+        row = reach(p.host, cloud, region)
+        if row is not None and row.status != "reachable":
+            bad.setdefault(p.owner, {})[p.host] = row
+    return [_finding(owner, hosts, region) for owner, hosts in bad.items()]
+
+
+def _finding(owner: str, hosts: Mapping[str, Any], region: str) -> Finding:
+    statuses = "/".join(sorted({row.status for row in hosts.values()}))
+    uncertain = sorted(h for h, row in hosts.items() if row.certainty == "uncertain")
+    note = f" (no source names {', '.join(uncertain)} itself: uncertain)" if uncertain else ""
+    return Finding(
+        "registry-reach",
+        WARNING,
+        owner,
+        f"pulls from {', '.join(sorted(hosts))}, which catalog/registries.yaml records as {statuses} from {region}"
+        f"{note}: the install can stall on the pull",
+        FIX,
+    )
