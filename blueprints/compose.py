@@ -213,6 +213,7 @@ def platform_settings(plan: ResolvedPlan) -> Optional[PlatformSettings]:
         )
         if spec.monitoring.enabled
         else None,
+        pod_autoscaling=spec.pod_autoscaling.enabled,
         serving=serving_args(plan),
     )
 

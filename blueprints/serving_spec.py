@@ -144,6 +144,17 @@ class ModelSpec(SpecModel):
         return self
 
 
+class PodAutoscalingSpec(SpecModel):
+    """KEDA on every cluster: the HorizontalPodAutoscaler on custom metrics for any workload, GPU pods included
+    (CNCF AI Conformance MUST item pod_autoscaling), reading the Prometheus the monitoring stack ships."""
+
+    enabled: bool = Field(
+        True,
+        description="Install KEDA (pinned, on the system nodes): pods scale on custom metrics read from Prometheus "
+        "(GPU utilization, a model's queue depth). Served models need it.",
+    )
+
+
 class ServingSpec(SpecModel):
     namespace: str = Field("serving", pattern=r"^[a-z][a-z0-9-]{0,30}$", description="Namespace of the model servers.")
     models: dict[str, ModelSpec] = Field(default_factory=dict, description="Models served, by name.")
@@ -180,6 +191,11 @@ def spec_problems(spec) -> list[str]:
         problems.append(
             f"cluster.serving.namespace: {serving.namespace!r} is already used (a team, the trainer "
             "namespace or a platform namespace); allowed: a namespace of its own (default serving)"
+        )
+    if serving.models and not spec.kubernetes.pod_autoscaling.enabled:
+        problems.append(
+            "cluster.kubernetes.podAutoscaling.enabled: served models scale through KEDA; allowed: true while "
+            "serving.models is set"
         )
     if serving.models and not spec.storage.object_storage.enabled:
         problems.append(

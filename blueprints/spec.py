@@ -17,7 +17,7 @@ from pydantic.alias_generators import to_camel
 from catalog.clouds import profile
 
 from .platform_namespaces import PLATFORM_NAMESPACES
-from .serving_spec import ServingSpec
+from .serving_spec import PodAutoscalingSpec, ServingSpec
 from .serving_spec import spec_problems as serving_problems
 
 Cloud = Literal["aws", "alicloud"]
@@ -594,6 +594,9 @@ class KubernetesSpec(SpecModel):
         default_factory=FabricValidationSpec, description="Multi-node NCCL validation of RDMA groups."
     )
     monitoring: MonitoringSpec = Field(default_factory=MonitoringSpec, description="GPU observability.")
+    pod_autoscaling: PodAutoscalingSpec = Field(
+        default_factory=PodAutoscalingSpec, description="Pods scale on custom metrics (KEDA)."
+    )
 
     @property
     def trainer_namespace(self) -> str:

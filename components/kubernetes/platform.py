@@ -167,6 +167,8 @@ class PlatformArgs(Args):
     """GPU monitoring; None installs none."""
     recheck_idle_hours: Optional[int] = None
     """Re-gate idle GPU nodes for a new acceptance check this often."""
+    pod_autoscaling: Optional[bool] = True
+    """KEDA on the system nodes: pods scale on custom metrics from Prometheus (serving needs it); on by default."""
     serving: Optional[ServingArgs] = None
     """Models served with vLLM and scaled by KEDA (serving.py); None serves none."""
     serving_access: Optional[ServingAccess] = None
@@ -229,6 +231,7 @@ class GpuPlatform(Component):
         self._identity_storage_and_autoscaler(name, args, labels)
         self._queueing(name, args)
         self._acceptance_and_fabric(name, args, labels)
+        self._pod_autoscaling(name, args)
         if args.serving is not None and args.serving.models:
             self._serve(name, args, labels, monitoring_deps)
         self.register_outputs({"releases": pulumi.Output.from_input(sorted(self.releases))})
@@ -493,12 +496,12 @@ class GpuPlatform(Component):
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[acceptance, *self.priority_classes.values()]),
             )
 
-    def _serve(
-        self, name: str, args: PlatformArgs, labels: Mapping[str, str], monitoring_deps: Sequence[pulumi.Resource]
-    ) -> None:
-        """KEDA on the system nodes, the serving namespace (isolated like the others) and one ModelServing a model;
-        the ScaledObject and PodMonitor CRDs come with KEDA and the monitoring stack."""
-        serving = args.serving
+    def _pod_autoscaling(self, name: str, args: PlatformArgs) -> None:
+        """KEDA on the system nodes: its metrics server gives the HorizontalPodAutoscaler external metrics, so any
+        workload, GPU pods included, scales on a Prometheus query (CNCF AI Conformance pod_autoscaling); the
+        Prometheus is the monitoring stack's (serving.PROMETHEUS). https://keda.sh/docs/2.20/concepts/"""
+        if not args.pod_autoscaling:
+            return
         self.releases["keda"] = chart_release(
             self,
             f"{name}-keda",
@@ -507,6 +510,15 @@ class GpuPlatform(Component):
             {"nodeSelector": dict(args.system_node_selector)},
             create_namespace=True,
         )
+
+    def _serve(
+        self, name: str, args: PlatformArgs, labels: Mapping[str, str], monitoring_deps: Sequence[pulumi.Resource]
+    ) -> None:
+        """The serving namespace (isolated like the others) and one ModelServing a model; the ScaledObject and
+        PodMonitor CRDs come with KEDA (_pod_autoscaling) and the monitoring stack."""
+        serving = args.serving
+        if "keda" not in self.releases:
+            raise ValueError("serving models scale through KEDA: set pod_autoscaling (PlatformArgs)")
         namespace = k8s.core.v1.Namespace(
             f"{name}-ns-{serving.namespace}",
             metadata={
