@@ -34,6 +34,7 @@ from .storage import ClusterStorage, ClusterStorageArgs, SharedVolumeSpec, Stora
 OPERATOR_NAMESPACE = "gpu-operator"
 DCGM_METRICS = "gpu-metrics"  # ConfigMap with the exporter's counters (key dcgm-metrics.csv, GPU Operator docs)
 KEDA_NAMESPACE = "keda"
+LWS_NAMESPACE = "lws-system"  # the LeaderWorkerSet CRD's conversion webhook names its Service there (charts.yaml)
 
 
 @dataclass(frozen=True)
@@ -533,13 +534,22 @@ class GpuPlatform(Component):
             labels,
             pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
         )
+        if any(m.nodes > 1 for m in serving.models):
+            # A replica spanning nodes is a LeaderWorkerSet: its controller and CRD, on the system nodes.
+            self.releases["lws"] = chart_release(
+                self,
+                f"{name}-lws",
+                "lws",
+                LWS_NAMESPACE,
+                {"nodeSelector": dict(args.system_node_selector)},
+                create_namespace=True,
+            )
+        engines = [self.releases[k] for k in ("keda", "lws") if k in self.releases]
         for model in serving.resolved(args.serving_access):
             ModelServing(
                 f"{name}-serve-{model.model}",
                 replace(model, labels={**labels, **model.labels}),
-                opts=pulumi.ResourceOptions(
-                    parent=self, depends_on=[namespace, self.releases["keda"], *monitoring_deps]
-                ),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace, *engines, *monitoring_deps]),
             )
 
 
