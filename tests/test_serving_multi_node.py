@@ -99,6 +99,10 @@ def test_keda_scales_the_leader_worker_set_and_the_lws_chart_is_pinned_on_the_sy
         "name": "llama-405b",
     }
     assert (scaled["minReplicaCount"], scaled["maxReplicaCount"]) == (1, 2)  # replicas are whole groups
+    # KEDA scales a custom resource only through its /scale subresource (keda.sh/docs/2.20/concepts/
+    # scaling-deployments): the pinned CRD has one, on the replica count of groups.
+    scale = json.loads((CRDS / "lws-0.10.0" / "LeaderWorkerSet.subresources.json").read_text())["scale"]
+    assert scale["specReplicasPath"] == ".spec.replicas" and scale["labelSelectorPath"] == ".status.hpaPodSelector"
     release = next(r for r in resources(plan, "kubernetes:helm.sh/v3:Release") if r["name"] == "lws")
     assert release["version"] == "0.10.0" and release["chart"] == "oci://registry.k8s.io/lws/charts/lws"
     assert release["namespace"] == "lws-system" and release["values"]["nodeSelector"] == {NODE_GROUP_LABEL: "system"}
@@ -119,6 +123,13 @@ def test_the_leader_worker_set_and_its_scaler_validate_against_the_pinned_crds(p
         template = _one(plan, LWS)["spec"]["leaderWorkerTemplate"][part]
         pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", **template["metadata"]}}
         kubernetes_validate.validate({**pod, "spec": template["spec"]}, version, strict=True)
+
+
+def test_the_lws_namespace_is_the_platforms_so_no_team_may_take_it(plan):
+    from blueprints.platform_namespaces import PLATFORM_NAMESPACES
+
+    namespaces = {r["namespace"] for r in resources(plan, "kubernetes:helm.sh/v3:Release")}
+    assert "lws-system" in namespaces and namespaces <= PLATFORM_NAMESPACES
 
 
 def test_the_multi_node_plan_is_ready(plan):
