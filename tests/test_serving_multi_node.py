@@ -229,6 +229,16 @@ def test_a_pod_asking_for_more_gpus_than_a_node_has_never_schedules(plan):
     assert found.level == "blocking" and "asks for 16 GPUs" in found.message and "never schedules" in found.message
 
 
+def test_the_tensor_parallel_degree_must_still_divide_the_heads(plan):
+    def change(type_, inputs):
+        if type_ == LWS:
+            args = inputs["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]["containers"][0]["args"]
+            args[args.index("--tensor-parallel-size") + 1] = "3"
+
+    [found] = _findings(_mutated(plan, change), "serving-tensor-parallel")
+    assert found.level == "blocking" and "does not divide llama-3.1-405b's 128" in found.message
+
+
 def test_a_multi_node_model_without_a_fabric_is_warned(tmp_path):
     cluster = _cluster()
     cluster["nodeGroups"]["gpu"]["rdma"] = False
