@@ -155,6 +155,7 @@ def serving_args(plan: ResolvedPlan) -> Optional[ServingArgs]:
                 image=VLLM_IMAGE,
                 weights_prefix=m.weights_prefix,
                 gpus=m.tensor_parallel,
+                nodes=m.pipeline_parallel,
                 dtype=ENGINE_DTYPE[m.precision],
                 max_context=m.max_context,
                 max_batch=m.max_batch,
@@ -213,6 +214,7 @@ def platform_settings(plan: ResolvedPlan) -> Optional[PlatformSettings]:
         )
         if spec.monitoring.enabled
         else None,
+        pod_autoscaling=spec.pod_autoscaling.enabled,
         serving=serving_args(plan),
         image_mirror=spec.registry.mirror,
     )

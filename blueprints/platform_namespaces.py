@@ -14,5 +14,6 @@ PLATFORM_NAMESPACES = frozenset(
         "jobset-system",
         "monitoring",
         "keda",
+        "lws-system",
     }
 )

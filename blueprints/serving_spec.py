@@ -89,7 +89,17 @@ class ModelSpec(SpecModel):
         "models/mistral-7b/ (no s3:// or oss://: the stack's bucket only)."
     )
     node_group: str = Field(description="GPU node group the replicas run on.")
-    tensor_parallel: int = Field(1, ge=1, le=16, description="GPUs per replica (vLLM --tensor-parallel-size).")
+    tensor_parallel: int = Field(
+        1, ge=1, le=16, description="GPUs per node of a replica (vLLM --tensor-parallel-size), within one node."
+    )
+    pipeline_parallel: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="Nodes per replica (vLLM --pipeline-parallel-size). 1: a replica on one node (a Deployment); "
+        "above 1: a LeaderWorkerSet whose replica is this many pods on as many nodes, tensorParallel GPUs each, "
+        "for a model larger than one node.",
+    )
     precision: Precision = Field(
         "fp16",
         description="Weights precision: bf16/fp16 (vLLM --dtype), fp8 (quantized at load), int8/int4 (the "
@@ -132,7 +142,12 @@ class ModelSpec(SpecModel):
                 f"minReplicas {self.min_replicas} is above maxReplicas {self.max_replicas}; "
                 "allowed: 0 <= minReplicas <= maxReplicas"
             )
-        heads = model_shapes()[1][self.model].heads
+        heads, layers = model_shapes()[1][self.model].heads, model_shapes()[1][self.model].layers
+        if self.pipeline_parallel > layers:
+            raise ValueError(
+                f"pipelineParallel {self.pipeline_parallel} exceeds {self.model}'s {layers} layers (a stage holds "
+                f"at least one); allowed: 1 to {layers}"
+            )
         if heads % self.tensor_parallel:
             degrees = [d for d in range(1, 17) if heads % d == 0]
             raise ValueError(
@@ -142,6 +157,17 @@ class ModelSpec(SpecModel):
         if self.signal != "requests-waiting" and self.target > 1:
             raise ValueError(f"target {self.target:g} for {self.signal} is a fraction from 0 to 1 (0.8 = 80%)")
         return self
+
+
+class PodAutoscalingSpec(SpecModel):
+    """KEDA on every cluster: the HorizontalPodAutoscaler on custom metrics for any workload, GPU pods included
+    (CNCF AI Conformance MUST item pod_autoscaling), reading the Prometheus the monitoring stack ships."""
+
+    enabled: bool = Field(
+        True,
+        description="Install KEDA (pinned, on the system nodes): pods scale on custom metrics read from Prometheus "
+        "(GPU utilization, a model's queue depth). Served models need it.",
+    )
 
 
 class ServingSpec(SpecModel):
@@ -169,21 +195,40 @@ def spec_problems(spec) -> list[str]:
                 f"{where}.nodeGroup: {m.node_group!r} is not a node group; allowed: "
                 f"{', '.join(sorted(spec.node_groups))}"
             )
-        elif m.tensor_parallel > spec.node_groups[m.node_group].gpus_per_node:
-            problems.append(
-                f"{where}.tensorParallel: {m.tensor_parallel} GPUs per replica but nodes of "
-                f"{m.node_group} have {spec.node_groups[m.node_group].gpus_per_node}; a replica spans "
-                f"one node: allowed up to {spec.node_groups[m.node_group].gpus_per_node}"
-            )
+        else:
+            problems += _group_problems(where, m, spec.node_groups[m.node_group])
     taken = {*spec.kubernetes.teams, spec.kubernetes.trainer_namespace, *PLATFORM_NAMESPACES}
     if serving.models and serving.namespace in taken:
         problems.append(
             f"cluster.serving.namespace: {serving.namespace!r} is already used (a team, the trainer "
             "namespace or a platform namespace); allowed: a namespace of its own (default serving)"
         )
+    if serving.models and not spec.kubernetes.pod_autoscaling.enabled:
+        problems.append(
+            "cluster.kubernetes.podAutoscaling.enabled: served models scale through KEDA; allowed: true while "
+            "serving.models is set"
+        )
     if serving.models and not spec.storage.object_storage.enabled:
         problems.append(
             "cluster.serving.models: weights load from the stack's bucket; set storage.objectStorage.enabled: true"
+        )
+    return problems
+
+
+def _group_problems(where: str, m: ModelSpec, group) -> list[str]:
+    """A replica's pods each take tensorParallel GPUs of one node, and its pipelineParallel nodes must all fit the
+    group at once (LeaderWorkerSet starts a replica's pods together)."""
+    problems = []
+    if m.tensor_parallel > group.gpus_per_node:
+        problems.append(
+            f"{where}.tensorParallel: {m.tensor_parallel} GPUs per node but nodes of {m.node_group} have "
+            f"{group.gpus_per_node}; allowed: up to {group.gpus_per_node} (a model larger than one node: "
+            "pipelineParallel, the nodes per replica)"
+        )
+    if m.pipeline_parallel > group.max_nodes:
+        problems.append(
+            f"{where}.pipelineParallel: a replica spans {m.pipeline_parallel} nodes but nodeGroups.{m.node_group} "
+            f"holds at most {group.max_nodes} (maxNodes); allowed: up to {group.max_nodes}, or raise maxNodes"
         )
     return problems
 
@@ -223,15 +268,18 @@ def check_fit(plan):
 
 
 def fit_problem(name: str, m: ModelSpec, gpu_model: str, memory_gib: float, instance_type: str) -> Optional[str]:
-    """One line when a replica does not fit its GPUs (with the 20% headroom the advisor keeps), else None."""
+    """One line when a replica does not fit its GPUs (tensorParallel x pipelineParallel of them, with the 20%
+    headroom the advisor keeps), else None."""
     weights, kv = replica_need_gib(m)
-    usable = m.tensor_parallel * usable_bytes(memory_gib) / 2**30
+    gpus = m.tensor_parallel * m.pipeline_parallel
+    usable = gpus * usable_bytes(memory_gib) / 2**30
     if weights + kv <= usable:
         return None
+    nodes = f" on each of {m.pipeline_parallel} nodes" if m.pipeline_parallel > 1 else ""
     return (
         f"cluster.serving.models.{name}: {m.model} at {m.precision} needs {weights:,.1f} GiB of weights + "
         f"{kv:,.1f} GiB of KV cache ({m.max_context} tokens x {m.max_batch} sequences) but "
-        f"{m.tensor_parallel} x {gpu_model} on {instance_type} leave {usable:,.1f} GiB usable (80% of "
+        f"{m.tensor_parallel} x {gpu_model} on {instance_type}{nodes} leave {usable:,.1f} GiB usable (80% of "
         f"{memory_gib:g} GiB each); allowed: a smaller maxContext or maxBatch, a lower precision, more "
-        f"tensorParallel, or a group with larger GPUs"
+        f"tensorParallel or pipelineParallel (nodes per replica), or a group with larger GPUs"
     )

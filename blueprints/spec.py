@@ -18,7 +18,7 @@ from catalog.clouds import profile
 from catalog.registries import MIRROR
 
 from .platform_namespaces import PLATFORM_NAMESPACES
-from .serving_spec import ServingSpec
+from .serving_spec import PodAutoscalingSpec, ServingSpec
 from .serving_spec import spec_problems as serving_problems
 
 Cloud = Literal["aws", "alicloud"]
@@ -616,6 +616,9 @@ class KubernetesSpec(SpecModel):
     monitoring: MonitoringSpec = Field(default_factory=MonitoringSpec, description="GPU observability.")
     registry: RegistrySpec = Field(
         default_factory=RegistrySpec, description="Where the platform's charts and images are pulled from."
+    )
+    pod_autoscaling: PodAutoscalingSpec = Field(
+        default_factory=PodAutoscalingSpec, description="Pods scale on custom metrics (KEDA)."
     )
 
     @property

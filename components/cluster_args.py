@@ -186,6 +186,8 @@ class PlatformSettings(Args):
     """GPU monitoring; None installs none."""
     recheck_idle_hours: Optional[int] = None
     """Re-gate idle GPU nodes for a new acceptance check this often."""
+    pod_autoscaling: Optional[bool] = True
+    """KEDA on the system nodes: pods scale on custom metrics from Prometheus (serving needs it); on by default."""
     serving: Optional[ServingArgs] = None
     """Models served with vLLM and scaled by KEDA; None serves none."""
     image_mirror: Optional[str] = None

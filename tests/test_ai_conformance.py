@@ -19,7 +19,7 @@ from catalog.ai_conformance import checklist, minors, table
 from conftest import SHIPPED, shipped_plan
 
 UPSTREAM = Path(__file__).parent / "data" / "ai_conformance"
-SERVING_ITEMS = {"ai_inference", "pod_autoscaling"}  # met once a model is served behind a route and scales on load
+SERVING_ITEMS = {"ai_inference"}  # met once a model is served behind a route
 
 
 def verdicts(plan, minor: str | None = None) -> dict[str, Any]:
@@ -71,12 +71,25 @@ def test_every_shipped_stack_meets_the_platform_must_items(stack):
     assert "gpu-operator" in found["accelerator_metrics"].detail
     assert "kueue" in found["gang_scheduling"].detail
     assert "kube-prometheus-stack" in found["ai_service_metrics"].detail
+    # every cluster ships the custom-metrics path (KEDA reading Prometheus), serving or not
+    assert found["pod_autoscaling"].status == MET and "KEDA (keda 2.20.2)" in found["pod_autoscaling"].detail
 
 
 def test_a_stack_without_serving_reports_the_inference_items_unmet():
     found = verdicts(shipped_plan("research-a100"))
     assert found["ai_inference"].status == NOT_MET and "Gateway" in found["ai_inference"].detail
-    assert found["pod_autoscaling"].status == NOT_MET and "ScaledObject" in found["pod_autoscaling"].detail
+
+
+@pytest.mark.parametrize(
+    "field, missing",
+    [("podAutoscaling", "no custom-metrics server"), ("monitoring", "no Prometheus holds GPU or model metrics")],
+)
+def test_a_stack_without_keda_or_its_prometheus_reports_pod_autoscaling_unmet(plan_variant, field, missing):
+    plan = plan_variant("research-a100", lambda c: c.setdefault("kubernetes", {}).update({field: {"enabled": False}}))
+    found = verdicts(plan)["pod_autoscaling"]
+    assert found.status == NOT_MET and missing in found.detail
+    releases = {r.inputs.get("name") for r in plan.registrations if r.type == "kubernetes:helm.sh/v3:Release"}
+    assert ("keda" in releases) == (field == "monitoring")
 
 
 def test_unmet_items_do_not_change_the_exit_code_and_show_in_every_format():
@@ -238,35 +251,46 @@ def test_serving_resources_meet_the_inference_items():
     assert found["advanced_inference_ingress"].status == MET
 
 
-@pytest.mark.parametrize("dropped", ["gateway-helm", "route", "keda"])
+@pytest.mark.parametrize("dropped", ["gateway-helm", "route"])
 def test_each_missing_serving_piece_leaves_its_item_unmet(dropped):
     regs = list(shipped_plan("research-a100").registrations) + [r for r in SERVED if r.name != dropped]
     found = {v.id: v for v in assess(regs, "1.36").verdicts}
-    item = "pod_autoscaling" if dropped == "keda" else "ai_inference"
-    assert found[item].status == NOT_MET
+    assert found["ai_inference"].status == NOT_MET
     if dropped == "route":
         assert found["advanced_inference_ingress"].status == NOT_MET
 
 
-def test_an_hpa_on_cpu_only_is_not_pod_autoscaling_on_custom_metrics():
+def _without_keda(regs):
+    return [r for r in regs if not (r.type == "kubernetes:helm.sh/v3:Release" and r.inputs.get("name") == "keda")]
+
+
+def test_the_prometheus_adapter_is_a_custom_metrics_path_too_and_an_hpa_alone_is_not():
     hpa = _object(
         "hpa",
         "kubernetes:autoscaling/v2:HorizontalPodAutoscaler",
-        {"metadata": {"name": "llama"}, "spec": {"metrics": [{"type": "Resource", "resource": {"name": "cpu"}}]}},
+        {"metadata": {"name": "llama"}, "spec": {"metrics": [{"type": "Pods", "pods": {"metric": {"name": "x"}}}]}},
     )
-    regs = list(shipped_plan("research-a100").registrations) + [_release("prometheus-adapter"), hpa]
+    regs = _without_keda(shipped_plan("research-a100").registrations) + [hpa]
     assert {v.id: v for v in assess(regs, "1.35").verdicts}["pod_autoscaling"].status == NOT_MET
-    custom = dataclasses.replace(
-        hpa,
-        properties=_struct(
-            {
-                "metadata": {"name": "llama"},
-                "spec": {"metrics": [{"type": "Pods", "pods": {"metric": {"name": "vllm_num_requests_waiting"}}}]},
-            }
-        ),
+    found = {v.id: v for v in assess(regs + [_release("prometheus-adapter")], "1.35").verdicts}["pod_autoscaling"]
+    assert found.status == MET and "Prometheus Adapter (prometheus-adapter 1.0.0)" in found.detail
+
+
+def test_a_scaler_of_a_workload_without_gpus_is_not_named_as_gpu_autoscaling():
+    cpu = _object(
+        "vllm",
+        "kubernetes:apps/v1:Deployment",
+        {
+            "metadata": {"name": "llama"},
+            "spec": {"template": {"spec": {"containers": [{"name": "vllm", "resources": {"limits": {"cpu": "4"}}}]}}},
+        },
     )
-    regs[-1] = custom
-    assert {v.id: v for v in assess(regs, "1.35").verdicts}["pod_autoscaling"].status == MET
+    base = list(shipped_plan("research-a100").registrations)
+    gpu = {v.id: v for v in assess(base + SERVED, "1.35").verdicts}["pod_autoscaling"]
+    regs = base + [cpu if r.name == "vllm" else r for r in SERVED]
+    found = {v.id: v for v in assess(regs, "1.35").verdicts}["pod_autoscaling"]
+    assert "in use by ScaledObject llama" in gpu.detail and "ScaledObject llama" not in found.detail
+    assert found.status == MET  # the capability is installed; the CPU workload's scaler is not its evidence
 
 
 # ----------------------------------------------------------------------------- the cluster's own minor
@@ -277,20 +301,6 @@ def test_the_checklist_follows_the_cluster_minor(plan_variant):
     ids = {i["id"] for i in data["items"]}
     assert "dra_support" not in ids and "advanced_inference_ingress" in ids
     assert assess(plan.registrations, "1.32").checklist is None  # CNCF publishes none for 1.32
-
-
-def test_a_scaler_of_a_workload_without_gpus_is_not_pod_autoscaling_for_accelerators():
-    cpu = _object(
-        "vllm",
-        "kubernetes:apps/v1:Deployment",
-        {
-            "metadata": {"name": "llama"},
-            "spec": {"template": {"spec": {"containers": [{"name": "vllm", "resources": {"limits": {"cpu": "4"}}}]}}},
-        },
-    )
-    regs = list(shipped_plan("research-a100").registrations) + [cpu if r.name == "vllm" else r for r in SERVED]
-    found = {v.id: v for v in assess(regs, "1.35").verdicts}["pod_autoscaling"]
-    assert found.status == NOT_MET and "request no nvidia.com/gpu" in found.detail
 
 
 def test_high_performance_networking_follows_the_efa_groups():

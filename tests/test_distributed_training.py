@@ -442,6 +442,7 @@ def test_fabric_validation_and_monitoring_can_be_left_out_and_retention_set(plan
         "aws-efa-k8s-device-plugin",
         "cluster-autoscaler",
         "kueue",
+        "keda",  # kubernetes.podAutoscaling is its own switch
     }
     assert helm(off, "gpu-operator")["values"]["dcgmExporter"] == {"enabled": True}
     assert not off.readiness_blocking()

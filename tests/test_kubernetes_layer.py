@@ -118,6 +118,7 @@ def test_device_plugin_path_installs_plugin_and_dcgm_exporter(plan_variant):
         "cluster-autoscaler",
         "kueue",
         "kube-prometheus-stack",
+        "keda",
     }
     # The exporter's ServiceMonitor needs kube-prometheus-stack's CRD (installed first); it runs only on GPU nodes.
     assert found["dcgm-exporter"]["values"]["serviceMonitor"] == {"enabled": True}

@@ -59,6 +59,10 @@ def test_the_shipped_serving_stack_plans():
             ("target 80 for kv-cache is a fraction from 0 to 1",),
         ),
         (lambda c: c["serving"].update(namespace="monitoring"), ("serving.namespace", "'monitoring' is already used")),
+        (
+            lambda c: c.setdefault("kubernetes", {}).update(podAutoscaling={"enabled": False}),
+            ("cluster.kubernetes.podAutoscaling.enabled", "served models scale through KEDA"),
+        ),
     ],
 )
 def test_bad_serving_input_is_one_line(tmp_path, mutate, fragments):

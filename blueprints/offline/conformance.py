@@ -362,30 +362,45 @@ def _scale_target_gpus(d: Declared, target: Mapping[str, Any]) -> bool | None:
     return None
 
 
-def _pod_autoscaling(d: Declared, minor: str) -> Judgement:
-    adapters = d.installed("metric_autoscalers")
-    scalers = [
-        ("ScaledObject", r)
-        for r in d.objects("keda.sh", "ScaledObject")
-        if (r.inputs.get("spec") or {}).get("triggers") and "keda" in d.releases
-    ]
+def _gpu_scalers(d: Declared) -> list[str]:
+    """Declared ScaledObjects and custom-metric HPAs whose target asks for GPUs (or is not declared here)."""
+    scalers = [("ScaledObject", r) for r in d.objects("keda.sh", "ScaledObject") if "keda" in d.releases]
     scalers += [
         ("HorizontalPodAutoscaler", r)
         for r in d.objects("autoscaling", "HorizontalPodAutoscaler")
-        if adapters and any(m.get("type") in CUSTOM_METRICS for m in (r.inputs.get("spec") or {}).get("metrics") or [])
+        if any(m.get("type") in CUSTOM_METRICS for m in (r.inputs.get("spec") or {}).get("metrics") or [])
     ]
-    scaled, cpu_only = [], []
-    for kind, r in scalers:
-        gpus = _scale_target_gpus(d, (r.inputs.get("spec") or {}).get("scaleTargetRef") or {})
-        (cpu_only if gpus is False else scaled).append(f"{kind} {_name(r)}")
-    if scaled:
-        return MET, f"{', '.join(scaled)} on custom metrics through {', '.join(adapters)}"
-    if cpu_only:
-        return NOT_MET, f"{', '.join(cpu_only)} scale workloads that request no {GPU}: no GPU pod scales on load"
-    have = f" ({', '.join(adapters)} installed)" if adapters else ""
-    return NOT_MET, (
-        f"no KEDA ScaledObject or HPA on a custom metric{have}: GPU pods do not scale on load "
-        "(no model is served with a load signal)"
+    return [
+        f"{kind} {_name(r)}"
+        for kind, r in scalers
+        if _scale_target_gpus(d, (r.inputs.get("spec") or {}).get("scaleTargetRef") or {}) is not False
+    ]
+
+
+def _pod_autoscaling(d: Declared, minor: str) -> Judgement:
+    """Judged from the capability the plan installs, not from a model being served: a custom/external metrics
+    server for the HPA (KEDA's metrics API server, or the Prometheus Adapter: the `metric_autoscalers` releases)
+    reading a Prometheus that holds the GPU and model metrics (the kube-prometheus-stack release), on a cluster with
+    GPU groups. Declared scalers of GPU workloads are named as its use."""
+    if not d.gpu_pools:
+        return NOT_APPLICABLE, "no GPU node group"
+    adapters = d.installed("metric_autoscalers")
+    if not adapters:
+        return NOT_MET, (
+            "no custom-metrics server for the HorizontalPodAutoscaler (KEDA or Prometheus Adapter): GPU pods "
+            "scale on CPU and memory at most (set kubernetes.podAutoscaling.enabled: true)"
+        )
+    if "kube-prometheus-stack" not in d.releases:
+        return NOT_MET, (
+            f"{', '.join(adapters)} installed but no Prometheus holds GPU or model metrics to scale on "
+            "(set kubernetes.monitoring.enabled: true)"
+        )
+    gpu = _gpu_scalers(d)
+    used = f"; in use by {', '.join(gpu)}" if gpu else ""
+    return MET, (
+        f"{', '.join(adapters)} serves custom and external metrics to the HorizontalPodAutoscaler, read from "
+        f"Prometheus ({d.chart('kube-prometheus-stack')}: DCGM GPU metrics, model servers' own), for any workload "
+        f"including {GPU} pods{used}"
     )
 
 

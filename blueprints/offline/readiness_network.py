@@ -13,6 +13,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from catalog.clouds import type_of
 from catalog.cluster_network import network_facts
+from components.kubernetes.nodes import ERDMA_PRESENT_LABEL
 
 from .engine import Registration
 from .readiness import ACK_CLUSTER, BLOCKING, NODE_POOL, WARNING, Finding
@@ -193,7 +194,7 @@ def _erdma_on_terway(regs: Sequence[Registration]) -> list[Finding]:
         r.name
         for r in regs
         if r.type == NODE_POOL
-        and any(label.get("key") == "alibabacloud.com/erdma" for label in r.inputs.get("labels") or [])
+        and any(label.get("key") == ERDMA_PRESENT_LABEL for label in r.inputs.get("labels") or [])
     ]
     if not clusters or not erdma:
         return []

@@ -1,8 +1,12 @@
 """Readiness of served models (issue #25): would each model server start, be scaled and be reachable on day one?
 
-Per model server (a Deployment whose containers ask for GPUs and carry the model annotations ModelServing sets):
-- fit: weights + KV cache at the configured context and batch fit the replica's GPUs at its precision (the sizing
-  advisor's memory model, blueprints/sizing/memory.py, with its 20% headroom);
+Per model server (a Deployment, or a LeaderWorkerSet for a replica spanning nodes, carrying the model annotations
+ModelServing sets):
+- fit: each pod's GPUs are on one node of its group, and weights + KV cache at the configured context and batch fit
+  the replica's GPUs (tensor x pipeline parallel) at its precision (the sizing advisor's memory model,
+  blueprints/sizing/memory.py, with its 20% headroom);
+- a LeaderWorkerSet: its controller is installed, its group can hold a whole replica (size nodes at once, and
+  maxReplicas of them), and its stages talk over an RDMA fabric (a warning without one);
 - the tensor-parallel degree divides the model's attention heads (vLLM splits heads across GPUs);
 - its node group exists for it and, when it starts at zero nodes, an autoscaler adds nodes for it;
 - its load metric has a scrape path: KEDA installed, a ScaledObject aimed at it, the monitoring stack, and a
@@ -18,6 +22,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from catalog import load_catalog
 from catalog.model_shapes import model_shapes
+from components.kubernetes.nodes import EFA_PRESENT_LABEL, ERDMA_PRESENT_LABEL
 
 from ..serving_spec import (  # the spec's own fit, so the spec and this check agree
     ModelSpec,
@@ -37,6 +42,7 @@ from .readiness import (
 )
 
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
+LWS = "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet"
 SCALED_OBJECT = "kubernetes:keda.sh/v1alpha1:ScaledObject"
 MONITORS = ("kubernetes:monitoring.coreos.com/v1:PodMonitor", "kubernetes:monitoring.coreos.com/v1:ServiceMonitor")
 SERVICE = "kubernetes:core/v1:Service"
@@ -52,8 +58,27 @@ def _meta(r: Registration) -> Mapping[str, Any]:
     return r.inputs.get("metadata") or {}
 
 
+def _kind(r: Registration) -> str:
+    return r.type.rpartition(":")[2]
+
+
+def _serving_template(r: Registration) -> Mapping[str, Any]:
+    """The pod template serving the API: the Deployment's, or the LeaderWorkerSet's leader (its worker template
+    where it declares no leader, as LWS does)."""
+    spec = r.inputs.get("spec") or {}
+    if r.type == LWS:
+        group = spec.get("leaderWorkerTemplate") or {}
+        return group.get("leaderTemplate") or group.get("workerTemplate") or {}
+    return spec.get("template") or {}
+
+
+def _group_size(r: Registration) -> int:
+    """Pods (so nodes) per replica: a LeaderWorkerSet's size (default 1), 1 for a Deployment."""
+    return int(((r.inputs.get("spec") or {}).get("leaderWorkerTemplate") or {}).get("size", 1)) if r.type == LWS else 1
+
+
 def _pod_labels(r: Registration) -> Mapping[str, str]:
-    return (((r.inputs.get("spec") or {}).get("template") or {}).get("metadata") or {}).get("labels") or {}
+    return (_serving_template(r).get("metadata") or {}).get("labels") or {}
 
 
 def _selects(selector: Mapping[str, str], labels: Mapping[str, str]) -> bool:
@@ -63,16 +88,16 @@ def _selects(selector: Mapping[str, str], labels: Mapping[str, str]) -> bool:
 def _servers(regs: Sequence[Registration]) -> list[tuple[Registration, Mapping[str, Any], Mapping[str, str]]]:
     out = []
     for r in regs:
-        if r.type != DEPLOYMENT or MODEL not in (_meta(r).get("annotations") or {}):
+        if r.type not in (DEPLOYMENT, LWS) or MODEL not in (_meta(r).get("annotations") or {}):
             continue
-        spec = ((r.inputs.get("spec") or {}).get("template") or {}).get("spec") or {}
-        out.append((r, spec, _meta(r)["annotations"]))
+        out.append((r, _serving_template(r).get("spec") or {}, _meta(r)["annotations"]))
     return out
 
 
 def _fit(name: str, pod: Mapping[str, Any], notes: Mapping[str, str], pools: Sequence[Pool]) -> list[Finding]:
     args = [str(a) for a in pod["containers"][0].get("args") or []]
     tp = int(_flag(args, "--tensor-parallel-size") or 1)
+    pp = int(_flag(args, "--pipeline-parallel-size") or 1)
     model = notes[MODEL]
     shape = model_shapes()[1].get(model)
     if shape is None:
@@ -85,9 +110,8 @@ def _fit(name: str, pod: Mapping[str, Any], notes: Mapping[str, str], pools: Seq
                 "name a published architecture, or add it to the catalog",
             )
         ]
-    findings = []
     if shape.heads % tp:
-        findings.append(
+        return [
             Finding(
                 "serving-tensor-parallel",
                 BLOCKING,
@@ -97,8 +121,7 @@ def _fit(name: str, pod: Mapping[str, Any], notes: Mapping[str, str], pools: Seq
                 "set tensorParallel to a divisor of the heads "
                 f"({', '.join(str(d) for d in range(1, 17) if shape.heads % d == 0)})",
             )
-        )
-        return findings
+        ]
     spec = ModelSpec.model_construct(
         model=model,
         precision=notes.get(PRECISION, "fp16"),
@@ -106,33 +129,45 @@ def _fit(name: str, pod: Mapping[str, Any], notes: Mapping[str, str], pools: Seq
         max_context=int(_flag(args, "--max-model-len") or shape.context),
         max_batch=int(_flag(args, "--max-num-seqs") or 256),
     )
+    return [f for pool in pools if (f := _pool_fit(name, pool, spec, tp, pp)) is not None]
+
+
+def _pool_fit(name: str, pool: Pool, spec: ModelSpec, tp: int, pp: int) -> Optional[Finding]:
+    """A pod's GPUs must be on one node of the pool, and the replica's tp x pp GPUs must hold the model."""
+    gpu = load_catalog().get(pool.instance_type)
+    if gpu is None or not gpu.gpu.count:
+        return None
+    if tp > gpu.gpu.count:
+        return Finding(
+            "serving-fit",
+            BLOCKING,
+            name,
+            f"{name}: a pod asks for {tp} GPUs but {pool.name}'s {pool.instance_type} has {gpu.gpu.count}: "
+            "it never schedules",
+            f"set tensorParallel <= {gpu.gpu.count} and spread the model over nodes with pipelineParallel",
+        )
     weights, kv = replica_need_gib(spec)
-    for pool in pools:
-        gpu = load_catalog().get(pool.instance_type)
-        if gpu is None or not gpu.gpu.count:
-            continue
-        usable = tp * gpu.gpu.memory_gib * 0.8
-        if weights + kv > usable:
-            findings.append(
-                Finding(
-                    "serving-fit",
-                    BLOCKING,
-                    name,
-                    f"{name}: {model} at {spec.precision} needs {weights:,.1f} GiB weights + {kv:,.1f} GiB KV cache "
-                    f"({spec.max_context} tokens x {spec.max_batch} sequences); {tp} x {gpu.gpu.model} of {pool.name} "
-                    f"leave {usable:,.1f} GiB",
-                    "lower maxContext or maxBatch, quantize, raise tensorParallel, or run "
-                    "it on a group with larger GPUs",
-                )
-            )
-    return findings
+    usable = tp * pp * gpu.gpu.memory_gib * 0.8
+    if weights + kv <= usable:
+        return None
+    nodes = f" on each of {pp} nodes" if pp > 1 else ""
+    return Finding(
+        "serving-fit",
+        BLOCKING,
+        name,
+        f"{name}: {spec.model} at {spec.precision} needs {weights:,.1f} GiB weights + {kv:,.1f} GiB KV cache "
+        f"({spec.max_context} tokens x {spec.max_batch} sequences); {tp} x {gpu.gpu.model} of {pool.name}"
+        f"{nodes} leave {usable:,.1f} GiB",
+        "lower maxContext or maxBatch, quantize, raise tensorParallel or pipelineParallel (nodes per "
+        "replica), or run it on a group with larger GPUs",
+    )
 
 
 def _placement(
     name: str, pod: Mapping[str, Any], pools: Sequence[Pool], autoscaler: bool
 ) -> tuple[list[Finding], list[Pool]]:
     """The pools the server may land on, the acceptance gate aside (a startup taint the check removes)."""
-    seen = Pod(name, "Deployment", pod.get("nodeSelector") or {}, pod.get("tolerations") or [])
+    seen = Pod(name, name.split(" ", 1)[0], pod.get("nodeSelector") or {}, pod.get("tolerations") or [])
     fits = [
         p
         for p in pools
@@ -174,15 +209,22 @@ def _placement(
     return [], fits
 
 
-def _scaling(name: str, server: Registration, regs: Sequence[Registration]) -> list[Finding]:
+def _scaled_objects(server: Registration, regs: Sequence[Registration]) -> list[Registration]:
+    """ScaledObjects aimed at the server: same namespace, name and kind (scaleTargetRef.kind defaults to
+    Deployment, https://keda.sh/docs/2.20/reference/scaledobject-spec/)."""
     meta = _meta(server)
-    scaled = [
+    return [
         r
         for r in regs
         if r.type == SCALED_OBJECT
         and _meta(r).get("namespace") == meta.get("namespace")
-        and ((r.inputs.get("spec") or {}).get("scaleTargetRef") or {}).get("name") == meta.get("name")
+        and (ref := (r.inputs.get("spec") or {}).get("scaleTargetRef") or {}).get("name") == meta.get("name")
+        and (ref.get("kind") or "Deployment") == _kind(server)
     ]
+
+
+def _scaling(name: str, server: Registration, regs: Sequence[Registration]) -> list[Finding]:
+    scaled = _scaled_objects(server, regs)
     if not scaled:
         return [
             Finding(
@@ -285,6 +327,67 @@ def _wake_from_zero(name: str, spec: dict, queries: list[str]) -> list[Finding]:
     return []
 
 
+def _fabric(pool: Pool) -> bool:
+    return pool.labels.get(EFA_PRESENT_LABEL) == "true" or pool.labels.get(ERDMA_PRESENT_LABEL) == "true"
+
+
+def _multi_node(name: str, server: Registration, fits: Sequence[Pool], regs: Sequence[Registration]) -> list[Finding]:
+    """A LeaderWorkerSet needs its controller, a group holding a whole replica's nodes at once (LWS creates a
+    replica's pods together; a part of one serves nothing) and, recommended, an RDMA fabric between its stages."""
+    if server.type != LWS:
+        return []
+    size, findings = _group_size(server), []
+    if not any(r.type == HELM_RELEASE and r.inputs.get("name") == "lws" for r in regs):
+        findings.append(
+            Finding(
+                "serving-multi-node",
+                BLOCKING,
+                name,
+                f"{name} needs the LeaderWorkerSet controller and CRD, which are not installed: it is never created",
+                "install the pinned lws chart (components/kubernetes/charts.yaml)",
+            )
+        )
+    holding = [p for p in fits if p.max_nodes >= size]
+    if fits and not holding:
+        groups = ", ".join(f"{p.name} (maxNodes {p.max_nodes})" for p in fits)
+        return findings + [
+            Finding(
+                "serving-group-size",
+                BLOCKING,
+                name,
+                f"{name}: a replica spans {size} nodes but {groups} cannot hold them at once: no replica ever serves",
+                f"raise the group's maxNodes to at least {size} (times maxReplicas), or lower pipelineParallel",
+            )
+        ]
+    most = max((p.max_nodes for p in holding), default=0)
+    wanted = max(
+        (int((r.inputs.get("spec") or {}).get("maxReplicaCount", 1)) for r in _scaled_objects(server, regs)), default=1
+    )
+    if holding and wanted * size > most:
+        findings.append(
+            Finding(
+                "serving-group-size",
+                WARNING,
+                name,
+                f"{name}: maxReplicas {wanted} x {size} nodes = {wanted * size} but its group holds {most}: "
+                f"at most {most // size} replicas ever run",
+                f"raise the group's maxNodes to {wanted * size}, or lower maxReplicas to {most // size}",
+            )
+        )
+    if holding and not any(_fabric(p) for p in holding):
+        findings.append(
+            Finding(
+                "serving-fabric",
+                WARNING,
+                name,
+                f"{name}'s {size} pipeline stages run on {', '.join(p.name for p in holding)}, which has no RDMA "
+                "fabric (EFA, eRDMA): activations cross nodes over TCP at every decoding step",
+                "serve multi-node models from a group with rdma: true (EFA or eRDMA, one zone, a placement group)",
+            )
+        )
+    return findings
+
+
 def _route(name: str, server: Registration, regs: Sequence[Registration]) -> list[Finding]:
     labels, namespace = _pod_labels(server), _meta(server).get("namespace")
     if any(
@@ -313,7 +416,8 @@ def check(regs: Sequence[Registration]) -> list[Finding]:
     autoscaler = any(r.type == HELM_RELEASE and r.inputs.get("name") == "cluster-autoscaler" for r in regs)
     findings: list[Finding] = []
     for server, pod, notes in servers:
-        name = f"Deployment {_meta(server).get('namespace')}/{_meta(server).get('name')}"
+        name = f"{_kind(server)} {_meta(server).get('namespace')}/{_meta(server).get('name')}"
         placed, fits = _placement(name, pod, pools, autoscaler)
-        findings += placed + _fit(name, pod, notes, fits) + _scaling(name, server, regs) + _route(name, server, regs)
+        findings += placed + _fit(name, pod, notes, fits) + _multi_node(name, server, fits, regs)
+        findings += _scaling(name, server, regs) + _route(name, server, regs)
     return findings

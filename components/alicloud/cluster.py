@@ -11,7 +11,13 @@ import pulumi_kubernetes as k8s
 from ..base import ALICLOUD, as_args
 from ..cluster_args import AlicloudClusterArgs, FileSystemArgs, GpuGroupArgs, platform_args
 from ..cluster_base import GpuClusterBase
-from ..kubernetes.nodes import GPU_PRESENT_LABEL, MIG_CONFIG_LABEL, NODE_GROUP_LABEL, SYSTEM_GROUP
+from ..kubernetes.nodes import (
+    ERDMA_PRESENT_LABEL,
+    GPU_PRESENT_LABEL,
+    MIG_CONFIG_LABEL,
+    NODE_GROUP_LABEL,
+    SYSTEM_GROUP,
+)
 from ..kubernetes.platform import GpuPlatform, WorkloadServiceAccount
 from ..kubernetes.serving import ServingAccess, WeightsVolume
 from ..kubernetes.storage import SharedVolumeSpec, StorageClassSpec
@@ -280,7 +286,7 @@ class GpuCluster(GpuClusterBase):
                     NODE_GROUP_LABEL: g.name,
                     "gpu-blueprints/gpu-model": g.gpu_model,
                     GPU_PRESENT_LABEL: "true",
-                    **({"alibabacloud.com/erdma": "true"} if g.rdma_interfaces else {}),
+                    **({ERDMA_PRESENT_LABEL: "true"} if g.rdma_interfaces else {}),
                     **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {}),
                 },
                 taints=[dict(t) for t in g.taints],

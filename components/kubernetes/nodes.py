@@ -20,6 +20,8 @@ MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 # EFA device plugin chart selects on.
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
 EFA_PRESENT_LABEL = "vpc.amazonaws.com/efa.present"
+# ACK node pools with eRDMA carry it (the ack-erdma-controller's device plugin lands there).
+ERDMA_PRESENT_LABEL = "alibabacloud.com/erdma"
 # The untainted on-demand CPU group for cluster services: its NODE_GROUP_LABEL value.
 SYSTEM_GROUP = "system"
 

@@ -35,6 +35,7 @@ from .storage import ClusterStorage, ClusterStorageArgs, SharedVolumeSpec, Stora
 OPERATOR_NAMESPACE = "gpu-operator"
 DCGM_METRICS = "gpu-metrics"  # ConfigMap with the exporter's counters (key dcgm-metrics.csv, GPU Operator docs)
 KEDA_NAMESPACE = "keda"
+LWS_NAMESPACE = "lws-system"  # the LeaderWorkerSet CRD's conversion webhook names its Service there (charts.yaml)
 
 
 @dataclass(frozen=True)
@@ -168,6 +169,8 @@ class PlatformArgs(Args):
     """GPU monitoring; None installs none."""
     recheck_idle_hours: Optional[int] = None
     """Re-gate idle GPU nodes for a new acceptance check this often."""
+    pod_autoscaling: Optional[bool] = True
+    """KEDA on the system nodes: pods scale on custom metrics from Prometheus (serving needs it); on by default."""
     serving: Optional[ServingArgs] = None
     """Models served with vLLM and scaled by KEDA (serving.py); None serves none."""
     image_mirror: Optional[str] = None
@@ -236,6 +239,7 @@ class GpuPlatform(Component):
         self._identity_storage_and_autoscaler(name, args, labels)
         self._queueing(name, args)
         self._acceptance_and_fabric(name, args, labels)
+        self._pod_autoscaling(name, args)
         if args.serving is not None and args.serving.models:
             self._serve(name, args, labels, monitoring_deps)
         self.register_outputs({"releases": pulumi.Output.from_input(sorted(self.releases))})
@@ -500,12 +504,12 @@ class GpuPlatform(Component):
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[acceptance, *self.priority_classes.values()]),
             )
 
-    def _serve(
-        self, name: str, args: PlatformArgs, labels: Mapping[str, str], monitoring_deps: Sequence[pulumi.Resource]
-    ) -> None:
-        """KEDA on the system nodes, the serving namespace (isolated like the others) and one ModelServing a model;
-        the ScaledObject and PodMonitor CRDs come with KEDA and the monitoring stack."""
-        serving = args.serving
+    def _pod_autoscaling(self, name: str, args: PlatformArgs) -> None:
+        """KEDA on the system nodes: its metrics server gives the HorizontalPodAutoscaler external metrics, so any
+        workload, GPU pods included, scales on a Prometheus query (CNCF AI Conformance pod_autoscaling); the
+        Prometheus is the monitoring stack's (serving.PROMETHEUS). https://keda.sh/docs/2.20/concepts/"""
+        if not args.pod_autoscaling:
+            return
         self.releases["keda"] = chart_release(
             self,
             f"{name}-keda",
@@ -514,6 +518,15 @@ class GpuPlatform(Component):
             {"nodeSelector": dict(args.system_node_selector)},
             create_namespace=True,
         )
+
+    def _serve(
+        self, name: str, args: PlatformArgs, labels: Mapping[str, str], monitoring_deps: Sequence[pulumi.Resource]
+    ) -> None:
+        """The serving namespace (isolated like the others) and one ModelServing a model; the ScaledObject and
+        PodMonitor CRDs come with KEDA (_pod_autoscaling) and the monitoring stack."""
+        serving = args.serving
+        if "keda" not in self.releases:
+            raise ValueError("serving models scale through KEDA: set pod_autoscaling (PlatformArgs)")
         namespace = k8s.core.v1.Namespace(
             f"{name}-ns-{serving.namespace}",
             metadata={
@@ -528,13 +541,22 @@ class GpuPlatform(Component):
             labels,
             pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
         )
+        if any(m.nodes > 1 for m in serving.models):
+            # A replica spanning nodes is a LeaderWorkerSet: its controller and CRD, on the system nodes.
+            self.releases["lws"] = chart_release(
+                self,
+                f"{name}-lws",
+                "lws",
+                LWS_NAMESPACE,
+                {"nodeSelector": dict(args.system_node_selector)},
+                create_namespace=True,
+            )
+        engines = [self.releases[k] for k in ("keda", "lws") if k in self.releases]
         for model in serving.resolved(args.serving_access):
             ModelServing(
                 f"{name}-serve-{model.model}",
                 replace(model, labels={**labels, **model.labels}),
-                opts=pulumi.ResourceOptions(
-                    parent=self, depends_on=[namespace, self.releases["keda"], *monitoring_deps]
-                ),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace, *engines, *monitoring_deps]),
             )
 
 

@@ -1,8 +1,9 @@
 """ModelServing: one model behind vLLM's OpenAI-compatible server, scaled on its own load by KEDA.
 
-A Deployment of replicas of ``gpus`` GPUs each on one node group, a Service, a PodMonitor so the
-kube-prometheus-stack scrapes vLLM's /metrics, a KEDA ScaledObject whose Prometheus trigger reads the model's
-load (queue depth, KV-cache use or GPU utilization) and a NetworkPolicy admitting only the callers allowed.
+Replicas of ``gpus`` GPUs each on one node group: a Deployment when a replica fits one node, a LeaderWorkerSet when it
+spans ``nodes`` nodes; a Service, a PodMonitor so the kube-prometheus-stack scrapes vLLM's /metrics, a KEDA
+ScaledObject whose Prometheus trigger reads the model's load (queue depth, KV-cache use or GPU utilization) and a
+NetworkPolicy admitting only the callers allowed.
 
 Sources (read 2026-11-24):
 - vLLM server flags and /health, /metrics: https://docs.vllm.ai/en/stable/serving/openai_compatible_server.html,
@@ -11,6 +12,16 @@ Sources (read 2026-11-24):
   (`vllm serve s3://bucket/prefix --load-format runai_streamer`, credentials from the AWS SDK chain, so IRSA).
 - KEDA ScaledObject, Prometheus scaler: https://keda.sh/docs/2.20/reference/scaledobject-spec/,
   https://keda.sh/docs/2.20/scalers/prometheus/ (minReplicaCount 0 scales to zero).
+- Multi-node replicas: vLLM's LWS deployment (https://docs.vllm.ai/en/latest/deployment/frameworks/lws.html, as of
+  vllm-project/vllm@051f9b87 docs/deployment/frameworks/lws.md) and kubernetes-sigs/lws@v0.10.0
+  docs/examples/vllm/GPU/lws.yaml: the leader starts a Ray head with examples/online_serving/multi-node-serving.sh and
+  waits for LWS_GROUP_SIZE nodes, then serves with --tensor-parallel-size = GPUs per node and
+  --pipeline-parallel-size = nodes (docs/serving/parallelism_scaling.md), workers join the leader's Ray
+  (LWS_LEADER_ADDRESS); restartPolicy RecreateGroupOnPodRestart restarts the whole replica when one pod fails.
+- KEDA scales a custom resource through its /scale subresource (https://keda.sh/docs/2.20/concepts/scaling-deployments/
+  "Scaling of Custom Resources"); the LeaderWorkerSet CRD has one (specReplicasPath .spec.replicas, labelSelectorPath
+  .status.hpaPodSelector: kubernetes-sigs/lws@v0.10.0 charts/lws/crds, site/content/en/docs/examples/hpa.md), so a
+  replica is a whole group of pods.
 - PodMonitor: prometheus-operator API monitoring.coreos.com/v1; `prometheus-operated` is the Service the operator
   creates for every Prometheus in its namespace.
 - Internal load balancer annotations and loadBalancerSourceRanges: https://kubernetes.io/docs/concepts/services-
@@ -28,6 +39,9 @@ from ..base import KUBERNETES, Args, Component, as_args
 from .nodes import GPU_RESOURCE
 
 PORT = 8000
+LWS_API = "leaderworkerset.x-k8s.io/v1"
+# Ray's helper as the vLLM image ships it (vLLM's LWS deployment page); it moves with the image (examples/).
+RAY_SCRIPT = "/vllm-workspace/examples/online_serving/multi-node-serving.sh"
 PROMETHEUS = "http://prometheus-operated.monitoring.svc:9090"
 MONITORING_NAMESPACE = "monitoring"
 # vLLM's gauges per replica, and DCGM's GPU utilization (0-100) for the pods of the model.
@@ -69,7 +83,7 @@ class ModelServingArgs(Args):
     weights_prefix: str
     """Prefix of the weights in the stack's bucket, models/<name>/."""
     gpus: int
-    """GPUs per replica (vLLM --tensor-parallel-size)."""
+    """GPUs per pod, all of one node (vLLM --tensor-parallel-size)."""
     dtype: str
     """vLLM --dtype (float16, bfloat16) or, for fp8/int8/int4, the quantization (--quantization)."""
     max_context: int
@@ -92,6 +106,9 @@ class ModelServingArgs(Args):
     """requests-waiting, kv-cache or gpu-utilization (QUERIES)."""
     target: float
     """Per-replica target of the signal."""
+    nodes: Optional[int] = 1
+    """Nodes per replica (vLLM --pipeline-parallel-size); above 1 a replica is a LeaderWorkerSet group of this many
+    pods, one leader serving the API and workers joining its Ray cluster. 1 by default: a Deployment."""
     bucket: Optional[pulumi.Input[str]] = None
     """The stack's bucket the weights are streamed from (s3://<bucket>/<prefix>, Run:ai Model Streamer); the
     cluster component sets it, since it creates the bucket."""
@@ -123,6 +140,11 @@ class ModelServingArgs(Args):
             str(PORT),
             "--tensor-parallel-size",
             str(self.gpus),
+            *(
+                ["--pipeline-parallel-size", str(self.nodes), "--distributed-executor-backend", "ray"]
+                if self.nodes > 1
+                else []
+            ),
             "--max-model-len",
             str(self.max_context),
             "--max-num-seqs",
@@ -150,7 +172,12 @@ class ModelServing(Component):
             opts=pulumi.ResourceOptions(parent=self),
         )
         mounts, volumes, claim = self._weights_volume(name, args, meta)
-        self.deployment = self._deployment(name, args, meta, app, self._container(args, mounts), volumes, [sa, *claim])
+        container, after = self._container(args, mounts), [sa, *claim]
+        self.workload = (
+            self._leader_worker_set(name, args, meta, app, container, volumes, after)
+            if args.nodes > 1
+            else self._deployment(name, args, meta, app, container, volumes, after)
+        )
         self._service_and_scrape(name, args, meta, app)
         self._autoscaling(name, args, meta)
         self._ingress_policy(name, args, meta, app)
@@ -240,6 +267,23 @@ class ModelServing(Component):
             ],
         }
 
+    @staticmethod
+    def _pod_spec(args: ModelServingArgs, container: dict, volumes: list) -> dict:
+        """A replica's pod on the model's group, with its caches and weights."""
+        return {
+            "serviceAccountName": args.model,
+            "nodeSelector": dict(args.node_selector),
+            "tolerations": [dict(t) for t in args.tolerations],
+            "containers": [container],
+            # PyTorch shares tensors between tensor-parallel workers through /dev/shm (vLLM docker docs).
+            "volumes": [
+                {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "2Gi"}},
+                {"name": "cache", "emptyDir": {"sizeLimit": "20Gi"}},
+                {"name": "tmp", "emptyDir": {"sizeLimit": "4Gi"}},
+                *volumes,
+            ],
+        }
+
     def _deployment(
         self, name: str, args: ModelServingArgs, meta: dict, app: dict, container: dict, volumes: list, after: list
     ) -> k8s.apps.v1.Deployment:
@@ -254,22 +298,57 @@ class ModelServing(Component):
                 "selector": {"matchLabels": app},
                 "template": {
                     "metadata": {"labels": {**args.labels, **app}},
-                    "spec": {
-                        "serviceAccountName": args.model,
-                        "nodeSelector": dict(args.node_selector),
-                        "tolerations": [dict(t) for t in args.tolerations],
-                        "containers": [container],
-                        # PyTorch shares tensors between tensor-parallel workers through /dev/shm (vLLM docker docs).
-                        "volumes": [
-                            {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "2Gi"}},
-                            {"name": "cache", "emptyDir": {"sizeLimit": "20Gi"}},
-                            {"name": "tmp", "emptyDir": {"sizeLimit": "4Gi"}},
-                            *volumes,
-                        ],
-                    },
+                    "spec": self._pod_spec(args, container, volumes),
                 },
             },
             # KEDA owns the replica count once it runs; a later `pulumi up` must not reset it.
+            opts=pulumi.ResourceOptions(parent=self, depends_on=after, ignore_changes=["spec.replicas"]),
+        )
+
+    def _leader_worker_set(
+        self, name: str, args: ModelServingArgs, meta: dict, app: dict, container: dict, volumes: list, after: list
+    ) -> k8s.apiextensions.CustomResource:
+        """A replica larger than one node: a LeaderWorkerSet group of ``nodes`` pods. The leader (which alone carries
+        the model's labels, so the Service, PodMonitor and ingress policy select it) starts Ray, waits for the group
+        and serves the API; each worker joins the leader's Ray and holds its pipeline stage. Pods of the namespace
+        reach each other (isolate_namespace), which Ray needs; KEDA scales whole groups (spec.replicas)."""
+        serve = 'exec python3 -m vllm.entrypoints.openai.api_server "$@"'
+        leader = {
+            **container,
+            "command": [
+                "sh",
+                "-c",
+                f"bash {RAY_SCRIPT} leader --ray_cluster_size=$(LWS_GROUP_SIZE) && {serve}",
+                "vllm",
+            ],
+        }
+        worker = {
+            key: value
+            for key, value in container.items()
+            if key not in ("args", "ports", "startupProbe", "readinessProbe", "livenessProbe")
+        }
+        worker["command"] = ["sh", "-c", f"exec bash {RAY_SCRIPT} worker --ray_address=$(LWS_LEADER_ADDRESS)"]
+        workers = {**app, "app.kubernetes.io/component": "pipeline-worker", "app.kubernetes.io/name": "vllm-worker"}
+        return k8s.apiextensions.CustomResource(
+            f"{name}-leaderworkerset",
+            api_version=LWS_API,
+            kind="LeaderWorkerSet",
+            metadata={**meta, "annotations": {**args.annotations, "pulumi.com/skipAwait": "true"}},
+            spec={
+                "replicas": args.min_replicas,
+                "leaderWorkerTemplate": {
+                    "size": args.nodes,
+                    "restartPolicy": "RecreateGroupOnPodRestart",
+                    "leaderTemplate": {
+                        "metadata": {"labels": {**args.labels, **app}},
+                        "spec": self._pod_spec(args, leader, volumes),
+                    },
+                    "workerTemplate": {
+                        "metadata": {"labels": {**args.labels, **workers}},
+                        "spec": self._pod_spec(args, worker, volumes),
+                    },
+                },
+            },
             opts=pulumi.ResourceOptions(parent=self, depends_on=after, ignore_changes=["spec.replicas"]),
         )
 
@@ -308,14 +387,19 @@ class ModelServing(Component):
         )
 
     def _autoscaling(self, name: str, args: ModelServingArgs, meta: dict) -> None:
-        """KEDA scales the Deployment on the model's load signal, read from Prometheus."""
+        """KEDA scales the Deployment (or the LeaderWorkerSet, a whole group a replica) on the model's load signal,
+        read from Prometheus."""
         k8s.apiextensions.CustomResource(
             f"{name}-scaledobject",
             api_version="keda.sh/v1alpha1",
             kind="ScaledObject",
             metadata=meta,
             spec={
-                "scaleTargetRef": {"name": args.model},
+                "scaleTargetRef": (
+                    {"apiVersion": LWS_API, "kind": "LeaderWorkerSet", "name": args.model}
+                    if args.nodes > 1
+                    else {"name": args.model}
+                ),
                 "minReplicaCount": args.min_replicas,
                 "maxReplicaCount": args.max_replicas,
                 "pollingInterval": 15,
@@ -333,7 +417,7 @@ class ModelServing(Component):
                     }
                 ],
             },
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.deployment]),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.workload]),
         )
 
     def _ingress_policy(self, name: str, args: ModelServingArgs, meta: dict, app: dict) -> None:
@@ -360,6 +444,9 @@ class ServingAccess(Args):
     """How the model servers reach their weights: what only the cluster knows, since it creates the bucket and the
     roles (PlatformArgs.serving_access); a model's own value, where it gives one, is kept."""
 
+    nodes: Optional[int] = 1
+    """Nodes per replica (vLLM --pipeline-parallel-size); above 1 a replica is a LeaderWorkerSet group of this many
+    pods, one leader serving the API and workers joining its Ray cluster. 1 by default: a Deployment."""
     bucket: Optional[pulumi.Input[str]] = None
     """The stack's bucket the weights are streamed from."""
     service_account_annotations: Optional[Mapping[str, Mapping[str, pulumi.Input[str]]]] = field(default_factory=dict)
