@@ -14,7 +14,12 @@ from components.kubernetes.charts import charts
 
 DATA = Path(__file__).parent / "data" / "charts"
 # NVIDIA's gpu-operator keeps a placeholder in the tagged Chart.yaml and publishes the chart under the release tag.
-TAG_VERSIONED = {"gpu-operator": "v1.0.0-devel"}
+TAG_VERSIONED = {
+    "gpu-operator": "v1.0.0-devel",
+    "gateway-helm": "v0.0.0-latest",
+    "ai-gateway-crds-helm": "v0.0.0-latest",
+    "ai-gateway-helm": "v0.0.0-latest",
+}
 
 
 def _source_rows() -> dict[str, dict[str, str]]:
