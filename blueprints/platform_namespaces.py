@@ -14,5 +14,7 @@ PLATFORM_NAMESPACES = frozenset(
         "jobset-system",
         "monitoring",
         "keda",
+        "envoy-gateway-system",  # Envoy Gateway and Envoy AI Gateway (components/kubernetes/inference_gateway.py)
+        "envoy-ai-gateway-system",
     }
 )

@@ -442,6 +442,9 @@ def test_fabric_validation_and_monitoring_can_be_left_out_and_retention_set(plan
         "aws-efa-k8s-device-plugin",
         "cluster-autoscaler",
         "kueue",
+        "gateway-helm",  # inference routing on every cluster (components/kubernetes/inference_gateway.py)
+        "ai-gateway-crds-helm",
+        "ai-gateway-helm",
     }
     assert helm(off, "gpu-operator")["values"]["dcgmExporter"] == {"enabled": True}
     assert not off.readiness_blocking()
