@@ -17,7 +17,8 @@ Sources (read 2026-11-24; why this implementation: components/kubernetes/charts.
 - Envoy Gateway v1.9.0: GatewayNamespace deploy mode (api/v1alpha1/envoygateway_types.go), proxy pods labelled
   gateway.envoyproxy.io/owning-gateway-name (internal/gatewayapi/translator.go), a listener port below 1024 served
   on port + 10000 in the pod (listener.go, wellKnownPortShift), ClientTrafficPolicy tls.minVersion ("1.2", "1.3";
-  https://gateway.envoyproxy.io/docs/tasks/security/tls-cert-manager/ and api/v1alpha1/tls_types.go), EnvoyProxy
+  https://gateway.envoyproxy.io/v1.9/tasks/security/secure-gateways/ "Customize Gateway TLS Parameters",
+  site/content/en/v1.9/tasks/security/secure-gateways.md, and api/v1alpha1/tls_types.go), EnvoyProxy
   provider.kubernetes.envoyService (type, annotations, loadBalancerSourceRanges, externalTrafficPolicy) referenced
   from the Gateway's spec.infrastructure.parametersRef.
 - gateway-api-inference-extension v1.0.2: InferencePool v1 (config/crd/bases), the EPP Deployment, its plugin
