@@ -24,6 +24,7 @@ from components.cluster_args import (
     PlatformSettings,
     SystemGroupArgs,
 )
+from components.kubernetes.inference_gateway import GatewayExposure
 from components.kubernetes.monitoring import AlertReceiver, MonitoringArgs, SmtpSettings
 from components.kubernetes.nodes import GATE_TAINT, NODE_GROUP_LABEL, SYSTEM_GROUP
 from components.kubernetes.platform import FabricSettings, PriorityValues, Team, mig_slices
@@ -145,9 +146,15 @@ def serving_args(plan: ResolvedPlan) -> Optional[ServingArgs]:
     shapes = {g.name: g.shape for g in plan.node_groups}
     if not serving.models:
         return None
-    cidrs = tuple(serving.exposure.allowed_cidrs)
+    cidrs, tls = tuple(serving.exposure.allowed_cidrs), serving.exposure.tls
     return ServingArgs(
         namespace=serving.namespace,
+        exposure=GatewayExposure(
+            allowed_cidrs=cidrs,
+            internal_lb_annotations=INTERNAL_LB[spec.cloud] if cidrs else {},
+            tls_secret=tls.secret_name if tls else None,
+            tls_min_version=tls.min_version if tls else "1.3",
+        ),
         models=[
             ModelServingArgs(
                 model=name,
@@ -172,8 +179,6 @@ def serving_args(plan: ResolvedPlan) -> Optional[ServingArgs]:
                 max_replicas=m.max_replicas,
                 signal=m.signal,
                 target=m.target,
-                allowed_cidrs=cidrs,
-                internal_lb_annotations=INTERNAL_LB[spec.cloud] if cidrs else {},
                 annotations={"gpu-blueprints/model": m.model, "gpu-blueprints/precision": m.precision},
             )
             for name, m in serving.models.items()

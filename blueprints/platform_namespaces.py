@@ -15,5 +15,7 @@ PLATFORM_NAMESPACES = frozenset(
         "monitoring",
         "keda",
         "lws-system",
+        "envoy-gateway-system",  # Envoy Gateway and Envoy AI Gateway (components/kubernetes/inference_gateway.py)
+        "envoy-ai-gateway-system",
     }
 )

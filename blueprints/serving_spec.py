@@ -51,15 +51,31 @@ class SpecModel(BaseModel):
     )
 
 
+class TlsSpec(SpecModel):
+    """TLS the Gateway's listener terminates (Envoy Gateway ClientTrafficPolicy tls.minVersion sets the floor)."""
+
+    secret_name: str = Field(
+        pattern=r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$",
+        description="kubernetes.io/tls Secret in the serving namespace holding the certificate and key.",
+    )
+    min_version: Literal["1.3", "1.2"] = Field(
+        "1.3", description="Lowest TLS version accepted: 1.3 (default, as the articles ask) or 1.2."
+    )
+
+
 class ExposureSpec(SpecModel):
-    """Who may call the model. Private: pods of the cluster's serving namespace only (and the monitoring stack's
-    scrape). Internal: a load balancer inside the VPC, reachable only from allowedCidrs."""
+    """Who may call the models, through the serving namespace's Gateway. Private: pods of the serving namespace
+    only. Internal: an internal load balancer in front of the Gateway, reachable only from allowedCidrs, with TLS."""
 
     mode: Literal["private", "internal"] = Field(
         "private", description="private (in-cluster only) or internal (VPC-internal load balancer)."
     )
     allowed_cidrs: list[str] = Field(
         default_factory=list, description="internal: the networks that may call the endpoint (never 0.0.0.0/0)."
+    )
+
+    tls: Optional[TlsSpec] = Field(
+        None, description="TLS on the Gateway's listener (443); required for internal. None: HTTP on 80, in-cluster."
     )
 
     @field_validator("allowed_cidrs")
@@ -77,6 +93,11 @@ class ExposureSpec(SpecModel):
     def _needs_cidrs(self) -> ExposureSpec:
         if self.mode == "internal" and not self.allowed_cidrs:
             raise ValueError("exposure mode internal needs allowedCidrs (the networks allowed to call the model)")
+        if self.mode == "internal" and self.tls is None:
+            raise ValueError(
+                "exposure mode internal needs tls.secretName (a kubernetes.io/tls Secret in the serving namespace): "
+                "traffic from the VPC is served over TLS 1.3 (tls.minVersion 1.2 allowed)"
+            )
         if self.mode == "private" and self.allowed_cidrs:
             raise ValueError("allowedCidrs are for exposure mode internal; private admits in-cluster callers only")
         return self

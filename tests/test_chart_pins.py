@@ -13,9 +13,15 @@ import yaml
 from components.kubernetes.charts import charts
 
 DATA = Path(__file__).parent / "data" / "charts"
-# NVIDIA's gpu-operator and kubernetes-sigs/lws keep a placeholder in the tagged Chart.yaml and publish the chart
-# under the release tag (lws: without its leading v, as its installation docs install it).
-TAG_VERSIONED = {"gpu-operator": "v1.0.0-devel", "lws": "0.1.0"}
+# NVIDIA's gpu-operator, kubernetes-sigs/lws and Envoy Gateway / AI Gateway keep a placeholder in the tagged Chart.yaml
+# and publish the chart under the release tag (lws: without its leading v, as its installation docs install it).
+TAG_VERSIONED = {
+    "gpu-operator": "v1.0.0-devel",
+    "lws": "0.1.0",
+    "gateway-helm": "v0.0.0-latest",
+    "ai-gateway-crds-helm": "v0.0.0-latest",
+    "ai-gateway-helm": "v0.0.0-latest",
+}
 
 
 def _source_rows() -> dict[str, dict[str, str]]:

@@ -443,6 +443,9 @@ def test_fabric_validation_and_monitoring_can_be_left_out_and_retention_set(plan
         "cluster-autoscaler",
         "kueue",
         "keda",  # kubernetes.podAutoscaling is its own switch
+        "gateway-helm",  # inference routing on every cluster (components/kubernetes/inference_gateway.py)
+        "ai-gateway-crds-helm",
+        "ai-gateway-helm",
     }
     assert helm(off, "gpu-operator")["values"]["dcgmExporter"] == {"enabled": True}
     assert not off.readiness_blocking()

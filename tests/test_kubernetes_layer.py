@@ -119,6 +119,9 @@ def test_device_plugin_path_installs_plugin_and_dcgm_exporter(plan_variant):
         "kueue",
         "kube-prometheus-stack",
         "keda",
+        "gateway-helm",  # inference routing on every cluster (inference_gateway.py)
+        "ai-gateway-crds-helm",
+        "ai-gateway-helm",
     }
     # The exporter's ServiceMonitor needs kube-prometheus-stack's CRD (installed first); it runs only on GPU nodes.
     assert found["dcgm-exporter"]["values"]["serviceMonitor"] == {"enabled": True}

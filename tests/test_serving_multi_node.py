@@ -52,7 +52,13 @@ def plan(tmp_path_factory):
 
 
 def _one(plan, type_):
-    [found] = [r for r in resources(plan, type_) if (r.get("metadata") or {}).get("namespace") == "serving"]
+    """The model's own object of a kind in the serving namespace (not the endpoint picker's, named <model>-epp)."""
+    meta = lambda r: r.get("metadata") or {}  # noqa: E731
+    [found] = [
+        r
+        for r in resources(plan, type_)
+        if meta(r).get("namespace") == "serving" and not meta(r).get("name", "").endswith("-epp")
+    ]
     return found
 
 
@@ -75,10 +81,9 @@ def test_a_replica_spanning_nodes_is_a_leader_worker_set_over_ray(plan):
     [work] = worker["spec"]["containers"]
     assert "multi-node-serving.sh worker --ray_address=$(LWS_LEADER_ADDRESS)" in work["command"][2]
     assert "args" not in work and "readinessProbe" not in work  # workers serve no HTTP
-    assert not resources(plan, "kubernetes:apps/v1:Deployment") or all(
-        (d.get("metadata") or {}).get("namespace") != "serving"
-        for d in resources(plan, "kubernetes:apps/v1:Deployment")
-    )
+    # No Deployment runs the engine (the serving namespace's one Deployment is the endpoint picker of the route).
+    serving = [d for d in resources(plan, "kubernetes:apps/v1:Deployment") if d["metadata"]["namespace"] == "serving"]
+    assert [d["metadata"]["name"] for d in serving] == ["llama-405b-epp"]
 
 
 def test_only_the_leader_is_routed_to_and_scraped(plan):
@@ -86,7 +91,8 @@ def test_only_the_leader_is_routed_to_and_scraped(plan):
     leader, worker = lws["leaderTemplate"]["metadata"]["labels"], lws["workerTemplate"]["metadata"]["labels"]
     service = _one(plan, "kubernetes:core/v1:Service")["spec"]["selector"]
     monitor = _one(plan, "kubernetes:monitoring.coreos.com/v1:PodMonitor")["spec"]["selector"]["matchLabels"]
-    for selector in (service, monitor):
+    pool = _one(plan, "kubernetes:inference.networking.k8s.io/v1:InferencePool")["spec"]["selector"]["matchLabels"]
+    for selector in (service, monitor, pool):
         assert all(leader.get(k) == v for k, v in selector.items())
         assert not all(worker.get(k) == v for k, v in selector.items())
 

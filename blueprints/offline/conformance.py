@@ -226,24 +226,20 @@ def _gateway_implementation(d: Declared) -> str | None:
 
 
 def _ai_inference(d: Declared, minor: str) -> Judgement:
-    implementation = _gateway_implementation(d)
-    gateways = [_name(r) for r in d.objects("gateway.networking.k8s.io", "Gateway")]
-    routes = [_name(r) for r in d.objects("gateway.networking.k8s.io", "HTTPRoute")]
-    missing = [
-        what
-        for what, present in (
-            ("a Gateway API implementation", implementation),
-            ("a Gateway", gateways),
-            ("an HTTPRoute", routes),
-        )
-        if not present
-    ]
+    """Met when the cluster carries an installed Gateway API implementation and a GatewayClass for it: the capability
+    the item asks for, on every cluster, whether or not it serves a model yet. Gateways and routes are named."""
+    installed = d.installed("gateway_implementations")
+    classes = [_name(r) for r in d.objects("gateway.networking.k8s.io", "GatewayClass")]
+    missing = [w for w, ok in (("Gateway API implementation", installed), ("GatewayClass", classes)) if not ok]
     if missing:
         return NOT_MET, (
-            f"no {', no '.join(m.removeprefix('a ').removeprefix('an ') for m in missing)} declared: "
-            "inference traffic has no Gateway API route to a model"
+            f"no {' and no '.join(missing)} declared: inference services have no Gateway API routing "
+            "(the platform installs Envoy Gateway and its GatewayClass unless the Kubernetes layer is off)"
         )
-    return MET, f"{implementation}; Gateway {', '.join(gateways)}; HTTPRoute {', '.join(routes)}"
+    gateways = [_name(r) for r in d.objects("gateway.networking.k8s.io", "Gateway")]
+    routes = [_name(r) for r in d.objects("gateway.networking.k8s.io", "HTTPRoute")]
+    served = f"; Gateway {', '.join(gateways)}; HTTPRoute {', '.join(routes)}" if gateways and routes else ""
+    return MET, f"{', '.join(installed)}; GatewayClass {', '.join(classes)}{served}"
 
 
 def _routes_to_pool(d: Declared) -> list[str]:

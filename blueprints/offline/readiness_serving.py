@@ -11,7 +11,9 @@ ModelServing sets):
 - its node group exists for it and, when it starts at zero nodes, an autoscaler adds nodes for it;
 - its load metric has a scrape path: KEDA installed, a ScaledObject aimed at it, the monitoring stack, and a
   PodMonitor/ServiceMonitor selecting its pods (DCGM's exporter for the GPU-utilization signal);
-- its route exists: a Service selecting its pods.
+- its route exists: an HTTPRoute on a declared Gateway sends requests to an InferencePool that selects its pods on
+  the server's port and names a declared endpoint picker Service, and the Gateway's class is served by an installed
+  implementation that routes to InferencePools (Envoy Gateway with Envoy AI Gateway as its extension).
 A ScaledObject at minReplicaCount 0 whose trigger reads only the model's own metrics cannot wake it: with no
 replica there is no series (KEDA treats the empty result as 0), so it is reported.
 """
@@ -46,6 +48,12 @@ LWS = "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet"
 SCALED_OBJECT = "kubernetes:keda.sh/v1alpha1:ScaledObject"
 MONITORS = ("kubernetes:monitoring.coreos.com/v1:PodMonitor", "kubernetes:monitoring.coreos.com/v1:ServiceMonitor")
 SERVICE = "kubernetes:core/v1:Service"
+GATEWAY_API = "gateway.networking.k8s.io"
+INFERENCE_POOL = "kubernetes:inference.networking.k8s.io/v1:InferencePool"
+# GatewayClass controller -> the charts that must be installed for it to route to an InferencePool. Envoy Gateway
+# routes to one only through Envoy AI Gateway, its extension server (Envoy AI Gateway v1.1.0
+# site/docs/capabilities/inference/httproute-inferencepool.md; components/kubernetes/inference_gateway.py).
+POOL_IMPLEMENTATIONS = {"gateway.envoyproxy.io/gatewayclass-controller": ("gateway-helm", "ai-gateway-helm")}
 MODEL = "gpu-blueprints/model"  # annotation: the architecture in catalog/model_shapes.yaml
 PRECISION = "gpu-blueprints/precision"
 
@@ -388,22 +396,104 @@ def _multi_node(name: str, server: Registration, fits: Sequence[Pool], regs: Seq
     return findings
 
 
-def _route(name: str, server: Registration, regs: Sequence[Registration]) -> list[Finding]:
-    labels, namespace = _pod_labels(server), _meta(server).get("namespace")
-    if any(
-        r.type == SERVICE
-        and _meta(r).get("namespace") == namespace
-        and _selects((r.inputs.get("spec") or {}).get("selector") or {}, labels)
+def _objects(regs: Sequence[Registration], kind: str, namespace: Any = None) -> list[Registration]:
+    """Gateway API objects of a kind (any version), in a namespace when one is given."""
+    return [
+        r
         for r in regs
-    ):
+        if r.type.startswith(f"kubernetes:{GATEWAY_API}/")
+        and r.type.endswith(f":{kind}")
+        and (namespace is None or _meta(r).get("namespace") == namespace)
+    ]
+
+
+def _pool_for(server: Registration, pod: Mapping[str, Any], regs: Sequence[Registration]) -> Optional[Registration]:
+    """The InferencePool in the server's namespace whose selector matches its pods on a port its container serves."""
+    labels, namespace = _pod_labels(server), _meta(server).get("namespace")
+    ports = {p.get("containerPort") for c in pod.get("containers") or [] for p in c.get("ports") or []}
+    for r in regs:
+        spec = r.inputs.get("spec") or {}
+        if (
+            r.type == INFERENCE_POOL
+            and _meta(r).get("namespace") == namespace
+            and _selects((spec.get("selector") or {}).get("matchLabels") or {}, labels)
+            and any(t.get("number") in ports for t in spec.get("targetPorts") or [])
+        ):
+            return r
+    return None
+
+
+def _routes_to(pool: Registration, regs: Sequence[Registration]) -> list[Registration]:
+    namespace, name = _meta(pool).get("namespace"), _meta(pool).get("name")
+    return [
+        r
+        for r in _objects(regs, "HTTPRoute", namespace)
+        if any(
+            ref.get("kind") == "InferencePool"
+            and ref.get("name") == name
+            and ref.get("namespace", namespace) == namespace
+            for rule in (r.inputs.get("spec") or {}).get("rules") or []
+            for ref in rule.get("backendRefs") or []
+        )
+    ]
+
+
+def _gateway_gaps(route: Registration, regs: Sequence[Registration]) -> list[str]:
+    """What is missing between the route and a running implementation: its Gateway, the class, the charts."""
+    namespace = _meta(route).get("namespace")
+    parents = [
+        p for p in (route.inputs.get("spec") or {}).get("parentRefs") or [] if p.get("kind", "Gateway") == "Gateway"
+    ]
+    gateways = {(_meta(g).get("namespace"), _meta(g).get("name")): g for g in _objects(regs, "Gateway")}
+    found = [gateways.get((p.get("namespace", namespace), p.get("name"))) for p in parents]
+    if not any(found):
+        return [f"HTTPRoute {_meta(route).get('name')} is attached to no declared Gateway"]
+    classes = {
+        _meta(c).get("name"): (c.inputs.get("spec") or {}).get("controllerName") for c in _objects(regs, "GatewayClass")
+    }
+    releases = {r.inputs.get("name") for r in regs if r.type == HELM_RELEASE}
+    for gateway in filter(None, found):
+        class_name = (gateway.inputs.get("spec") or {}).get("gatewayClassName")
+        controller = classes.get(class_name)
+        needed = POOL_IMPLEMENTATIONS.get(controller or "")
+        if controller is None:
+            return [f"Gateway {_meta(gateway).get('name')}'s class {class_name} is not declared"]
+        if needed is None:
+            return [
+                f"GatewayClass {class_name} ({controller}) is not an implementation known to route to InferencePools"
+            ]
+        absent = [c for c in needed if c not in releases]
+        if absent:
+            return [f"GatewayClass {class_name} needs {', '.join(absent)} installed to route to an InferencePool"]
+    return []
+
+
+def _route(name: str, server: Registration, pod: Mapping[str, Any], regs: Sequence[Registration]) -> list[Finding]:
+    """HTTPRoute -> InferencePool -> the model's pods, through a Gateway an installed implementation serves."""
+    pool = _pool_for(server, pod, regs)
+    gaps: list[str] = []
+    if pool is None:
+        gaps = ["no InferencePool selects its pods on the server's port"]
+    else:
+        services = {(_meta(r).get("namespace"), _meta(r).get("name")) for r in regs if r.type == SERVICE}
+        picker = ((pool.inputs.get("spec") or {}).get("endpointPickerRef") or {}).get("name")
+        if (_meta(pool).get("namespace"), picker) not in services:
+            gaps.append(f"InferencePool {_meta(pool).get('name')}'s endpoint picker Service {picker} is not declared")
+        routes = _routes_to(pool, regs)
+        if not routes:
+            gaps.append(f"no HTTPRoute sends requests to InferencePool {_meta(pool).get('name')}")
+        elif all(_gateway_gaps(r, regs) for r in routes):
+            gaps += _gateway_gaps(routes[0], regs)
+    if not gaps:
         return []
     return [
         Finding(
             "serving-route",
             BLOCKING,
             name,
-            f"{name} has no Service selecting its pods: nothing can call the model",
-            "declare a Service for the pods' http port (ModelServing declares one)",
+            f"{name} has no route: {'; '.join(gaps)}; requests cannot reach the model",
+            "declare the model through serving.models (the platform adds its InferencePool, endpoint picker and "
+            "HTTPRoute on the serving Gateway), and keep the Kubernetes layer's Gateway API implementation",
         )
     ]
 
@@ -419,5 +509,5 @@ def check(regs: Sequence[Registration]) -> list[Finding]:
         name = f"{_kind(server)} {_meta(server).get('namespace')}/{_meta(server).get('name')}"
         placed, fits = _placement(name, pod, pools, autoscaler)
         findings += placed + _fit(name, pod, notes, fits) + _multi_node(name, server, fits, regs)
-        findings += _scaling(name, server, regs) + _route(name, server, regs)
+        findings += _scaling(name, server, regs) + _route(name, server, pod, regs)
     return findings

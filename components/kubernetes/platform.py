@@ -18,6 +18,13 @@ from .acceptance import GpuAcceptance, GpuAcceptanceArgs
 from .autoscaler import AutoscalerArgs, ClusterAutoscaler
 from .charts import chart_release
 from .fabric import FabricArgs, FabricTarget, FabricValidation
+from .inference_gateway import (
+    InferenceRoute,
+    InferenceRouteArgs,
+    ServingGateway,
+    ServingGatewayArgs,
+    install_gateway_api,
+)
 from .mirror import mirror_transformation
 from .monitoring import DCGM_COUNTERS, GpuMonitoring, MonitoringArgs
 from .nodes import (
@@ -29,7 +36,7 @@ from .nodes import (
     STARTUP_TAINT_PREFIX,
 )
 from .queueing import FairQueueing, GpuFlavor, QueueingArgs, TeamQueue
-from .serving import ModelServing, ServingAccess, ServingArgs
+from .serving import PORT, ModelServing, ServingAccess, ServingArgs
 from .storage import ClusterStorage, ClusterStorageArgs, SharedVolumeSpec, StorageClassSpec
 
 OPERATOR_NAMESPACE = "gpu-operator"
@@ -240,6 +247,7 @@ class GpuPlatform(Component):
         self._queueing(name, args)
         self._acceptance_and_fabric(name, args, labels)
         self._pod_autoscaling(name, args)
+        self._gateway_api(name, args, labels)
         if args.serving is not None and args.serving.models:
             self._serve(name, args, labels, monitoring_deps)
         self.register_outputs({"releases": pulumi.Output.from_input(sorted(self.releases))})
@@ -519,6 +527,14 @@ class GpuPlatform(Component):
             create_namespace=True,
         )
 
+    def _gateway_api(self, name: str, args: PlatformArgs, labels: Mapping[str, str]) -> None:
+        """Inference routing as a platform capability on every cluster (Kubernetes AI Conformance ai_inference):
+        Envoy Gateway + Envoy AI Gateway, the InferencePool CRD and the GatewayClass (inference_gateway.py)."""
+        installed = install_gateway_api(self, name, args.system_node_selector, labels)
+        self.releases["gateway-helm"] = installed["gateway-helm"]
+        self.releases["ai-gateway-helm"] = installed["ai-gateway-helm"]
+        self.gateway_class = installed["gatewayclass"]
+
     def _serve(
         self, name: str, args: PlatformArgs, labels: Mapping[str, str], monitoring_deps: Sequence[pulumi.Resource]
     ) -> None:
@@ -552,11 +568,23 @@ class GpuPlatform(Component):
                 create_namespace=True,
             )
         engines = [self.releases[k] for k in ("keda", "lws") if k in self.releases]
+        gateway = ServingGateway(
+            f"{name}-gateway-{serving.namespace}",
+            ServingGatewayArgs(serving.namespace, serving.exposure, args.system_node_selector, labels),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace, self.gateway_class]),
+        )
         for model in serving.resolved(args.serving_access):
-            ModelServing(
+            server = ModelServing(
                 f"{name}-serve-{model.model}",
                 replace(model, labels={**labels, **model.labels}),
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace, *engines, *monitoring_deps]),
+            )
+            InferenceRoute(
+                f"{name}-route-{model.model}",
+                InferenceRouteArgs(
+                    model.model, serving.namespace, server.pod_labels, PORT, args.system_node_selector, labels
+                ),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[gateway]),
             )
 
 

@@ -1,9 +1,10 @@
 """ModelServing: one model behind vLLM's OpenAI-compatible server, scaled on its own load by KEDA.
 
 Replicas of ``gpus`` GPUs each on one node group: a Deployment when a replica fits one node, a LeaderWorkerSet when it
-spans ``nodes`` nodes; a Service, a PodMonitor so the kube-prometheus-stack scrapes vLLM's /metrics, a KEDA
-ScaledObject whose Prometheus trigger reads the model's load (queue depth, KV-cache use or GPU utilization) and a
-NetworkPolicy admitting only the callers allowed.
+spans ``nodes`` nodes (only its leader serves and carries the model's labels); a ClusterIP Service, a PodMonitor so
+the kube-prometheus-stack scrapes vLLM's /metrics, a KEDA ScaledObject whose Prometheus trigger reads the model's load
+(queue depth, KV-cache use or GPU utilization) and a NetworkPolicy admitting only its own namespace (the Gateway's
+proxies and endpoint picker, inference_gateway.py) and the scrape: callers come through the Gateway.
 
 Sources (read 2026-11-24):
 - vLLM server flags and /health, /metrics: https://docs.vllm.ai/en/stable/serving/openai_compatible_server.html,
@@ -24,9 +25,6 @@ Sources (read 2026-11-24):
   replica is a whole group of pods.
 - PodMonitor: prometheus-operator API monitoring.coreos.com/v1; `prometheus-operated` is the Service the operator
   creates for every Prometheus in its namespace.
-- Internal load balancer annotations and loadBalancerSourceRanges: https://kubernetes.io/docs/concepts/services-
-  networking/service/#internal-load-balancer (externalTrafficPolicy Local keeps the caller's address, so the
-  NetworkPolicy sees it).
 """
 
 from dataclasses import dataclass, field, replace
@@ -36,6 +34,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..base import KUBERNETES, Args, Component, as_args
+from .inference_gateway import GatewayExposure
 from .nodes import GPU_RESOURCE
 
 PORT = 8000
@@ -116,10 +115,6 @@ class ModelServingArgs(Args):
     """The weights as a read-only CSI volume instead of streaming them (ACK's OSS driver); set by the cluster."""
     service_account_annotations: Optional[Mapping[str, pulumi.Input[str]]] = field(default_factory=dict)
     """The model server's identity (IRSA role that reads only the model's prefix); none by default."""
-    allowed_cidrs: Optional[Sequence[str]] = ()
-    """Networks that may call the model through an internal load balancer; empty keeps it in-cluster."""
-    internal_lb_annotations: Optional[Mapping[str, str]] = field(default_factory=dict)
-    """The cloud's internal load balancer annotations, used with allowed_cidrs."""
     labels: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Labels on every object; none by default."""
     annotations: Optional[Mapping[str, str]] = field(default_factory=dict)
@@ -165,6 +160,8 @@ class ModelServing(Component):
         if args.bucket is None and args.volume is None:
             raise ValueError(f"model {args.model}: no bucket or volume to load its weights from (ServingArgs)")
         app = {"app.kubernetes.io/name": "vllm", "app.kubernetes.io/instance": args.model}
+        self.pod_labels = app
+        """Labels of the model's pods (its InferencePool selects them)."""
         meta = {"name": args.model, "namespace": args.namespace, "labels": {**args.labels, **app}}
         sa = k8s.core.v1.ServiceAccount(
             f"{name}-sa",
@@ -353,24 +350,15 @@ class ModelServing(Component):
         )
 
     def _service_and_scrape(self, name: str, args: ModelServingArgs, meta: dict, app: dict) -> None:
-        """A ClusterIP Service (an internal load balancer limited to the allowed CIDRs when the spec asks), and the
-        PodMonitor the kube-prometheus-stack scrapes vLLM's /metrics through."""
-        internal = bool(args.allowed_cidrs)
+        """A ClusterIP Service (in-namespace callers; others come through the Gateway), and the PodMonitor the
+        kube-prometheus-stack scrapes vLLM's /metrics through."""
         k8s.core.v1.Service(
             f"{name}-service",
-            metadata={**meta, "annotations": dict(args.internal_lb_annotations) if internal else {}},
+            metadata=meta,
             spec={
                 "selector": app,
                 "ports": [{"name": "http", "port": PORT, "targetPort": "http"}],
-                **(
-                    {
-                        "type": "LoadBalancer",
-                        "loadBalancerSourceRanges": list(args.allowed_cidrs),
-                        "externalTrafficPolicy": "Local",
-                    }
-                    if internal
-                    else {"type": "ClusterIP"}
-                ),
+                "type": "ClusterIP",
             },
             opts=pulumi.ResourceOptions(parent=self),
         )
@@ -421,12 +409,12 @@ class ModelServing(Component):
         )
 
     def _ingress_policy(self, name: str, args: ModelServingArgs, meta: dict, app: dict) -> None:
-        """Callers: the serving namespace's own pods, the monitoring scrape and the allowed CIDRs; nothing else."""
+        """Callers: the serving namespace's own pods (the Gateway's proxies, the endpoint picker) and the monitoring
+        scrape; nothing else (networks outside the cluster reach the Gateway, inference_gateway.py)."""
         callers: list[dict] = [
             {"podSelector": {}},  # the serving namespace's own pods
             {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": MONITORING_NAMESPACE}}},
         ]  # the scrape
-        callers += [{"ipBlock": {"cidr": cidr}} for cidr in args.allowed_cidrs]
         k8s.networking.v1.NetworkPolicy(
             f"{name}-ingress",
             metadata={**meta, "name": f"{args.model}-callers"},
@@ -457,12 +445,14 @@ class ServingAccess(Args):
 
 @dataclass(frozen=True)
 class ServingArgs(Args):
-    """The models a cluster serves, in one namespace, scaled by KEDA."""
+    """The models a cluster serves, in one namespace, scaled by KEDA, called through one Gateway."""
 
     namespace: str
     """Namespace of the model servers."""
     models: Sequence[ModelServingArgs]
     """The models; where their weights are and who may read them come from the cluster (ServingAccess)."""
+    exposure: Optional[GatewayExposure] = field(default_factory=GatewayExposure)
+    """Who may call the models through the Gateway, and its TLS; in-cluster over HTTP by default."""
 
     def resolved(self, access: Optional[ServingAccess]) -> list[ModelServingArgs]:
         """Each model with the cluster's bucket, its own identity and its volume, where the model gives none."""

@@ -1,0 +1,427 @@
+"""Inference routing through the Gateway API and its Inference Extension (issue #25 item 3), on EKS and ACK alike.
+
+Every cluster gets the implementation as a platform capability (`install_gateway_api`): Envoy Gateway, Envoy AI
+Gateway (Envoy Gateway's extension server that turns an HTTPRoute backendRef to an InferencePool into endpoint-picker
+routing), the InferencePool CRD and one GatewayClass. A cluster that serves models gets, in its serving namespace,
+one Gateway (`ServingGateway`) whose Envoy proxies run in that namespace, and per model (`InferenceRoute`) an
+InferencePool selecting the model's pods, its endpoint picker (EPP) and an HTTPRoute from the Gateway to the pool.
+
+Who may call: private = pods of the serving namespace only (the proxies' Service is ClusterIP); internal = an
+internal load balancer whose source ranges and the proxies' NetworkPolicy list the same CIDRs. The model pods admit
+only their own namespace (proxies, EPP) and the scrape, so the Gateway is the one way in.
+
+Sources (read 2026-11-24; why this implementation: components/kubernetes/charts.yaml):
+- Envoy AI Gateway v1.1.0 manifests/envoy-gateway-values.yaml and
+  examples/inference-pool/envoy-gateway-values-addon.yaml: the Envoy Gateway values
+  (extensionManager hooks, service, backendResources InferencePool v1).
+- Envoy Gateway v1.9.0: GatewayNamespace deploy mode (api/v1alpha1/envoygateway_types.go), proxy pods labelled
+  gateway.envoyproxy.io/owning-gateway-name (internal/gatewayapi/translator.go), a listener port below 1024 served
+  on port + 10000 in the pod (listener.go, wellKnownPortShift), ClientTrafficPolicy tls.minVersion ("1.2", "1.3";
+  https://gateway.envoyproxy.io/v1.9/tasks/security/secure-gateways/ "Customize Gateway TLS Parameters",
+  site/content/en/v1.9/tasks/security/secure-gateways.md, and api/v1alpha1/tls_types.go), EnvoyProxy
+  provider.kubernetes.envoyService (type, annotations, loadBalancerSourceRanges, externalTrafficPolicy) referenced
+  from the Gateway's spec.infrastructure.parametersRef.
+- gateway-api-inference-extension v1.0.2: InferencePool v1 (config/crd/bases), the EPP Deployment, its plugin
+  ConfigMap and RBAC as config/charts/inferencepool/templates renders them (image epp:v1.0.2, gRPC 9002, health 9003).
+"""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Optional, Sequence
+
+import pulumi
+import pulumi_kubernetes as k8s
+import yaml
+
+from ..base import KUBERNETES, Args, Component, as_args
+from .charts import chart_release
+
+GATEWAY_CLASS = "envoy-gateway"
+CONTROLLER = "gateway.envoyproxy.io/gatewayclass-controller"
+EG_NAMESPACE = "envoy-gateway-system"
+AIGW_NAMESPACE = "envoy-ai-gateway-system"
+INFERENCE_GROUP = "inference.networking.k8s.io"
+INFERENCE_POOL_CRD = Path(__file__).parent / "crds" / "inference.networking.k8s.io_inferencepools.yaml"
+EPP_IMAGE = "registry.k8s.io/gateway-api-inference-extension/epp:v1.0.2"
+EPP_PORT, EPP_HEALTH_PORT = 9002, 9003
+GATEWAY_NAME = "inference"
+OWNING_GATEWAY = "gateway.envoyproxy.io/owning-gateway-name"
+TLS_VERSIONS = ("1.3", "1.2")
+PORT_SHIFT = 10000  # Envoy Gateway serves a listener port below 1024 on port + 10000 inside the proxy pod
+EPP_PLUGINS = """apiVersion: inference.networking.x-k8s.io/v1alpha1
+kind: EndpointPickerConfig
+plugins:
+- type: queue-scorer
+- type: kv-cache-utilization-scorer
+- type: prefix-cache-scorer
+schedulingProfiles:
+- name: default
+  plugins:
+  - pluginRef: queue-scorer
+  - pluginRef: kv-cache-utilization-scorer
+  - pluginRef: prefix-cache-scorer
+"""
+
+
+def envoy_gateway_values(node_selector: Mapping[str, str]) -> dict:
+    """Envoy Gateway with Envoy AI Gateway as its extension server, InferencePool as a backend, proxies deployed in
+    each Gateway's own namespace (so the serving namespace's policies govern them)."""
+    return {
+        "deployment": {"pod": {"nodeSelector": dict(node_selector)}},
+        "certgen": {"job": {"nodeSelector": dict(node_selector)}},
+        "config": {
+            "envoyGateway": {
+                "gateway": {"controllerName": CONTROLLER},
+                "provider": {"type": "Kubernetes", "kubernetes": {"deploy": {"type": "GatewayNamespace"}}},
+                "extensionApis": {"enableEnvoyPatchPolicy": True, "enableBackend": True},
+                "extensionManager": {
+                    "hooks": {
+                        "xdsTranslator": {
+                            "translation": {
+                                k: {"includeAll": True} for k in ("listener", "route", "cluster", "secret")
+                            },
+                            "post": ["Translation", "Cluster", "Route"],
+                        }
+                    },
+                    "service": {
+                        "fqdn": {"hostname": f"ai-gateway-controller.{AIGW_NAMESPACE}.svc.cluster.local", "port": 1063}
+                    },
+                    "backendResources": [{"group": INFERENCE_GROUP, "kind": "InferencePool", "version": "v1"}],
+                },
+            }
+        },
+    }
+
+
+def install_gateway_api(
+    parent: pulumi.Resource, name: str, node_selector: Mapping[str, str], labels: Mapping[str, str]
+) -> dict[str, pulumi.Resource]:
+    """The implementation every cluster gets: the InferencePool CRD, Envoy Gateway (with the Gateway API CRDs its
+    chart ships), Envoy AI Gateway, and the GatewayClass models' Gateways use."""
+    crd = yaml.safe_load(INFERENCE_POOL_CRD.read_text())
+    pool_crd = k8s.apiextensions.v1.CustomResourceDefinition(
+        f"{name}-inferencepool-crd",
+        metadata={**crd["metadata"], "labels": dict(labels)},
+        spec=crd["spec"],
+        opts=pulumi.ResourceOptions(parent=parent),
+    )
+    envoy = chart_release(
+        parent,
+        f"{name}-gateway-helm",
+        "gateway-helm",
+        EG_NAMESPACE,
+        envoy_gateway_values(node_selector),
+        create_namespace=True,
+        depends_on=[pool_crd],
+    )
+    ai_crds = chart_release(
+        parent, f"{name}-ai-gateway-crds", "ai-gateway-crds-helm", AIGW_NAMESPACE, {}, create_namespace=True
+    )
+    ai = chart_release(
+        parent,
+        f"{name}-ai-gateway",
+        "ai-gateway-helm",
+        AIGW_NAMESPACE,
+        {"controller": {"nodeSelector": dict(node_selector)}},
+        depends_on=[ai_crds, envoy],
+    )
+    gateway_class = k8s.apiextensions.CustomResource(
+        f"{name}-gatewayclass",
+        api_version="gateway.networking.k8s.io/v1",
+        kind="GatewayClass",
+        metadata={"name": GATEWAY_CLASS, "labels": dict(labels)},
+        spec={"controllerName": CONTROLLER},
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=[envoy]),
+    )
+    return {"gateway-helm": envoy, "ai-gateway-helm": ai, "gatewayclass": gateway_class}
+
+
+@dataclass(frozen=True)
+class GatewayExposure(Args):
+    """Who may call the served models through the Gateway, and its TLS. Defaults: in-cluster, plain HTTP."""
+
+    allowed_cidrs: Optional[Sequence[str]] = ()
+    """Networks that may call through an internal load balancer; empty keeps the Gateway in-cluster (ClusterIP)."""
+    internal_lb_annotations: Optional[Mapping[str, str]] = field(default_factory=dict)
+    """The cloud's internal load balancer annotations, used with allowed_cidrs."""
+    tls_secret: Optional[str] = None
+    """A kubernetes.io/tls Secret in the serving namespace; the listener terminates TLS on 443 with it. None: HTTP
+    on 80 (in-cluster only)."""
+    tls_min_version: Optional[str] = "1.3"
+    """Lowest TLS version the listener accepts: 1.3 (default) or 1.2."""
+
+    def __post_init__(self) -> None:
+        if self.tls_min_version not in TLS_VERSIONS:
+            raise ValueError(f"tls_min_version {self.tls_min_version!r}: allowed {', '.join(TLS_VERSIONS)}")
+
+    @property
+    def port(self) -> int:
+        return 443 if self.tls_secret else 80
+
+
+@dataclass(frozen=True)
+class ServingGatewayArgs(Args):
+    namespace: str
+    """The serving namespace: the Gateway, its proxies and the routes live there."""
+    exposure: GatewayExposure
+    """Who may call, and the listener's TLS."""
+    node_selector: Mapping[str, str]
+    """Where the Envoy proxies run (the system group)."""
+    labels: Optional[Mapping[str, str]] = field(default_factory=dict)
+    """Labels on every object; none by default."""
+
+
+class ServingGateway(Component):
+    """One Gateway for a serving namespace: its proxies' Service (EnvoyProxy), TLS floor and ingress policy."""
+
+    PACKAGE = KUBERNETES
+
+    def __init__(self, name: str, args: ServingGatewayArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(ServingGatewayArgs, args)
+        exposure, child = args.exposure, pulumi.ResourceOptions(parent=self)
+        meta = {"namespace": args.namespace, "labels": dict(args.labels)}
+        proxy = k8s.apiextensions.CustomResource(
+            f"{name}-envoyproxy",
+            api_version="gateway.envoyproxy.io/v1alpha1",
+            kind="EnvoyProxy",
+            metadata={**meta, "name": GATEWAY_NAME},
+            spec={"provider": {"type": "Kubernetes", "kubernetes": self._kubernetes(args)}},
+            opts=child,
+        )
+        listener: dict = {"name": "https" if exposure.tls_secret else "http", "port": exposure.port}
+        if exposure.tls_secret:
+            listener |= {
+                "protocol": "HTTPS",
+                "tls": {"mode": "Terminate", "certificateRefs": [{"kind": "Secret", "name": exposure.tls_secret}]},
+            }
+        else:
+            listener["protocol"] = "HTTP"
+        listener["allowedRoutes"] = {"namespaces": {"from": "Same"}}
+        self.gateway = k8s.apiextensions.CustomResource(
+            f"{name}-gateway",
+            api_version="gateway.networking.k8s.io/v1",
+            kind="Gateway",
+            metadata={**meta, "name": GATEWAY_NAME},
+            spec={
+                "gatewayClassName": GATEWAY_CLASS,
+                "infrastructure": {
+                    "parametersRef": {"group": "gateway.envoyproxy.io", "kind": "EnvoyProxy", "name": GATEWAY_NAME}
+                },
+                "listeners": [listener],
+            },
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[proxy]),
+        )
+        if exposure.tls_secret:
+            k8s.apiextensions.CustomResource(
+                f"{name}-tls-floor",
+                api_version="gateway.envoyproxy.io/v1alpha1",
+                kind="ClientTrafficPolicy",
+                metadata={**meta, "name": f"{GATEWAY_NAME}-tls"},
+                spec={
+                    "targetRefs": [{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": GATEWAY_NAME}],
+                    "tls": {"minVersion": exposure.tls_min_version},
+                },
+                opts=child,
+            )
+        self._callers(name, args, meta)
+        self.register_outputs({})
+
+    @staticmethod
+    def _kubernetes(args: ServingGatewayArgs) -> dict:
+        """The proxies on the system group; their Service in-cluster, or an internal load balancer limited to the
+        allowed CIDRs (externalTrafficPolicy Local keeps the caller's address for the NetworkPolicy)."""
+        exposure = args.exposure
+        service: dict = {"type": "ClusterIP"}
+        if exposure.allowed_cidrs:
+            service = {
+                "type": "LoadBalancer",
+                "annotations": dict(exposure.internal_lb_annotations),
+                "loadBalancerSourceRanges": list(exposure.allowed_cidrs),
+                "externalTrafficPolicy": "Local",
+            }
+        return {"envoyDeployment": {"pod": {"nodeSelector": dict(args.node_selector)}}, "envoyService": service}
+
+    def _callers(self, name: str, args: ServingGatewayArgs, meta: dict) -> None:
+        """The proxies admit the serving namespace's pods and, when internal, the allowed CIDRs; nothing else."""
+        callers: list[dict] = [{"podSelector": {}}]
+        callers += [{"ipBlock": {"cidr": cidr}} for cidr in args.exposure.allowed_cidrs]
+        k8s.networking.v1.NetworkPolicy(
+            f"{name}-callers",
+            metadata={**meta, "name": f"{GATEWAY_NAME}-gateway-callers"},
+            spec={
+                "podSelector": {"matchLabels": {OWNING_GATEWAY: GATEWAY_NAME}},
+                "policyTypes": ["Ingress"],
+                "ingress": [{"from": callers, "ports": [{"port": args.exposure.port + PORT_SHIFT, "protocol": "TCP"}]}],
+            },
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+
+
+@dataclass(frozen=True)
+class InferenceRouteArgs(Args):
+    model: str
+    """The served model's name (its pods' app.kubernetes.io/instance)."""
+    namespace: str
+    """The serving namespace."""
+    selector: Mapping[str, str]
+    """Labels of the model's pods."""
+    port: int
+    """The model server's port."""
+    node_selector: Mapping[str, str]
+    """Where the endpoint picker runs (the system group)."""
+    labels: Optional[Mapping[str, str]] = field(default_factory=dict)
+    """Labels on every object; none by default."""
+
+
+class InferenceRoute(Component):
+    """A model's InferencePool, its endpoint picker and the HTTPRoute from the serving Gateway to the pool."""
+
+    PACKAGE = KUBERNETES
+
+    def __init__(self, name: str, args: InferenceRouteArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, opts)
+        args = as_args(InferenceRouteArgs, args)
+        epp = f"{args.model}-epp"
+        meta = {"namespace": args.namespace, "labels": dict(args.labels)}
+        self._endpoint_picker(name, args, epp, meta)
+        pool = k8s.apiextensions.CustomResource(
+            f"{name}-pool",
+            api_version=f"{INFERENCE_GROUP}/v1",
+            kind="InferencePool",
+            metadata={**meta, "name": args.model},
+            spec={
+                "selector": {"matchLabels": dict(args.selector)},
+                "targetPorts": [{"number": args.port}],
+                "endpointPickerRef": {"name": epp, "port": {"number": EPP_PORT}, "failureMode": "FailClose"},
+            },
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        # Each model is its own path prefix: a client's base URL is <gateway>/<model>/v1; the prefix is rewritten
+        # to / before vLLM (HTTPRoute URLRewrite ReplacePrefixMatch), so vLLM sees /v1/chat/completions.
+        k8s.apiextensions.CustomResource(
+            f"{name}-route",
+            api_version="gateway.networking.k8s.io/v1",
+            kind="HTTPRoute",
+            metadata={**meta, "name": args.model},
+            spec={
+                "parentRefs": [{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": GATEWAY_NAME}],
+                "rules": [
+                    {
+                        "matches": [{"path": {"type": "PathPrefix", "value": f"/{args.model}"}}],
+                        "filters": [
+                            {
+                                "type": "URLRewrite",
+                                "urlRewrite": {"path": {"type": "ReplacePrefixMatch", "replacePrefixMatch": "/"}},
+                            }
+                        ],
+                        "backendRefs": [{"group": INFERENCE_GROUP, "kind": "InferencePool", "name": args.model}],
+                        "timeouts": {"request": "300s"},
+                    }
+                ],
+            },
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[pool]),
+        )
+        self.register_outputs({})
+
+    def _endpoint_picker(self, name: str, args: InferenceRouteArgs, epp: str, meta: dict) -> None:
+        """The EPP as the upstream chart renders it: a ServiceAccount reading pods and pools, its plugin config, one
+        replica (Recreate) and a gRPC Service the Gateway's ext_proc calls."""
+        child = pulumi.ResourceOptions(parent=self)
+        app = {"inferencepool": epp}
+        k8s.core.v1.ServiceAccount(f"{name}-epp-sa", metadata={**meta, "name": epp}, opts=child)
+        k8s.rbac.v1.Role(
+            f"{name}-epp-role",
+            metadata={**meta, "name": epp},
+            rules=[
+                {
+                    "apiGroups": ["inference.networking.x-k8s.io"],
+                    "resources": ["inferenceobjectives"],
+                    "verbs": ["get", "watch", "list"],
+                },
+                {"apiGroups": [INFERENCE_GROUP], "resources": ["inferencepools"], "verbs": ["get", "watch", "list"]},
+                {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "watch", "list"]},
+            ],
+            opts=child,
+        )
+        k8s.rbac.v1.RoleBinding(
+            f"{name}-epp-binding",
+            metadata={**meta, "name": epp},
+            subjects=[{"kind": "ServiceAccount", "name": epp, "namespace": args.namespace}],
+            role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": epp},
+            opts=child,
+        )
+        k8s.core.v1.ConfigMap(
+            f"{name}-epp-config", metadata={**meta, "name": epp}, data={"default-plugins.yaml": EPP_PLUGINS}, opts=child
+        )
+        k8s.apps.v1.Deployment(
+            f"{name}-epp",
+            metadata={**meta, "name": epp},
+            spec={
+                "replicas": 1,
+                "strategy": {"type": "Recreate"},
+                "selector": {"matchLabels": app},
+                "template": {"metadata": {"labels": {**meta["labels"], **app}}, "spec": _epp_pod(args, epp)},
+            },
+            opts=child,
+        )
+        k8s.core.v1.Service(
+            f"{name}-epp-service",
+            metadata={**meta, "name": epp},
+            spec={
+                "selector": app,
+                "ports": [{"name": "grpc-ext-proc", "port": EPP_PORT, "protocol": "TCP", "appProtocol": "http2"}],
+            },
+            opts=child,
+        )
+
+
+def _epp_pod(args: InferenceRouteArgs, epp: str) -> dict:
+    grpc = {"grpc": {"port": EPP_HEALTH_PORT, "service": "inference-extension"}}
+    return {
+        "serviceAccountName": epp,
+        "nodeSelector": dict(args.node_selector),
+        "terminationGracePeriodSeconds": 130,
+        "containers": [
+            {
+                "name": "epp",
+                "image": EPP_IMAGE,
+                "args": [
+                    "--pool-name",
+                    args.model,
+                    "--pool-namespace",
+                    args.namespace,
+                    "--zap-encoder",
+                    "json",
+                    "--config-file",
+                    "/config/default-plugins.yaml",
+                ],
+                "ports": [
+                    {"name": "grpc", "containerPort": EPP_PORT},
+                    {"name": "grpc-health", "containerPort": EPP_HEALTH_PORT},
+                    {"name": "metrics", "containerPort": 9090},
+                ],
+                "livenessProbe": {**grpc, "initialDelaySeconds": 5, "periodSeconds": 10},
+                "readinessProbe": {**grpc, "periodSeconds": 2},
+                "env": [{"name": "NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}],
+                # The image is distroless static:nonroot (uid 65532, the repository's Dockerfile BASE_IMAGE).
+                "securityContext": {
+                    "runAsNonRoot": True,
+                    "runAsUser": 65532,
+                    "readOnlyRootFilesystem": True,
+                    "allowPrivilegeEscalation": False,
+                    "capabilities": {"drop": ["ALL"]},
+                },
+                # Upstream sets no requests; ours, so the system group's capacity accounts for it.
+                "resources": {"requests": {"cpu": "250m", "memory": "512Mi"}, "limits": {"memory": "1Gi"}},
+                "volumeMounts": [
+                    {"name": "plugins-config-volume", "mountPath": "/config"},
+                    {"name": "tmp", "mountPath": "/tmp"},
+                ],
+            }
+        ],
+        "volumes": [
+            {"name": "plugins-config-volume", "configMap": {"name": epp}},
+            {"name": "tmp", "emptyDir": {"sizeLimit": "64Mi"}},
+        ],
+    }
