@@ -40,7 +40,8 @@ SIZES = {
              "warm": 2.0, "window": 3.0},
 }
 BATCH_SECONDS = 0.1  # each timed batch holds about this much work, so launch and sync costs vanish in it
-# NVML clock event (throttle) reasons, nvmlClocksEventReasons in nvml.h: a bit set while the GPU works under load.
+# NVML clock event (throttle) reasons (https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html):
+# a bit set while the GPU works under load.
 # The software power cap (0x4) is normal at full load; the others mean a hot or power-braked node.
 THROTTLE_BITS = {0x4: "sw_power_cap", 0x8: "hw_slowdown", 0x20: "sw_thermal_slowdown", 0x40: "hw_thermal_slowdown",
                  0x80: "hw_power_brake_slowdown"}
@@ -247,12 +248,17 @@ class ThrottleSampler:
     def __init__(self, runner: Callable[..., Any] = subprocess.run, clock: Callable[[], float] = time.perf_counter):
         self.runner, self.clock = runner, clock
         self.seen, self.samples, self.error, self.last = 0, 0, "", float("-inf")
+        self.fields = ("clocks_event_reasons.active", "clocks_throttle_reasons.active")
 
     def __call__(self) -> None:
         if self.clock() - self.last < 0.5:
             return
         self.last = self.clock()
-        rows, error = smi_rows("clocks_throttle_reasons.active", self.runner)
+        for name in self.fields:  # the name since driver 535 first, then the older one
+            rows, error = smi_rows(name, self.runner)
+            if not error:
+                self.fields = (name,)
+                break
         if error:
             self.error = error
             return

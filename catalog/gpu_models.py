@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Optional
@@ -12,6 +13,12 @@ from . import Shape
 from .yamlfile import load_yaml
 
 GPU_MODELS_FILE = Path(__file__).with_name("gpu_models.yaml")
+
+
+class SustainedMatmul(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    fraction: float  # of the datasheet's dense fp16/bf16 figure, the weakest a healthy GPU sustains
+    source: str
 
 
 class GpuModel(BaseModel):
@@ -26,6 +33,7 @@ class GpuModel(BaseModel):
     gpu_link_gbps: Optional[float]
     source: str
     no_figure: dict[str, str] = {}  # precision -> why the datasheet gives no figure for it
+    sustained_matmul: Optional[SustainedMatmul] = None
 
     def peak(self, precision: str) -> tuple[Optional[float], str]:
         """Dense peak at ``precision`` and, when there is none, the reason (int4 weight-only computes in fp16)."""
@@ -50,6 +58,21 @@ def gpu_models() -> tuple[dict[str, str], dict[str, GpuModel]]:
     return raw["sources"], {name: GpuModel(**facts) for name, facts in raw["models"].items()}
 
 
+MARGIN = 0.10  # a node must sustain within 10% of the weakest healthy measurement
+
+
+def matmul_threshold(model: GpuModel) -> float:
+    """The fraction of the datasheet matmul figure a node of ``model`` must sustain.
+
+    Why per model: a power cap decides what a GPU sustains (a 70 W T4 sustains about 37% of its datasheet figure, a
+    700 W H100 about 65%), so one fraction fails every healthy T4 or passes a slow H100. A model with no sourced
+    sustained figure is judged at the lowest threshold of the measured ones: loose, but it never gates healthy nodes.
+    """
+    measured = [m.sustained_matmul.fraction for m in gpu_models()[1].values() if m.sustained_matmul]
+    fraction = model.sustained_matmul.fraction if model.sustained_matmul else min(measured)
+    return math.floor(fraction * (1 - MARGIN) * 100) / 100
+
+
 def acceptance_expectation(shape: Shape, thresholds: Optional[Mapping[str, float]] = None) -> dict[str, Any]:
     """What acceptance/gpu_check.py must see on a node of ``shape`` (its --expect JSON)."""
     model = gpu_models()[1][shape.gpu.model]
@@ -62,5 +85,5 @@ def acceptance_expectation(shape: Shape, thresholds: Optional[Mapping[str, float
         "memory_gbps": model.memory_gbps,
         "host_link_gbps": model.host_link_gbps,
         "gpu_link_gbps": multi_gpu_link if shape.gpu.count > 1 else None,
-        "thresholds": dict(thresholds or {}),
+        "thresholds": {"matmul": matmul_threshold(model), **(thresholds or {})},
     }

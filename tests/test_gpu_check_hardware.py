@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from acceptance import gpu_check
+from catalog import load_catalog
+from catalog.gpu_models import acceptance_expectation, gpu_models, matmul_threshold
 
 DATA = Path(__file__).parent / "data" / "gpu_check" / "h100-2026-11-24"
 MARGIN = 0.10  # the defaults sit 10% below the weakest healthy run (docs/benchmarks.md)
@@ -62,7 +64,8 @@ def test_default_thresholds_sit_the_stated_margin_below_the_weakest_healthy_run(
 
 
 def test_every_healthy_run_passes_under_the_defaults():
-    for report in _reports("sustained"):
+    # sustained-*: the runs the defaults come from; confirm-*: five later runs of the final check (all passed there).
+    for report in _reports("sustained") + _reports("confirm"):
         assert set(_rejudged(report, gpu_check.DEFAULT_THRESHOLDS).values()) == {"pass"}
 
 
@@ -187,3 +190,44 @@ def test_throttle_sampling_is_rate_limited_and_an_unreadable_field_skips():
     broken = gpu_check.ThrottleSampler(_runner("", returncode=2, stderr="Field not valid"), clock=lambda: 1.0)
     broken()
     assert broken.check().status == "skip" and "exit 2" in broken.check().detail
+
+
+def test_an_older_driver_is_asked_by_the_older_field_name():
+    asked = []
+
+    def old_driver(args, **_):
+        asked.append(args[1])
+        known = args[1] == "--query-gpu=clocks_throttle_reasons.active"
+        return subprocess.CompletedProcess(args, 0 if known else 2, "0x4\n" if known else "", "" if known else "bad")
+
+    sampler = gpu_check.ThrottleSampler(old_driver, clock=iter(range(0, 100)).__next__)
+    sampler()
+    sampler()
+    assert sampler.samples == 2 and sampler.check().status == "pass"
+    assert asked == [
+        "--query-gpu=clocks_event_reasons.active",
+        "--query-gpu=clocks_throttle_reasons.active",
+        "--query-gpu=clocks_throttle_reasons.active",
+    ]
+
+
+def test_the_catalog_h100_fraction_is_the_weakest_recorded_run_and_gives_the_default():
+    h100 = gpu_models()[1]["H100"]
+    weakest = min(
+        c["value"] / c["spec"] for r in _reports("sustained") for c in r["checks"] if FAMILY.get(c["name"]) == "matmul"
+    )
+    assert h100.sustained_matmul.fraction == pytest.approx(weakest, abs=1e-4)
+    assert matmul_threshold(h100) == gpu_check.DEFAULT_THRESHOLDS["matmul"]
+
+
+def test_each_model_is_judged_by_what_it_sustains_under_its_power_cap():
+    models = gpu_models()[1]
+    # A healthy T4 sustains about 24 of its 65 TFLOPS (70 W cap): the H100's fraction would fail every one.
+    t4 = acceptance_expectation(load_catalog().get("g4dn.xlarge"))
+    assert 24 / 65 >= t4["thresholds"]["matmul"] == matmul_threshold(models["T4"]) == 0.33
+    assert 24 / 65 < gpu_check.DEFAULT_THRESHOLDS["matmul"]
+    # A model nobody has measured gets the loosest measured threshold, so it never gates a healthy node.
+    assert not models["L4"].sustained_matmul
+    assert matmul_threshold(models["L4"]) == min(matmul_threshold(m) for m in models.values() if m.sustained_matmul)
+    # A stack's own threshold still wins.
+    assert acceptance_expectation(load_catalog().get("g4dn.xlarge"), {"matmul": 0.5})["thresholds"]["matmul"] == 0.5
