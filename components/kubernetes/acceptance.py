@@ -24,15 +24,11 @@ RECHECK_SCRIPT = SCRIPT.with_name("recheck.py")
 NAMESPACE = "gpu-acceptance"
 LABEL = "gpu-blueprints/acceptance"
 APP = {"app.kubernetes.io/name": "gpu-acceptance"}
-# PyTorch's CUDA runtime image (https://hub.docker.com/r/pytorch/pytorch/tags), pinned by digest so what runs is
-# what was reviewed (issue #30). The digest is the one a public build script pins for this tag (found 2026-11-24 with
-# the code index, find_string id 62048106558: `pytorch/pytorch:2.9.0-cuda12.8-cudnn9-runtime@sha256:f0ca81b4...`); it
-# was not read from Docker Hub itself (unreachable here). A mirror must keep it: copy with `crane copy` or
-# `skopeo copy --all`, not a per-architecture re-push.
-IMAGE = (
-    "pytorch/pytorch:2.9.0-cuda12.8-cudnn9-runtime"
-    "@sha256:f0ca81b440e252399d9954a45b616ee2540959466aacf3dfc3f856691eee66e8"
-)
+# PyTorch's CUDA runtime image (https://hub.docker.com/r/pytorch/pytorch/tags), by tag. Not pinned by digest: Docker
+# Hub cannot be read from here and the only digest seen for this tag is in an unattributed third-party script; a
+# wrong digest would leave every GPU node behind its acceptance gate. Pin it from `crane digest` at release time (the
+# baseline pack's advisory image-digest finding says so).
+IMAGE = "pytorch/pytorch:2.9.0-cuda12.8-cudnn9-runtime"
 # The checks need no root: every capability is dropped anyway, GPUs are reached through the device
 # nodes the NVIDIA runtime injects, and the API through the service-account token. The root filesystem
 # stays read-only; the checks write only under /tmp (an emptyDir), which is also HOME for Python caches.
