@@ -131,6 +131,24 @@ def run_cli(*argv: str) -> subprocess.CompletedProcess:
     )
 
 
+def blueprints_argv(*argv: str, memory_limit: Optional[int] = None) -> list[str]:
+    """`python -m blueprints ...`, under an address-space limit when one is given.
+
+    The limit is set by a fresh interpreter that then execs the CLI (the limit survives exec), never by a
+    `preexec_fn`: that runs Python in the forked child of a test process whose gRPC threads (the Pulumi mocks)
+    did not survive the fork, and gRPC aborts the child now and then (CI, 2026-11-25: exit -6, "epoll_wait
+    error: Bad file descriptor").
+    """
+    if memory_limit is None:
+        return [sys.executable, "-m", "blueprints", *argv]
+    prelude = (
+        "import os, resource, sys; "
+        f"resource.setrlimit(resource.RLIMIT_AS, ({memory_limit}, {memory_limit})); "
+        "os.execv(sys.executable, [sys.executable, '-m', 'blueprints', *sys.argv[1:]])"
+    )
+    return [sys.executable, "-c", prelude, *argv]
+
+
 def one_line(result: subprocess.CompletedProcess) -> str:
     """The bad-input contract: exit 2, nothing on standard output, one line on standard error, no traceback."""
     assert result.returncode == 2, result.stderr

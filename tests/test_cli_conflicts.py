@@ -5,12 +5,10 @@ does) and checks that a refused plan leaves nothing at its --output path.
 """
 
 import json
-import resource
 import subprocess
-import sys
 
 from blueprints.stackconfig import ROOT
-from conftest import shipped_cluster, write_stack
+from conftest import blueprints_argv, shipped_cluster, write_stack
 
 TIMEOUT = 60
 MEMORY_LIMIT = 1024**3
@@ -24,35 +22,15 @@ A100 = {
 }
 
 
-def limited() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-
-
 def plan(tmp_path, base, change, *extra):
     cluster = shipped_cluster(base)
     change(cluster)
     write_stack(tmp_path, "bad", cluster)
     out = tmp_path / "plan.out"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "blueprints",
-            "plan",
-            "--stack",
-            "bad",
-            "--stacks-dir",
-            str(tmp_path),
-            "--output",
-            str(out),
-            *extra,
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        preexec_fn=limited,
+    argv = blueprints_argv(
+        "plan", "--stack", "bad", "--stacks-dir", str(tmp_path), "--output", str(out), *extra, memory_limit=MEMORY_LIMIT
     )
+    result = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT)
     return result, out
 
 

@@ -21,13 +21,15 @@ TIMEOUT = 180  # three plans in a row on a loaded machine
 
 
 def run(*argv: str, umask: int = 0o022) -> subprocess.CompletedProcess:
+    # `umask=` is applied by subprocess's C code between fork and exec; no Python runs in the child (see
+    # conftest.blueprints_argv for why that matters).
     return subprocess.run(
         [sys.executable, "-m", "blueprints", *argv],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
-        preexec_fn=lambda: os.umask(umask),
+        umask=umask,
     )
 
 

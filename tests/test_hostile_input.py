@@ -6,7 +6,6 @@ expanded the aliases would fail there with MemoryError (exit 1 and a traceback),
 """
 
 import json
-import resource
 import subprocess
 import sys
 import time
@@ -19,7 +18,7 @@ from hypothesis import strategies as st
 from blueprints import safeyaml
 from blueprints.cli import main
 from blueprints.stackconfig import ROOT, STACKS_DIR
-from conftest import shipped_cluster, write_stack
+from conftest import blueprints_argv, shipped_cluster, write_stack
 
 MEMORY_LIMIT = 512 * 1024**2  # the CLI needs ~60 MiB to refuse these; the bomb wanted 3 GB
 # Time is bounded by the child's timeout (a hang fails the test) and memory by RLIMIT_AS; how fast a refusal is
@@ -37,15 +36,13 @@ def laughs(under: str) -> str:
     return "\n".join(good[:at] + bomb + good[at:]) + "\n"
 
 
-def limited() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-
-
 def run_limited(tmp_path: Path, text: str, *extra: str) -> tuple[subprocess.CompletedProcess, float]:
     (tmp_path / "Pulumi.hostile.yaml").write_text(text)
-    argv = [sys.executable, "-m", "blueprints", "plan", "--stack", "hostile", "--stacks-dir", str(tmp_path), *extra]
+    argv = blueprints_argv(
+        "plan", "--stack", "hostile", "--stacks-dir", str(tmp_path), *extra, memory_limit=MEMORY_LIMIT
+    )
     start = time.monotonic()
-    result = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT, preexec_fn=limited)
+    result = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT)
     return result, time.monotonic() - start
 
 
