@@ -30,12 +30,16 @@ SCHEMAS = {
     "kubernetes:inference.networking.k8s.io/v1:InferencePool": "inference-extension-1.0.2/InferencePool.json",
     "kubernetes:gateway.envoyproxy.io/v1alpha1:EnvoyProxy": "envoy-gateway-1.9.0/EnvoyProxy.json",
     "kubernetes:gateway.envoyproxy.io/v1alpha1:ClientTrafficPolicy": "envoy-gateway-1.9.0/ClientTrafficPolicy.json",
+    "kubernetes:monitoring.coreos.com/v1:PodMonitor": "prometheus-operator-0.93.1/PodMonitor.json",
 }
 BUILTIN = (
     "kubernetes:apps/v1:Deployment",
     "kubernetes:core/v1:Service",
     "kubernetes:core/v1:ServiceAccount",
     "kubernetes:core/v1:ConfigMap",
+    "kubernetes:core/v1:Secret",
+    "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole",
+    "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
     "kubernetes:rbac.authorization.k8s.io/v1:Role",
     "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding",
     "kubernetes:networking.k8s.io/v1:NetworkPolicy",
@@ -81,18 +85,18 @@ def test_every_routing_object_validates_against_its_pinned_schema(plan_variant, 
 
 
 @pytest.mark.parametrize(
-    "type_, path, bad",
+    "type_, name, path, bad",
     [
-        ("kubernetes:inference.networking.k8s.io/v1:InferencePool", ("spec", "targetPorts"), [{"number": 0}]),
-        ("kubernetes:gateway.networking.k8s.io/v1:HTTPRoute", ("spec", "rules"), [{"backendRefs": [{"kind": 1}]}]),
-        ("kubernetes:gateway.networking.k8s.io/v1:Gateway", ("spec", "listeners"), [{"name": "x", "port": 80}]),
+        ("kubernetes:inference.networking.k8s.io/v1:InferencePool", "mistral-7b", "targetPorts", [{"number": 0}]),
+        ("kubernetes:gateway.networking.k8s.io/v1:HTTPRoute", "mistral-7b", "rules", [{"backendRefs": [{"kind": 1}]}]),
+        ("kubernetes:gateway.networking.k8s.io/v1:Gateway", "inference", "listeners", [{"name": "x", "port": 80}]),
+        ("kubernetes:monitoring.coreos.com/v1:PodMonitor", "mistral-7b-epp", "podMetricsEndpoints", [{"port": 1}]),
     ],
 )
-def test_the_schemas_reject_a_broken_object(type_, path, bad):
-    """The check above can fail: the same objects with one field broken do not validate."""
-    [obj] = resources(shipped_plan(STACK), type_)
-    broken = copy.deepcopy(obj)
-    broken[path[0]][path[1]] = bad
+def test_the_schemas_reject_a_broken_object(type_, name, path, bad):
+    """The check above can fail: the same objects with one field of their spec broken do not validate."""
+    broken = copy.deepcopy(_named(shipped_plan(STACK), type_, name))
+    broken["spec"][path] = bad
     with pytest.raises(jsonschema.ValidationError):
         validate_crd(broken, _schema(type_))
 
@@ -127,6 +131,44 @@ def test_requests_reach_the_models_pool_through_the_gateway_in_cluster_by_defaul
     model_callers = _named(plan, "kubernetes:networking.k8s.io/v1:NetworkPolicy", "mistral-7b-callers")["spec"]
     assert not [c for c in model_callers["ingress"][0]["from"] if "ipBlock" in c]
     assert _named(plan, "kubernetes:core/v1:Service", "mistral-7b")["spec"]["type"] == "ClusterIP"
+
+
+def test_the_endpoint_picker_is_scraped_with_a_token_that_may_only_read_metrics():
+    """Its metrics (the model's wake signal) sit behind token review: the picker may review tokens, the scrape
+    presents a reader's token allowed GET /metrics and nothing else, and the monitoring namespace reaches the port."""
+    plan = shipped_plan(STACK)
+    monitor = _named(plan, "kubernetes:monitoring.coreos.com/v1:PodMonitor", "mistral-7b-epp")
+    picker = _named(plan, "kubernetes:apps/v1:Deployment", "mistral-7b-epp")["spec"]["template"]
+    assert monitor["spec"]["selector"]["matchLabels"].items() <= picker["metadata"]["labels"].items()
+    [endpoint] = monitor["spec"]["podMetricsEndpoints"]
+    ports = {p["name"]: p["containerPort"] for p in picker["spec"]["containers"][0]["ports"]}
+    assert ports[endpoint["port"]] == 9090 and endpoint["path"] == "/metrics"
+    credentials = endpoint["authorization"]["credentials"]
+    token = _named(plan, "kubernetes:core/v1:Secret", credentials["name"])
+    assert token["type"] == "kubernetes.io/service-account-token" and credentials["key"] == "token"
+    reader = token["metadata"]["annotations"]["kubernetes.io/service-account.name"]
+    assert token["metadata"]["namespace"] == monitor["metadata"]["namespace"] == "serving"
+
+    def cluster_rules(account):
+        rbac = "kubernetes:rbac.authorization.k8s.io/v1"
+        bindings = resources(plan, f"{rbac}:ClusterRoleBinding")
+        roles = {r["metadata"]["name"]: r["rules"] for r in resources(plan, f"{rbac}:ClusterRole")}
+        subject = {"kind": "ServiceAccount", "name": account, "namespace": "serving"}
+        return [rule for b in bindings if subject in b["subjects"] for rule in roles[b["roleRef"]["name"]]]
+
+    assert cluster_rules(reader) == [{"nonResourceURLs": ["/metrics"], "verbs": ["get"]}]
+    assert {(r["resources"][0], tuple(r["verbs"])) for r in cluster_rules(picker["spec"]["serviceAccountName"])} == {
+        ("tokenreviews", ("create",)),
+        ("subjectaccessreviews", ("create",)),
+    }
+    scrape = _named(plan, "kubernetes:networking.k8s.io/v1:NetworkPolicy", "mistral-7b-epp-scrape")["spec"]
+    assert scrape["podSelector"]["matchLabels"].items() <= picker["metadata"]["labels"].items()
+    assert scrape["ingress"] == [
+        {
+            "from": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}],
+            "ports": [{"port": 9090, "protocol": "TCP"}],
+        }
+    ]
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ from google.protobuf import struct_pb2
 
 from blueprints.offline import readiness_serving
 from blueprints.stackconfig import ROOT
+from components.kubernetes.inference_gateway import wake_query
 from components.kubernetes.nodes import GPU_RESOURCE, NODE_GROUP_LABEL
 from components.kubernetes.serving import load_query
 from conftest import resources, shipped_plan, validate_crd
@@ -25,6 +26,11 @@ from conftest import resources, shipped_plan, validate_crd
 STACK = "startup-serving"
 CRDS = ROOT / "tests" / "data" / "crds"
 PROMTOOL = ROOT / "tools" / "bin" / "promtool"
+
+
+def _named(plan, type_, name):
+    [found] = [r for r in resources(plan, type_) if (r.get("metadata") or {}).get("name") == name]
+    return found
 
 
 def _one(plan, type_):
@@ -138,22 +144,23 @@ def test_keda_scales_the_deployment_on_vllm_queue_depth_read_from_the_shipped_pr
     ],
 )
 def test_the_load_query_against_recorded_series(tmp_path, signal, series, expected):
-    rule = {"record": "model_load", "expr": load_query(signal, "serving", "m")}
-    rules = {"groups": [{"name": "load", "rules": [rule]}]}
+    inputs = [{"series": s.rsplit(" ", 1)[0], "values": f"{s.rsplit(' ', 1)[1]}x2"} for s in series]
+    _promtool(tmp_path, load_query(signal, "serving", "m"), "1m", inputs, "1m", expected)
+
+
+def _promtool(tmp_path, expr, interval, inputs, eval_time, value):
+    """promtool evaluates ``expr`` as a recording rule over the recorded series and compares it with ``value``."""
+    rules = {"groups": [{"name": "q", "rules": [{"record": "model_q", "expr": expr}]}]}
     (tmp_path / "rules.yaml").write_text(yaml.safe_dump(rules))
     test = {
         "rule_files": ["rules.yaml"],
-        "evaluation_interval": "1m",
+        "evaluation_interval": interval,
         "tests": [
             {
-                "interval": "1m",
-                "input_series": [{"series": s.rsplit(" ", 1)[0], "values": f"{s.rsplit(' ', 1)[1]}x2"} for s in series],
+                "interval": interval,
+                "input_series": inputs,
                 "promql_expr_test": [
-                    {
-                        "expr": "model_load",
-                        "eval_time": "1m",
-                        "exp_samples": [{"labels": "model_load", "value": expected}],
-                    }
+                    {"expr": "model_q", "eval_time": eval_time, "exp_samples": [{"labels": "model_q", "value": value}]}
                 ],
             }
         ],
@@ -163,6 +170,47 @@ def test_the_load_query_against_recorded_series(tmp_path, signal, series, expect
         [str(PROMTOOL), "test", "rules", "test.yaml"], cwd=tmp_path, capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+REFUSED = 'inference_model_request_error_total{job="serving/m-epp",error_code="ServiceUnavailable",model_name="m"}'
+RUNNING = 'inference_model_running_requests{job="serving/m-epp",model_name="m"}'
+
+
+def _scrapes(before: str, after: str, at: int = 38) -> str:
+    """A series scraped every 15 s for 10 minutes: ``before`` until scrape ``at``, then ``after`` ('_' = absent)."""
+    return " ".join([before] * at + [after] * (41 - at))
+
+
+@pytest.mark.skipif(not PROMTOOL.exists(), reason="promtool is installed by `make tools`")
+@pytest.mark.parametrize(
+    "series, expected",
+    [
+        # Zero replicas: the picker's first refusals create the series 30 s ago (two scrapes: increase() alone
+        # would still read nothing).
+        ([(REFUSED, _scrapes("_", "3"))], 1),
+        # A later wake: the counter kept from the last one rises.
+        ([(REFUSED, _scrapes("5", "7"))], 1),
+        # The picker restarted (its counter reset to 1) and refused again.
+        ([(REFUSED, _scrapes("9", "1", at=36))], 1),
+        # Requests in flight through the picker keep the model awake though none is refused.
+        ([(REFUSED, _scrapes("5", "5")), (RUNNING, _scrapes("0", "2"))], 1),
+        # No requests: the counter stands, nothing in flight.
+        ([(REFUSED, _scrapes("5", "5")), (RUNNING, _scrapes("0", "0"))], 0),
+        # The last refusal was more than the window ago: the model may go back to zero.
+        ([(REFUSED, _scrapes("5", "6", at=20))], 0),
+        # Another model's picker refusing, or ours shedding load (429, not 503): not a wake.
+        (
+            [
+                (REFUSED.replace("serving/m-epp", "serving/other-epp"), _scrapes("5", "9")),
+                (REFUSED.replace("ServiceUnavailable", "InferencePoolResourceExhausted"), _scrapes("5", "9")),
+            ],
+            0,
+        ),
+    ],
+)
+def test_the_wake_query_against_recorded_series(tmp_path, series, expected):
+    inputs = [{"series": name, "values": values} for name, values in series]
+    _promtool(tmp_path, wake_query("serving", "m"), "15s", inputs, "10m", expected)
 
 
 def test_the_serving_role_reads_only_its_models_prefix():
@@ -189,10 +237,10 @@ def test_the_serving_role_reads_only_its_models_prefix():
 # ----------------------------------------------------------------------------------------------- readiness
 
 
-def _mutated(change):
-    """The shipped plan's registrations with the model server's registrations changed by ``change``."""
+def _mutated(change, plan=None):
+    """The shipped plan's (or ``plan``'s) registrations changed by ``change``; False drops one."""
     regs = []
-    for r in shipped_plan(STACK).registrations:
+    for r in (plan or shipped_plan(STACK)).registrations:
         inputs = copy.deepcopy(r.inputs)
         if change(r.type, inputs) is False:
             continue
@@ -234,9 +282,45 @@ def test_each_gap_is_a_blocking_finding_with_its_fix(change, check, fragment):
     assert found.level == "blocking" and fragment in found.message and found.fix
 
 
-def test_scale_to_zero_on_its_own_metric_is_reported(plan_variant):
-    plan = plan_variant(STACK, lambda c: c["serving"]["models"]["mistral-7b"].update(minReplicas=0))
-    assert [f.check for f in readiness_serving.check(plan.registrations)] == ["serving-wake"]
+def _at_zero(plan_variant):
+    return plan_variant(STACK, lambda c: c["serving"]["models"]["mistral-7b"].update(minReplicas=0))
+
+
+def test_at_zero_replicas_the_endpoint_pickers_refusals_wake_the_model(plan_variant):
+    plan = _at_zero(plan_variant)
+    scaled = _one(plan, "kubernetes:keda.sh/v1alpha1:ScaledObject")
+    validate_crd(scaled, json.loads((CRDS / "keda-2.20.2" / "ScaledObject.json").read_text()))
+    load, wake = scaled["spec"]["triggers"]
+    assert scaled["spec"]["minReplicaCount"] == 0 and "vllm:num_requests_waiting" in load["metadata"]["query"]
+    assert wake["name"] == "wake" and wake["type"] == "prometheus" and wake["metricType"] == "AverageValue"
+    # 1 while in demand, over a threshold of 1 a replica: it wakes the model and never asks for a second replica.
+    assert wake["metadata"] | {} == {
+        "serverAddress": "http://prometheus-operated.monitoring.svc:9090",
+        "query": wake_query("serving", "mistral-7b"),
+        "threshold": "1",
+        "activationThreshold": "0",
+    }
+    # The series it reads are the picker's own, as its PodMonitor labels them (job = <namespace>/<monitor>).
+    monitor = _named(plan, "kubernetes:monitoring.coreos.com/v1:PodMonitor", "mistral-7b-epp")
+    assert f'job="{monitor["metadata"]["namespace"]}/{monitor["metadata"]["name"]}"' in wake["metadata"]["query"]
+    assert readiness_serving.check(plan.registrations) == []
+
+
+@pytest.mark.parametrize(
+    "drop, fragment",
+    [
+        ("trigger", "no trigger reads the requests its endpoint picker refuses"),
+        ("monitor", 'which no PodMonitor scrapes (job="serving/mistral-7b-epp")'),
+    ],
+)
+def test_scale_to_zero_that_nothing_wakes_is_reported(plan_variant, drop, fragment):
+    def change(type_, inputs):
+        if drop == "trigger" and type_ == readiness_serving.SCALED_OBJECT:
+            inputs["spec"]["triggers"] = inputs["spec"]["triggers"][:1]
+        return not (drop == "monitor" and type_.endswith(":PodMonitor") and inputs["metadata"]["name"].endswith("-epp"))
+
+    [found] = readiness_serving.check(_mutated(change, _at_zero(plan_variant)))
+    assert found.check == "serving-wake" and found.level == "warning" and fragment in found.message and found.fix
 
 
 def test_a_gap_makes_the_plan_exit_1(tmp_path):

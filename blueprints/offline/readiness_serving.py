@@ -14,16 +14,20 @@ ModelServing sets):
 - its route exists: an HTTPRoute on a declared Gateway sends requests to an InferencePool that selects its pods on
   the server's port and names a declared endpoint picker Service, and the Gateway's class is served by an installed
   implementation that routes to InferencePools (Envoy Gateway with Envoy AI Gateway as its extension).
-A ScaledObject at minReplicaCount 0 whose trigger reads only the model's own metrics cannot wake it: with no
-replica there is no series (KEDA treats the empty result as 0), so it is reported.
+A ScaledObject at minReplicaCount 0 whose triggers read only the model's own metrics cannot wake it: with no
+replica there is no series (KEDA treats the empty result as 0), so it is reported; a trigger reading the requests its
+endpoint picker refuses for want of a ready replica wakes it (components/kubernetes/inference_gateway.py wake_query),
+provided a PodMonitor scrapes that picker.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping, Optional, Sequence
 
 from catalog import load_catalog
 from catalog.model_shapes import model_shapes
+from components.kubernetes.inference_gateway import REFUSED
 from components.kubernetes.nodes import EFA_PRESENT_LABEL, ERDMA_PRESENT_LABEL
 
 from ..serving_spec import (  # the spec's own fit, so the spec and this check agree
@@ -250,7 +254,7 @@ def _scaling(name: str, server: Registration, regs: Sequence[Registration]) -> l
     return [
         *_scaler_installed(name, releases),
         *_metric_sources(name, server, regs, releases, queries),
-        *_wake_from_zero(name, spec, queries),
+        *_wake_from_zero(name, spec, queries, regs),
     ]
 
 
@@ -318,21 +322,39 @@ def _metric_sources(
     return findings
 
 
-def _wake_from_zero(name: str, spec: dict, queries: list[str]) -> list[Finding]:
-    """At zero replicas a model's own metrics have no series, so nothing wakes it."""
-    if spec.get("minReplicaCount") == 0 and all(q.startswith(("sum(vllm:", "avg(vllm:")) for q in queries):
+def _wake_from_zero(name: str, spec: dict, queries: list[str], regs: Sequence[Registration]) -> list[Finding]:
+    """At zero replicas a model's own metrics have no series, so only a trigger on its endpoint picker's refusals
+    wakes it, and only while a PodMonitor scrapes the picker (the job the query names, <namespace>/<monitor>)."""
+    if spec.get("minReplicaCount") != 0:
+        return []
+    wake = [q for q in queries if REFUSED in q]
+    if not wake:
         return [
             Finding(
                 "serving-wake",
                 WARNING,
                 name,
-                f"{name} scales to zero on its own metrics: at zero "
-                "replicas there is no series to wake it, so requests fail until a replica is started "
-                "by hand",
-                "set minReplicas: 1, or scale it up before traffic (kubectl scale)",
+                f"{name} scales to zero and no trigger reads the requests its endpoint picker refuses: at zero "
+                "replicas its own metrics have no series, so requests fail until a replica is started by hand",
+                "set minReplicas: 1, or declare the model through serving.models (its ScaledObject then wakes on "
+                "the picker's refusals)",
             )
         ]
-    return []
+    job = re.search(r'job="([^"/]+)/([^"]+)"', wake[0])
+    if job and any(
+        r.type == MONITORS[0] and _meta(r).get("namespace") == job[1] and _meta(r).get("name") == job[2] for r in regs
+    ):
+        return []
+    return [
+        Finding(
+            "serving-wake",
+            WARNING,
+            name,
+            f"{name}'s wake trigger reads its endpoint picker's metrics, which no PodMonitor scrapes "
+            f"({job[0] if job else 'no job in its query'}): at zero replicas nothing wakes it",
+            "route the model through the serving Gateway (InferenceRoute scrapes its endpoint picker)",
+        )
+    ]
 
 
 def _fabric(pool: Pool) -> bool:

@@ -4,7 +4,8 @@ Every cluster gets the implementation as a platform capability (`install_gateway
 Gateway (Envoy Gateway's extension server that turns an HTTPRoute backendRef to an InferencePool into endpoint-picker
 routing), the InferencePool CRD and one GatewayClass. A cluster that serves models gets, in its serving namespace,
 one Gateway (`ServingGateway`) whose Envoy proxies run in that namespace, and per model (`InferenceRoute`) an
-InferencePool selecting the model's pods, its endpoint picker (EPP) and an HTTPRoute from the Gateway to the pool.
+InferencePool selecting the model's pods, its endpoint picker (EPP, scraped: the requests it refuses while the pool
+has no ready pod wake a model at zero replicas, `wake_query`) and an HTTPRoute from the Gateway to the pool.
 
 Who may call: private = pods of the serving namespace only (the proxies' Service is ClusterIP); internal = an
 internal load balancer whose source ranges and the proxies' NetworkPolicy list the same CIDRs. The model pods admit
@@ -23,6 +24,12 @@ Sources (read 2026-11-24; why this implementation: components/kubernetes/charts.
   from the Gateway's spec.infrastructure.parametersRef.
 - gateway-api-inference-extension v1.0.2: InferencePool v1 (config/crd/bases), the EPP Deployment, its plugin
   ConfigMap and RBAC as config/charts/inferencepool/templates renders them (image epp:v1.0.2, gRPC 9002, health 9003).
+- The EPP's metrics (same tag, read 2026-11-27): served on 9090 behind Kubernetes authentication and authorization
+  (cmd/epp/runner/runner.go, controller-runtime filters.WithAuthenticationAndAuthorization), so the EPP may create
+  TokenReviews and SubjectAccessReviews and the scraper presents a token allowed `get` on the non-resource URL
+  /metrics (config/charts/inferencepool/templates/rbac.yaml, epp-servicemonitor.yaml, epp-sa-token-secret.yaml;
+  site-src/guides/metrics-and-observability.md). A PodMonitor's series carry job="<namespace>/<monitor name>"
+  (prometheus-operator v0.93.0 pkg/prometheus/promcfg.go, generatePodMonitorConfig).
 """
 
 from dataclasses import dataclass, field
@@ -35,6 +42,7 @@ import yaml
 
 from ..base import KUBERNETES, Args, Component, as_args
 from .charts import chart_release
+from .monitoring import NAMESPACE as MONITORING_NAMESPACE
 
 GATEWAY_CLASS = "envoy-gateway"
 CONTROLLER = "gateway.envoyproxy.io/gatewayclass-controller"
@@ -43,7 +51,7 @@ AIGW_NAMESPACE = "envoy-ai-gateway-system"
 INFERENCE_GROUP = "inference.networking.k8s.io"
 INFERENCE_POOL_CRD = Path(__file__).parent / "crds" / "inference.networking.k8s.io_inferencepools.yaml"
 EPP_IMAGE = "registry.k8s.io/gateway-api-inference-extension/epp:v1.0.2"
-EPP_PORT, EPP_HEALTH_PORT = 9002, 9003
+EPP_PORT, EPP_HEALTH_PORT, EPP_METRICS_PORT = 9002, 9003, 9090
 GATEWAY_NAME = "inference"
 OWNING_GATEWAY = "gateway.envoyproxy.io/owning-gateway-name"
 TLS_VERSIONS = ("1.3", "1.2")
@@ -61,6 +69,41 @@ schedulingProfiles:
   - pluginRef: kv-cache-utilization-scorer
   - pluginRef: prefix-cache-scorer
 """
+
+
+# Requests the EPP answered 503 because its pool had no ready pod (the name follows the EPP image: v1.1.0 renames it
+# inference_objective_request_error_total), and the requests it routed that are still in flight (v1.0.2
+# pkg/epp/metrics/metrics.go; requestcontrol/director.go, handlers/server.go).
+REFUSED = "inference_model_request_error_total"
+RUNNING = "inference_model_running_requests"
+WAKE_WINDOW = "2m"
+
+
+def epp_name(model: str) -> str:
+    """The model's endpoint picker: its Deployment, Service, ServiceAccount and PodMonitor."""
+    return f"{model}-epp"
+
+
+def wake_query(namespace: str, model: str) -> str:
+    """1 while requests for the model are refused for want of a ready replica (in the last WAKE_WINDOW) or are in
+    flight through its endpoint picker, else 0: the model's pool is in demand.
+
+    With no ready pod the EPP answers each inference request (one with a JSON body naming a model) 503 at once
+    (v1.0.2 requestcontrol/director.go HandleRequest: no candidate pods -> ServiceUnavailable; handlers/server.go
+    buildErrResponse -> ImmediateResponse 503; test/integration/epp/hermetic_test.go "no pods available") and counts
+    it with error_code="ServiceUnavailable", a code used for nothing else. It lists only Ready pods
+    (controller/pod_reconciler.go), so the first requests are refused until a replica has loaded its weights, and
+    clients must retry. A request without a body (GET /v1/models) is answered 500 instead (handlers/request.go, "no
+    pods available in datastore", error_code="Internal") and wakes nothing. The EPP creates the series on its first
+    refusal and Prometheus's increase() needs two samples, so a series younger than the window counts by its
+    presence alone."""
+    job = f'job="{namespace}/{epp_name(model)}"'
+    refused = f'{REFUSED}{{{job},error_code="ServiceUnavailable"}}'
+    return (
+        f"((sum(increase({refused}[{WAKE_WINDOW}])) or vector(0))"
+        f" + (count({refused} unless {refused} offset {WAKE_WINDOW}) or vector(0))"
+        f" + (sum({RUNNING}{{{job}}}) or vector(0))) > bool 0"
+    )
 
 
 def envoy_gateway_values(node_selector: Mapping[str, str]) -> dict:
@@ -275,14 +318,15 @@ class InferenceRouteArgs(Args):
 
 
 class InferenceRoute(Component):
-    """A model's InferencePool, its endpoint picker and the HTTPRoute from the serving Gateway to the pool."""
+    """A model's InferencePool, its endpoint picker (scraped: its refusals wake a model at zero replicas) and the
+    HTTPRoute from the serving Gateway to the pool."""
 
     PACKAGE = KUBERNETES
 
     def __init__(self, name: str, args: InferenceRouteArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
         args = as_args(InferenceRouteArgs, args)
-        epp = f"{args.model}-epp"
+        epp = epp_name(args.model)
         meta = {"namespace": args.namespace, "labels": dict(args.labels)}
         self._endpoint_picker(name, args, epp, meta)
         pool = k8s.apiextensions.CustomResource(
@@ -374,6 +418,84 @@ class InferenceRoute(Component):
             },
             opts=child,
         )
+        self._scrape(name, args, epp, meta, app)
+
+    def _scrape(self, name: str, args: InferenceRouteArgs, epp: str, meta: dict, app: dict) -> None:
+        """The kube-prometheus-stack scrapes the EPP's /metrics (the model's wake signal, serving.py): the EPP may
+        review tokens; a reader ServiceAccount allowed only GET /metrics lends its token to the PodMonitor; the
+        monitoring namespace may reach the metrics port (the serving namespace denies ingress by default)."""
+        child = pulumi.ResourceOptions(parent=self)
+        cluster_meta = {"labels": dict(args.labels)}
+        reviews = f"{args.namespace}-{epp}-reviews"  # cluster-scoped: the namespace keeps the names unique
+        k8s.rbac.v1.ClusterRole(
+            f"{name}-epp-reviews",
+            metadata={**cluster_meta, "name": reviews},
+            rules=[
+                {"apiGroups": ["authentication.k8s.io"], "resources": ["tokenreviews"], "verbs": ["create"]},
+                {"apiGroups": ["authorization.k8s.io"], "resources": ["subjectaccessreviews"], "verbs": ["create"]},
+            ],
+            opts=child,
+        )
+        k8s.rbac.v1.ClusterRoleBinding(
+            f"{name}-epp-reviews-binding",
+            metadata={**cluster_meta, "name": reviews},
+            subjects=[{"kind": "ServiceAccount", "name": epp, "namespace": args.namespace}],
+            role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": reviews},
+            opts=child,
+        )
+        reader = f"{epp}-metrics-reader"
+        reading = f"{args.namespace}-{reader}"
+        k8s.core.v1.ServiceAccount(
+            f"{name}-epp-reader", metadata={**meta, "name": reader}, automount_service_account_token=False, opts=child
+        )
+        k8s.rbac.v1.ClusterRole(
+            f"{name}-epp-metrics",
+            metadata={**cluster_meta, "name": reading},
+            rules=[{"nonResourceURLs": ["/metrics"], "verbs": ["get"]}],
+            opts=child,
+        )
+        k8s.rbac.v1.ClusterRoleBinding(
+            f"{name}-epp-metrics-binding",
+            metadata={**cluster_meta, "name": reading},
+            subjects=[{"kind": "ServiceAccount", "name": reader, "namespace": args.namespace}],
+            role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": reading},
+            opts=child,
+        )
+        token = k8s.core.v1.Secret(
+            f"{name}-epp-reader-token",
+            metadata={**meta, "name": reader, "annotations": {"kubernetes.io/service-account.name": reader}},
+            type="kubernetes.io/service-account-token",
+            opts=child,
+        )
+        k8s.apiextensions.CustomResource(
+            f"{name}-epp-podmonitor",
+            api_version="monitoring.coreos.com/v1",
+            kind="PodMonitor",
+            metadata={**meta, "name": epp},
+            spec={
+                "selector": {"matchLabels": dict(app)},
+                "podMetricsEndpoints": [
+                    {
+                        "port": "metrics",
+                        "path": "/metrics",
+                        "interval": "15s",
+                        "authorization": {"type": "Bearer", "credentials": {"name": reader, "key": "token"}},
+                    }
+                ],
+            },
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[token]),
+        )
+        scrapers = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": MONITORING_NAMESPACE}}}
+        k8s.networking.v1.NetworkPolicy(
+            f"{name}-epp-scrape",
+            metadata={**meta, "name": f"{epp}-scrape"},
+            spec={
+                "podSelector": {"matchLabels": dict(app)},
+                "policyTypes": ["Ingress"],
+                "ingress": [{"from": [scrapers], "ports": [{"port": EPP_METRICS_PORT, "protocol": "TCP"}]}],
+            },
+            opts=child,
+        )
 
 
 def _epp_pod(args: InferenceRouteArgs, epp: str) -> dict:
@@ -399,7 +521,7 @@ def _epp_pod(args: InferenceRouteArgs, epp: str) -> dict:
                 "ports": [
                     {"name": "grpc", "containerPort": EPP_PORT},
                     {"name": "grpc-health", "containerPort": EPP_HEALTH_PORT},
-                    {"name": "metrics", "containerPort": 9090},
+                    {"name": "metrics", "containerPort": EPP_METRICS_PORT},
                 ],
                 "livenessProbe": {**grpc, "initialDelaySeconds": 5, "periodSeconds": 10},
                 "readinessProbe": {**grpc, "periodSeconds": 2},

@@ -3,7 +3,8 @@
 Replicas of ``gpus`` GPUs each on one node group: a Deployment when a replica fits one node, a LeaderWorkerSet when it
 spans ``nodes`` nodes (only its leader serves and carries the model's labels); a ClusterIP Service, a PodMonitor so
 the kube-prometheus-stack scrapes vLLM's /metrics, a KEDA ScaledObject whose Prometheus trigger reads the model's load
-(queue depth, KV-cache use or GPU utilization) and a NetworkPolicy admitting only its own namespace (the Gateway's
+(queue depth, KV-cache use or GPU utilization), with a second trigger on the model's endpoint picker that wakes it
+from zero replicas (_autoscaling), and a NetworkPolicy admitting only its own namespace (the Gateway's
 proxies and endpoint picker, inference_gateway.py) and the scrape: callers come through the Gateway.
 
 Sources (read 2026-11-24):
@@ -34,7 +35,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..base import KUBERNETES, Args, Component, as_args
-from .inference_gateway import GatewayExposure
+from .inference_gateway import GatewayExposure, wake_query
 from .nodes import GPU_RESOURCE
 
 PORT = 8000
@@ -43,6 +44,7 @@ LWS_API = "leaderworkerset.x-k8s.io/v1"
 RAY_SCRIPT = "/vllm-workspace/examples/online_serving/multi-node-serving.sh"
 PROMETHEUS = "http://prometheus-operated.monitoring.svc:9090"
 MONITORING_NAMESPACE = "monitoring"
+WAKE_TRIGGER = "wake"  # the trigger that wakes a model at zero replicas (_autoscaling)
 # vLLM's gauges per replica, and DCGM's GPU utilization (0-100) for the pods of the model.
 QUERIES = {
     "requests-waiting": 'sum(vllm:num_requests_waiting{{namespace="{ns}",model_name="{model}"}})',
@@ -376,7 +378,45 @@ class ModelServing(Component):
 
     def _autoscaling(self, name: str, args: ModelServingArgs, meta: dict) -> None:
         """KEDA scales the Deployment (or the LeaderWorkerSet, a whole group a replica) on the model's load signal,
-        read from Prometheus."""
+        read from Prometheus; a model that may scale to zero gets a second trigger that wakes it.
+
+        At zero replicas the load signal has no series (KEDA reads the empty result as 0), so nothing would wake the
+        model: the wake trigger reads its endpoint picker instead (inference_gateway.wake_query), which is 1 while
+        requests are refused for want of a ready replica or are in flight, and 0 otherwise. KEDA activates the
+        target (0 -> 1) when any trigger is above its activationThreshold (here 0) and scales it to zero only after
+        every trigger has been inactive for cooldownPeriod; above zero the HPA takes the largest replica count its
+        triggers ask for, and the wake trigger (AverageValue, threshold 1) never asks for more than one. The first
+        requests are answered 503 by the endpoint picker until a replica is ready (a node to add, the weights to
+        load: minutes); clients retry. Sources: https://keda.sh/docs/2.20/concepts/scaling-deployments/
+        ("Activating and Scaling thresholds"), https://keda.sh/docs/2.20/reference/faq/ ("Using multiple triggers for
+        the same scale target"; kedacore/keda-docs@a55c5d34 data/faq2_19.toml, which the 2.20 FAQ page renders),
+        https://keda.sh/docs/2.20/scalers/prometheus/ (read 2026-11-27)."""
+        triggers = [
+            {
+                "type": "prometheus",
+                "metricType": "AverageValue",
+                "metadata": {
+                    "serverAddress": PROMETHEUS,
+                    "query": load_query(args.signal, args.namespace, args.model),
+                    "threshold": f"{args.target:g}",
+                    "activationThreshold": "0",
+                },
+            }
+        ]
+        if args.min_replicas == 0:
+            triggers.append(
+                {
+                    "type": "prometheus",
+                    "name": WAKE_TRIGGER,
+                    "metricType": "AverageValue",
+                    "metadata": {
+                        "serverAddress": PROMETHEUS,
+                        "query": wake_query(args.namespace, args.model),
+                        "threshold": "1",
+                        "activationThreshold": "0",
+                    },
+                }
+            )
         k8s.apiextensions.CustomResource(
             f"{name}-scaledobject",
             api_version="keda.sh/v1alpha1",
@@ -392,18 +432,7 @@ class ModelServing(Component):
                 "maxReplicaCount": args.max_replicas,
                 "pollingInterval": 15,
                 "cooldownPeriod": 300,
-                "triggers": [
-                    {
-                        "type": "prometheus",
-                        "metricType": "AverageValue",
-                        "metadata": {
-                            "serverAddress": PROMETHEUS,
-                            "query": load_query(args.signal, args.namespace, args.model),
-                            "threshold": f"{args.target:g}",
-                            "activationThreshold": "0",
-                        },
-                    }
-                ],
+                "triggers": triggers,
             },
             opts=pulumi.ResourceOptions(parent=self, depends_on=[self.workload]),
         )
