@@ -13,6 +13,7 @@ from typing import Any, Mapping, Optional
 import pulumi
 
 from components.cluster_args import (
+    AlertTopicArgs,
     AlicloudClusterArgs,
     AutoscalingArgs,
     AwsClusterArgs,
@@ -119,6 +120,7 @@ def alert_routing(spec: ClusterSpec) -> tuple[list[AlertReceiver], Optional[Smtp
             slack_url=secret(r.slack_url_config, f"{where}.receivers.{name}.slackUrlConfig"),
             slack_channel=r.slack_channel,
             webhook_url=secret(r.webhook_url_config, f"{where}.receivers.{name}.webhookUrlConfig"),
+            sns=r.sns_topic is not None,
         )
         for name, r in alerts.receivers.items()
     ]
@@ -132,6 +134,18 @@ def alert_routing(spec: ClusterSpec) -> tuple[list[AlertReceiver], Optional[Smtp
         secret(smtp.password_config, f"{where}.smtp.passwordConfig"),
         smtp.require_tls,
     ) if smtp else None
+
+
+def alert_topic(spec: ClusterSpec) -> Optional[AlertTopicArgs]:
+    """AWS: the SNS topic a receiver with `sns` publishes to, where Alertmanager is installed to publish."""
+    kubernetes = spec.kubernetes
+    if not (kubernetes.enabled and kubernetes.monitoring.enabled):
+        return None
+    topics = [r.sns_topic for r in kubernetes.monitoring.alerts.receivers.values() if r.sns_topic]
+    if not topics:
+        return None
+    subscribe = any(t.subscribe_budget_contacts for t in topics)
+    return AlertTopicArgs(subscribe_emails=tuple(spec.budget.contacts) if subscribe else ())
 
 
 def _share(total: int, gpus: int, node_gpus: int, least: int, unit: str) -> str:
@@ -239,6 +253,7 @@ def cluster_args(plan: ResolvedPlan) -> ClusterArgs:
             ),
             public_api_cidrs=tuple(spec.networking.public_api_cidrs),
             node_release_version=spec.node_image.release_version,
+            alert_topic=alert_topic(spec),
         )
     return AlicloudClusterArgs(
         **common_cluster_args(plan),

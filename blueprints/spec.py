@@ -526,9 +526,22 @@ class SmtpSpec(SpecModel):
         return v
 
 
+class SnsReceiverSpec(SpecModel):
+    """AWS: Alertmanager publishes to the stack's Amazon SNS topic (KMS-encrypted, TLS only), through an IRSA role
+    allowed only sns:Publish on it. Subscribe anything SNS delivers to (e-mail, SQS, Lambda, a chat bot) to the
+    `alert_topic_arn` output."""
+
+    subscribe_budget_contacts: bool = Field(
+        False,
+        description="Subscribe budget.contacts to the topic by e-mail; each address must confirm from the mail "
+        "SNS sends before it receives anything (README: where alerts go).",
+    )
+
+
 class AlertReceiverSpec(SpecModel):
-    """Where alerts go: e-mail addresses, a Slack incoming webhook, or any Alertmanager webhook (a DingTalk
-    robot through prometheus-webhook-dingtalk, which turns Alertmanager's payload into DingTalk's)."""
+    """Where alerts go: e-mail addresses, a Slack incoming webhook, any Alertmanager webhook (a DingTalk robot
+    through prometheus-webhook-dingtalk, which turns Alertmanager's payload into DingTalk's), or, on AWS, the
+    stack's Amazon SNS topic."""
 
     email: list[str] = Field(default_factory=list, description="E-mail addresses (needs monitoring.alerts.smtp).")
     slack_url_config: Optional[str] = Field(
@@ -542,6 +555,18 @@ class AlertReceiverSpec(SpecModel):
         pattern=r"^[A-Za-z0-9_.:-]+$",
         description="Name of a secret stack config value holding a webhook URL Alertmanager POSTs alerts to.",
     )
+    sns: Optional[Union[bool, SnsReceiverSpec]] = Field(
+        None,
+        description="AWS: publish to the stack's Amazon SNS topic (output alert_topic_arn): true, or "
+        "{subscribeBudgetContacts: true} to also subscribe budget.contacts by e-mail.",
+    )
+
+    @property
+    def sns_topic(self) -> Optional[SnsReceiverSpec]:
+        """The SNS settings when this receiver publishes to the topic (`sns: true` takes the defaults)."""
+        if self.sns is True:
+            return SnsReceiverSpec()
+        return self.sns or None
 
     @field_validator("email")
     @classmethod
@@ -562,6 +587,17 @@ class AlertsSpec(SpecModel):
     )
     smtp: Optional[SmtpSpec] = Field(None, description="The SMTP relay e-mail receivers send through.")
     repeat_interval_hours: int = Field(4, ge=1, le=168, description="Hours before a firing alert is sent again.")
+
+    @field_validator("receivers")
+    @classmethod
+    def _one_topic(cls, v: dict[str, AlertReceiverSpec]) -> dict[str, AlertReceiverSpec]:
+        publishing = [name for name, r in v.items() if r.sns_topic]
+        if len(publishing) > 1:
+            raise ValueError(
+                f"receivers {', '.join(publishing)} all set sns: the stack has one alert topic, so each alert would "
+                "be published once per receiver; set sns on one receiver"
+            )
+        return v
 
 
 class MonitoringSpec(SpecModel):
@@ -754,6 +790,12 @@ class ClusterSpec(SpecModel):
                 f"encryption.keyRotationDays {self.encryption.key_rotation_days}: {self.cloud} KMS "
                 f"rotates every {low} to {high} days"
             )
+        for name, receiver in self.kubernetes.monitoring.alerts.receivers.items():
+            if receiver.sns_topic and self.cloud != "aws":
+                raise ValueError(
+                    f"kubernetes.monitoring.alerts.receivers.{name}.sns: Amazon SNS is an AWS service; on "
+                    f"{self.cloud} use email, slackUrlConfig or webhookUrlConfig (a DingTalk robot)"
+                )
         if "mlps" in self.compliance.frameworks and self.logging.retention_days < 180:
             raise ValueError("MLPS 2.0 level 3 keeps audit logs at least 180 days; set logging.retentionDays >= 180")
         for problem in serving_problems(self)[:1]:

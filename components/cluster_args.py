@@ -165,6 +165,14 @@ class BudgetArgs(Args):
 
 
 @dataclass(frozen=True)
+class AlertTopicArgs(Args):
+    """AWS: an Amazon SNS topic Alertmanager publishes to (alert receivers with `sns`)."""
+
+    subscribe_emails: Optional[Sequence[str]] = ()
+    """Addresses subscribed by e-mail (each confirms from the mail SNS sends); none by default."""
+
+
+@dataclass(frozen=True)
 class PlatformSettings(Args):
     """What the stack decides about the Kubernetes layer. The cluster adds what only it knows (node images, system
     selector, namespaces and ServiceAccounts of its roles, storage classes, shared volumes, the autoscaler) when it
@@ -268,6 +276,8 @@ class AwsClusterArgs(ClusterArgs):
     """CIDRs allowed to a public API endpoint."""
     node_release_version: Optional[str] = None
     """EKS AMI release for every node group; None reads the recommended release at creation and holds it."""
+    alert_topic: Optional[AlertTopicArgs] = None
+    """An SNS topic for Alertmanager's `sns` receivers, with a role its ServiceAccount publishes through; None: none."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -52,6 +52,7 @@ PAIRS = {
     (a.ClusterArgs, "threat_detection"): (s.AccountServicesSpec, "threat_detection", lambda v: v == "create"),
     (a.AwsClusterArgs, "public_api_cidrs"): (s.NetworkingSpec, "public_api_cidrs", tuple),
     (a.AwsClusterArgs, "node_release_version"): (s.NodeImageSpec, "release_version", None),
+    (a.AwsClusterArgs, "alert_topic"): (s.AlertReceiverSpec, "sns", None),  # no topic unless a receiver has sns
     (a.AlicloudClusterArgs, "kms_instance_id"): (s.EncryptionSpec, "kms_instance_id", None),
     (a.AlicloudClusterArgs, "mlps_hardening"): (s.ComplianceSpec, "frameworks", lambda v: "mlps" in v),
 }

@@ -10,7 +10,7 @@ from .readiness import HELM_RELEASE, WARNING, Finding
 
 CHART = "kube-prometheus-stack"
 FIX_RECEIVER = (
-    "set kubernetes.monitoring.alerts.receivers (email, slackUrlConfig or webhookUrlConfig), or "
+    "set kubernetes.monitoring.alerts.receivers (email, slackUrlConfig, webhookUrlConfig, or sns on AWS), or "
     "budget.contacts, which the stack e-mails by default (README: where alerts go)"
 )
 FIX_SMTP = (

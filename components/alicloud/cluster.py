@@ -469,6 +469,8 @@ class GpuCluster(GpuClusterBase):
                 shared_volumes=self._shared_volumes,
                 autoscaler=None,
                 serving_access=self._serving_access(),
+                # Amazon SNS is AWS's; the spec refuses `sns` receivers on Alibaba Cloud.
+                alert_topic=None,
             ),
             opts=pulumi.ResourceOptions(
                 parent=self,

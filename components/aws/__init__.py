@@ -7,6 +7,7 @@ program that needs one component does not load the others.
 
 def public_components() -> list:
     from .addons import EksAddons
+    from .alerts import SnsAlertTopic
     from .audit import AuditTrail, ThreatDetection
     from .budget import CostBudget
     from .cluster import GpuCluster
@@ -33,4 +34,5 @@ def public_components() -> list:
         AuditTrail,
         ThreatDetection,
         CostBudget,
+        SnsAlertTopic,
     ]

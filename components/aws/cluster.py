@@ -12,6 +12,8 @@ from ..cluster_base import GpuClusterBase
 from ..kubernetes.autoscaler import SERVICE_ACCOUNT as AUTOSCALER_SA
 from ..kubernetes.autoscaler import AutoscalerArgs
 from ..kubernetes.kubeconfig import eks_kubeconfig
+from ..kubernetes.monitoring import ALERTMANAGER_SERVICE_ACCOUNT, SnsTarget
+from ..kubernetes.monitoring import NAMESPACE as MONITORING_NAMESPACE
 
 # GPU_PRESENT_LABEL is set from the start so the device plugin, the exporter and scale-from-zero templates all
 # match GPU nodes (chart_workloads.yaml).
@@ -31,6 +33,7 @@ from ..policy_document import Statement
 from ..providers import caller_provider
 from ..zones import choose_zones, zoned_groups
 from .addons import AFTER_NODES, BEFORE_NODES, AddonRole, EksAddons, EksAddonsArgs, ebs_csi_key_statements
+from .alerts import SnsAlertTopic, SnsAlertTopicArgs
 from .audit import AuditTrail, AuditTrailArgs, ThreatDetection, ThreatDetectionArgs
 from .budget import CostBudget, CostBudgetArgs
 from .eks import EksArgs, EksCluster
@@ -49,6 +52,11 @@ GPU_LABEL = "k8s.amazonaws.com/accelerator"
 # https://github.com/kubernetes-sigs/aws-fsx-csi-driver/blob/master/examples/kubernetes/static_provisioning/README.md
 FSX_CSI_DRIVER = "fsx.csi.aws.com"
 EBS_CSI_DRIVER = "ebs.csi.aws.com"
+
+
+def alert_publisher_path(cluster: str) -> str:
+    """The IAM path of the cluster's alert publisher role, which the stack key's policy names (DataKeyArgs)."""
+    return f"/gpu-blueprints/{cluster}/alert-publishers/"
 
 
 def addon_roles(key_arn: pulumi.Input[str]) -> dict[str, AddonRole]:
@@ -88,6 +96,8 @@ class GpuCluster(GpuClusterBase):
     """The stack's data key."""
     lustre_dns_name: pulumi.Output[Optional[str]]
     """The Lustre file system's DNS name, with one."""
+    alert_topic_arn: pulumi.Output[Optional[str]]
+    """The SNS topic Alertmanager publishes alerts to, with an `sns` receiver: subscribe to it."""
 
     def __init__(self, name: str, args: AwsClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
         args = as_args(AwsClusterArgs, args)
@@ -123,6 +133,7 @@ class GpuCluster(GpuClusterBase):
                 tags=self._tags,
                 rotation_days=args.key_rotation_days,
                 fsx_linked_bucket_arns=[linked_bucket_arn] if links_bucket else [],
+                sns_publisher_role_path=alert_publisher_path(self._name) if args.alert_topic else None,
             ),
             opts=self._child,
         )
@@ -397,8 +408,9 @@ class GpuCluster(GpuClusterBase):
         )
 
     def _account_services(self) -> None:
-        """Threat detection and the cost budget."""
+        """Threat detection, the cost budget and the alert topic."""
         args, name, tags = self._args, self._name, self._tags
+        self._alert_target = self._alert_topic()
         if args.threat_detection:
             ThreatDetection(f"{name}-guardduty", ThreatDetectionArgs(tags=tags), opts=self._child)
         CostBudget(
@@ -414,6 +426,40 @@ class GpuCluster(GpuClusterBase):
             ),
             opts=self._child,
         )
+
+    def _alert_topic(self) -> Optional[SnsTarget]:
+        """The SNS topic Alertmanager publishes to, and the IRSA role of its ServiceAccount allowed only to publish
+        there. The topic policy names the role, whose grants name the topic: the role's ARN comes in deferred."""
+        args, name, eks = self._args, self._name, self._eks
+        if args.alert_topic is None:
+            return None
+        publisher_arn, resolve_publisher = pulumi.deferred_output()
+        topic = SnsAlertTopic(
+            f"{name}-alerts",
+            SnsAlertTopicArgs(
+                kms_key_arn=self._key.arn,
+                publisher_role_arn=publisher_arn,
+                subscribe_emails=list(args.alert_topic.subscribe_emails),
+                tags=self._tags,
+            ),
+            opts=self._child,
+        )
+        role = WorkloadRole(
+            f"{name}-alertmanager",
+            WorkloadRoleArgs(
+                oidc_provider_arn=eks.oidc_provider.arn,
+                oidc_issuer=eks.oidc_issuer,
+                namespace=MONITORING_NAMESPACE,
+                service_account=ALERTMANAGER_SERVICE_ACCOUNT,
+                statements=topic.grant_publish(),
+                path=alert_publisher_path(name),
+                tags=self._tags,
+            ),
+            opts=self._child,
+        )
+        resolve_publisher(role.arn)
+        self._outputs["alert_topic_arn"] = topic.arn
+        return SnsTarget(topic.arn, args.region, {"eks.amazonaws.com/role-arn": role.arn})
 
     def _autoscaler(self) -> Optional[AutoscalerArgs]:
         """The Cluster Autoscaler's IRSA role and settings, with an image for the Kubernetes minor."""
@@ -488,6 +534,7 @@ class GpuCluster(GpuClusterBase):
                 shared_volumes=self._shared_volumes,
                 autoscaler=autoscaler,
                 serving_access=self._serving_access(),
+                alert_topic=self._alert_target,
             ),
             opts=pulumi.ResourceOptions(
                 parent=self, providers={"kubernetes": kube}, depends_on=[self.system_group, self._service_addons]

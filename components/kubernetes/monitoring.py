@@ -69,6 +69,21 @@ class AlertReceiver(Args):
     """The Slack channel; None: the hook's own."""
     webhook_url: Optional[pulumi.Input[str]] = None
     """A URL Alertmanager POSTs its webhook payload to (secret); None: none."""
+    sns: Optional[bool] = False
+    """Publish to the Amazon SNS topic of MonitoringArgs.sns; off by default."""
+
+
+@dataclass(frozen=True)
+class SnsTarget(Args):
+    """The Amazon SNS topic SNS receivers publish to, and how Alertmanager may: its ServiceAccount is bound to a
+    role allowed to publish (IRSA on EKS), so no AWS key is kept in the cluster."""
+
+    topic_arn: pulumi.Input[str]
+    """The topic's ARN."""
+    region: str
+    """The topic's region: Alertmanager signs its requests for it (SigV4)."""
+    service_account_annotations: Optional[Mapping[str, pulumi.Input[str]]] = field(default_factory=dict)
+    """Annotations binding Alertmanager's ServiceAccount to the publishing role; none by default."""
 
 
 @dataclass(frozen=True)
@@ -105,10 +120,36 @@ class MonitoringArgs(Args):
     """The mail relay; needed by e-mail receivers."""
     repeat_interval_hours: Optional[int] = 4
     """Hours before a firing alert is sent again; 4 by default."""
+    sns: Optional[SnsTarget] = None
+    """The SNS topic receivers with `sns` publish to (set by the cluster, which creates it); None: none."""
+
+
+# Alertmanager's ServiceAccount, named so a cloud role's trust policy can name it (the chart's default name
+# follows the release: kube-prometheus-stack templates/_helpers.tpl, alertmanager.serviceAccountName).
+ALERTMANAGER_SERVICE_ACCOUNT = "alertmanager"
+# SNS wants a subject "less than 100 characters long" with no line breaks (Publish, Subject:
+# https://docs.aws.amazon.com/sns/latest/api/API_Publish.html), and Alertmanager's default subject lists every common
+# label, which can be too long for SNS (Amazon Managed Service for Prometheus guide,
+# https://docs.aws.amazon.com/prometheus/latest/userguide/AMP-alertmanager-receiver-config.html): keep it short.
+SNS_SUBJECT = "{{ .CommonLabels.alertname }} ({{ .Status }})"
+
+
+def sns_config(target: SnsTarget) -> dict[str, Any]:
+    """One sns_config: the topic, signed for its region with the credentials of the pod's role.
+    https://prometheus.io/docs/alerting/latest/configuration/#sns_config (Alertmanager 0.23+)."""
+    return {
+        "topic_arn": target.topic_arn,
+        "sigv4": {"region": target.region},
+        "subject": SNS_SUBJECT,
+        "send_resolved": True,
+    }
 
 
 def alertmanager_config(
-    receivers: Sequence[AlertReceiver], smtp: Optional[SmtpSettings], repeat_interval_hours: int = 4
+    receivers: Sequence[AlertReceiver],
+    smtp: Optional[SmtpSettings],
+    repeat_interval_hours: int = 4,
+    sns: Optional[SnsTarget] = None,
 ) -> dict[str, Any]:
     """Alertmanager's configuration: every alert to each receiver, the chart's always-firing Watchdog to none.
 
@@ -141,6 +182,10 @@ def alertmanager_config(
             entry["slack_configs"] = [slack]
         if r.webhook_url is not None:
             entry["webhook_configs"] = [{"url": r.webhook_url, "send_resolved": True}]
+        if r.sns:
+            if sns is None:
+                raise ValueError(f"alert receiver {r.name!r} publishes to SNS, but MonitoringArgs.sns names no topic")
+            entry["sns_configs"] = [sns_config(sns)]
         out.append(entry)
     routes: list[dict[str, Any]] = [{"receiver": "null", "matchers": ['alertname = "Watchdog"']}]
     routes += [{"receiver": r.name, "continue": True} for r in receivers]
@@ -168,7 +213,13 @@ def stack_values(args: MonitoringArgs, grafana_password: Optional[pulumi.Input[s
     system = dict(args.system_node_selector)
     alertmanager: dict[str, Any] = {"alertmanagerSpec": {"nodeSelector": system}}
     if args.receivers:
-        alertmanager["config"] = alertmanager_config(args.receivers, args.smtp, args.repeat_interval_hours)
+        alertmanager["config"] = alertmanager_config(args.receivers, args.smtp, args.repeat_interval_hours, args.sns)
+    if args.sns is not None and args.sns.service_account_annotations:
+        # alertmanager.serviceAccount in the chart's values.yaml (kube-prometheus-stack 88.5.3).
+        alertmanager["serviceAccount"] = {
+            "name": ALERTMANAGER_SERVICE_ACCOUNT,
+            "annotations": dict(args.sns.service_account_annotations),
+        }
     grafana: dict[str, Any] = {
         "nodeSelector": system,
         "sidecar": {"dashboards": {"enabled": True, "label": "grafana_dashboard", "labelValue": "1"}},

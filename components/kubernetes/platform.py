@@ -26,7 +26,7 @@ from .inference_gateway import (
     install_gateway_api,
 )
 from .mirror import mirror_transformation
-from .monitoring import DCGM_COUNTERS, GpuMonitoring, MonitoringArgs
+from .monitoring import DCGM_COUNTERS, GpuMonitoring, MonitoringArgs, SnsTarget
 from .nodes import (
     EFA_PRESENT_LABEL,
     GPU_PRESENT_LABEL,
@@ -184,6 +184,8 @@ class PlatformArgs(Args):
     """Registry every chart and image is pulled through (`host[/path]`, mirror.py); None: their own registries."""
     serving_access: Optional[ServingAccess] = None
     """The bucket, roles and volumes the model servers read their weights through; set by the cluster."""
+    alert_topic: Optional[SnsTarget] = None
+    """The Amazon SNS topic alert receivers with `sns` publish to, and Alertmanager's role; set by the cluster."""
 
 
 def gpu_tolerations(groups: Sequence[GpuNodes]) -> list[dict[str, str]]:
@@ -273,7 +275,8 @@ class GpuPlatform(Component):
         )
         monitoring_deps: list[pulumi.Resource] = []
         if args.monitoring is not None:
-            monitoring = GpuMonitoring(f"{name}-monitoring", replace(args.monitoring, labels=labels), opts=child)
+            settings = replace(args.monitoring, labels=labels, sns=args.alert_topic or args.monitoring.sns)
+            monitoring = GpuMonitoring(f"{name}-monitoring", settings, opts=child)
             self.grafana_admin_password = monitoring.grafana_admin_password
             monitoring_deps = [monitoring.release]  # the ServiceMonitor CRD comes with it
         if args.gpu_stack == "gpu-operator":
