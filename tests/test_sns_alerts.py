@@ -4,7 +4,9 @@ stack key lets that role use the key as SNS asks of a publisher; Alibaba Cloud s
 
 from __future__ import annotations
 
+import fnmatch
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -111,7 +113,8 @@ def test_alertmanager_service_account_carries_the_role_its_trust_names(sns_plan)
     values = helm(sns_plan, CHART)["values"]["alertmanager"]
     role, policy = alertmanager_role(sns_plan)
     assert values["serviceAccount"]["name"] == "alertmanager"
-    assert role_arn(sns_plan).startswith(f"arn:aws:iam::123456789012:role/{BASE}-alerts-alertmanager-")
+    path = role.inputs["path"]  # a role's ARN carries its path
+    assert role_arn(sns_plan).startswith(f"arn:aws:iam::123456789012:role{path}{BASE}-alerts-alertmanager-")
     assert role.urn in policy.property_dependencies["role"]
     [trust] = json.loads(role.inputs["assumeRolePolicy"])["Statement"]
     subjects = [v for k, v in trust["Condition"]["StringEquals"].items() if k.endswith(":sub")]
@@ -184,6 +187,14 @@ def test_the_key_policy_lets_the_publisher_role_generate_data_keys_and_decrypt_o
     assert statement["Condition"]["ArnLike"] == {"aws:PrincipalArn": f"arn:aws:iam::123456789012:role{path}*"}
     assert statement["Principal"] == {"AWS": "*"}  # held to the account and the path by the two conditions
     assert severe_findings(key_policy) == []
+    # The role Alertmanager runs as (its ARN as IAM forms it, path included) is one the condition matches;
+    # ArnLike's * matches any run of characters, as fnmatch's does.
+    assert fnmatch.fnmatchcase(role_arn(sns_plan), statement["Condition"]["ArnLike"]["aws:PrincipalArn"])
+
+
+def test_the_topic_arn_has_sns_s_form(sns_plan):
+    """arn:aws:sns:<region>:<account>:<name>, what Alertmanager's sns_configs and the topic policy name."""
+    assert re.fullmatch(r"arn:aws:sns:us-east-1:123456789012:[A-Za-z0-9_-]{1,256}", topic_arn(sns_plan))
 
 
 def test_without_an_sns_receiver_there_is_no_topic_role_or_key_statement():

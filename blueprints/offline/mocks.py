@@ -104,9 +104,20 @@ def _log_group(mocks: OfflineMocks, args, state: dict) -> None:
 
 
 def _iam_role(mocks: OfflineMocks, args, state: dict) -> None:
+    """A role's ARN holds its path: arn:aws:iam::<account>:role/<path>/<name> (IAM User Guide, IAM identifiers:
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html), which policies matching roles by
+    path (aws:PrincipalArn) rely on."""
     name = state.get("name") or f"{args.name}-{hashlib.sha1(args.name.encode()).hexdigest()[:7]}"
     state["name"] = name
-    state["arn"] = f"arn:{mocks.partition}:iam::{ACCOUNT_ID}:role/{name}"
+    state["arn"] = f"arn:{mocks.partition}:iam::{ACCOUNT_ID}:role{state.get('path') or '/'}{name}"
+
+
+def _sns_topic(mocks: OfflineMocks, args, state: dict) -> None:
+    """A topic's ARN is arn:aws:sns:<region>:<account>:<name>, no resource kind before the name (SNS API reference,
+    CreateTopic: https://docs.aws.amazon.com/sns/latest/api/API_CreateTopic.html)."""
+    name = state.get("name") or f"{args.name}-{hashlib.sha1(args.name.encode()).hexdigest()[:7]}"
+    state["name"] = name
+    state["arn"] = f"arn:{mocks.partition}:sns:{mocks.region}:{ACCOUNT_ID}:{name}"
 
 
 def _node_group(mocks: OfflineMocks, args, state: dict) -> None:
@@ -127,6 +138,7 @@ _AWS_OUTPUTS: dict[str, tuple[Callable[[OfflineMocks, Any, dict], None], ...]] =
     type_of("aws", "key"): (_kms_key,),
     type_of("aws", "log_sink"): (_log_group,),
     type_of("aws", "role"): (_iam_role,),
+    "aws:sns/topic:Topic": (_sns_topic,),
     type_of("aws", "launch_template"): (lambda m, a, s: s.setdefault("latestVersion", 1),),
     type_of("aws", "placement_group"): (lambda m, a, s: s.setdefault("name", a.name),),
     type_of("aws", "file_system"): (
