@@ -3,6 +3,10 @@
 Kept out of spec.py so the cluster spec stays one screen per concern; ClusterSpec carries one `serving` field.
 What needs the catalog (does the model fit its group's GPUs?) is checked after the resolver chose the group's
 shape (`fit_problems`), reusing the sizing advisor's memory model, never a second one.
+
+Sources: VLLM_IMAGE is docker/Dockerfile's vllm-openai target at vllm-project/vllm tag v0.12.0, commit
+4fd9d6a85c00ac0186aa9abbeff73fc2ac6c721e (read 2026-11-27 from the vllm-0.12.0.tar.gz source distribution); what
+components/kubernetes/serving.py relies on in it (paths, flags, port, metrics) is listed there.
 """
 
 from __future__ import annotations

@@ -26,6 +26,19 @@ Sources (read 2026-11-24):
   replica is a whole group of pods.
 - PodMonitor: prometheus-operator API monitoring.coreos.com/v1; `prometheus-operated` is the Service the operator
   creates for every Prometheus in its namespace.
+- What the image relies on, checked against vllm-project/vllm tag v0.12.0, commit
+  4fd9d6a85c00ac0186aa9abbeff73fc2ac6c721e (read 2026-11-27 from the 0.12.0 source distribution, vllm-0.12.0.tar.gz,
+  whose vllm/_version.py names commit g4fd9d6a85): docker/Dockerfile stage vllm-base sets WORKDIR /vllm-workspace and
+  copies examples/ there, and the vllm-openai target builds on it (via vllm-openai-base) with ENTRYPOINT ["vllm",
+  "serve"], so a Deployment passes args only. examples/online_serving/multi-node-serving.sh: `leader
+  --ray_cluster_size=N` runs `ray start --head --port=6379` and polls until N nodes are alive, exiting 1 after
+  --ray_init_timeout (default 300 s), which restarts the leader and so the whole group; `worker --ray_address=A` retries
+  `ray start --address=A:6379 --block` for up to 300 s and blocks once joined. vllm/engine/arg_utils.py defines every
+  flag engine_args passes (--load-format runai_streamer, --distributed-executor-backend ray);
+  vllm/entrypoints/openai/cli_args.py: port 8000; vllm/entrypoints/openai/api_server.py: GET /health and /metrics.
+  vllm/v1/metrics/loggers.py: the gauges vllm:num_requests_waiting and vllm:kv_cache_usage_perc (1 = 100%) carry labels
+  model_name and engine, model_name being the first --served-model-name (vllm/config/model.py get_served_model_name),
+  which engine_args sets to the name the queries read.
 """
 
 from dataclasses import dataclass, field, replace
