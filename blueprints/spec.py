@@ -791,7 +791,7 @@ class ClusterSpec(SpecModel):
                 f"rotates every {low} to {high} days"
             )
         for name, receiver in self.kubernetes.monitoring.alerts.receivers.items():
-            if receiver.sns_topic and self.cloud != "aws":
+            if receiver.sns_topic and not cloud.alert_topic:
                 raise ValueError(
                     f"kubernetes.monitoring.alerts.receivers.{name}.sns: Amazon SNS is an AWS service; on "
                     f"{self.cloud} use email, slackUrlConfig or webhookUrlConfig (a DingTalk robot)"

@@ -120,6 +120,8 @@ class CloudProfile(_Frozen):
     capacity_blocks: bool
     reservation_needs_zone: bool
     capacity_source: str
+    alert_topic: Optional[str]
+    alert_topic_source: str
     service_prices: ServicePriceKeys
     resource_types: dict[str, str]
     resource_types_source: str
@@ -152,6 +154,7 @@ class Clouds(_Frozen):
                 p.rdma.source,
                 p.placement.source,
                 p.capacity_source,
+                p.alert_topic_source,
                 p.resource_types_source,
             )
             unknown = [k for k in keys if k not in self.sources]

@@ -138,7 +138,7 @@ _AWS_OUTPUTS: dict[str, tuple[Callable[[OfflineMocks, Any, dict], None], ...]] =
     type_of("aws", "key"): (_kms_key,),
     type_of("aws", "log_sink"): (_log_group,),
     type_of("aws", "role"): (_iam_role,),
-    "aws:sns/topic:Topic": (_sns_topic,),
+    type_of("aws", "alert_topic"): (_sns_topic,),
     type_of("aws", "launch_template"): (lambda m, a, s: s.setdefault("latestVersion", 1),),
     type_of("aws", "placement_group"): (lambda m, a, s: s.setdefault("name", a.name),),
     type_of("aws", "file_system"): (

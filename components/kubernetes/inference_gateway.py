@@ -421,9 +421,46 @@ class InferenceRoute(Component):
         self._scrape(name, args, epp, meta, app)
 
     def _scrape(self, name: str, args: InferenceRouteArgs, epp: str, meta: dict, app: dict) -> None:
-        """The kube-prometheus-stack scrapes the EPP's /metrics (the model's wake signal, serving.py): the EPP may
-        review tokens; a reader ServiceAccount allowed only GET /metrics lends its token to the PodMonitor; the
-        monitoring namespace may reach the metrics port (the serving namespace denies ingress by default)."""
+        """The kube-prometheus-stack scrapes the EPP's /metrics (the model's wake signal, serving.py) with the
+        reader's token (_metrics_access); the monitoring namespace may reach the metrics port (the serving
+        namespace denies ingress by default)."""
+        reader, token = self._metrics_access(name, args, epp, meta)
+        k8s.apiextensions.CustomResource(
+            f"{name}-epp-podmonitor",
+            api_version="monitoring.coreos.com/v1",
+            kind="PodMonitor",
+            metadata={**meta, "name": epp},
+            spec={
+                "selector": {"matchLabels": dict(app)},
+                "podMetricsEndpoints": [
+                    {
+                        "port": "metrics",
+                        "path": "/metrics",
+                        "interval": "15s",
+                        "authorization": {"type": "Bearer", "credentials": {"name": reader, "key": "token"}},
+                    }
+                ],
+            },
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[token]),
+        )
+        scrapers = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": MONITORING_NAMESPACE}}}
+        k8s.networking.v1.NetworkPolicy(
+            f"{name}-epp-scrape",
+            metadata={**meta, "name": f"{epp}-scrape"},
+            spec={
+                "podSelector": {"matchLabels": dict(app)},
+                "policyTypes": ["Ingress"],
+                "ingress": [{"from": [scrapers], "ports": [{"port": EPP_METRICS_PORT, "protocol": "TCP"}]}],
+            },
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+
+    def _metrics_access(
+        self, name: str, args: InferenceRouteArgs, epp: str, meta: dict
+    ) -> tuple[str, k8s.core.v1.Secret]:
+        """What the EPP's authenticated /metrics needs: the EPP may review tokens and access, and a reader
+        ServiceAccount allowed only GET /metrics holds a token (a Secret) the PodMonitor presents. Returns the
+        reader's name (also its Secret's) and the Secret."""
         child = pulumi.ResourceOptions(parent=self)
         cluster_meta = {"labels": dict(args.labels)}
         reviews = f"{args.namespace}-{epp}-reviews"  # cluster-scoped: the namespace keeps the names unique
@@ -467,35 +504,7 @@ class InferenceRoute(Component):
             type="kubernetes.io/service-account-token",
             opts=child,
         )
-        k8s.apiextensions.CustomResource(
-            f"{name}-epp-podmonitor",
-            api_version="monitoring.coreos.com/v1",
-            kind="PodMonitor",
-            metadata={**meta, "name": epp},
-            spec={
-                "selector": {"matchLabels": dict(app)},
-                "podMetricsEndpoints": [
-                    {
-                        "port": "metrics",
-                        "path": "/metrics",
-                        "interval": "15s",
-                        "authorization": {"type": "Bearer", "credentials": {"name": reader, "key": "token"}},
-                    }
-                ],
-            },
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[token]),
-        )
-        scrapers = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": MONITORING_NAMESPACE}}}
-        k8s.networking.v1.NetworkPolicy(
-            f"{name}-epp-scrape",
-            metadata={**meta, "name": f"{epp}-scrape"},
-            spec={
-                "podSelector": {"matchLabels": dict(app)},
-                "policyTypes": ["Ingress"],
-                "ingress": [{"from": [scrapers], "ports": [{"port": EPP_METRICS_PORT, "protocol": "TCP"}]}],
-            },
-            opts=child,
-        )
+        return reader, token
 
 
 def _epp_pod(args: InferenceRouteArgs, epp: str) -> dict:
