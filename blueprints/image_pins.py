@@ -52,7 +52,6 @@ class Outcome:
 def pin_images(
     path: Path | None = None,
     check: bool = False,
-    images: list[str] | None = None,
     base_url: Optional[Callable[[str], str]] = None,
 ) -> tuple[list[Outcome], int]:
     """Resolve every image, then write the catalog (or, with `check`, compare only). Returns the outcomes and the
@@ -61,8 +60,7 @@ def pin_images(
     unless a test points it at a local registry)."""
     path = path or catalog_digests.DIGESTS_FILE
     recorded = _read(path)
-    images = named_images() if images is None else images
-    answers = [resolve(ref, base_url) for ref in images]
+    answers = [resolve(ref, base_url) for ref in named_images()]
     today = clock.today()
     table: dict[str, ImageDigest] = {}
     outcomes = []

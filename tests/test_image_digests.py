@@ -139,6 +139,10 @@ def test_the_shipped_catalog_holds_no_digest_and_is_what_pin_images_writes_for_n
     assert render(DIGESTS_FILE.read_text(), {}) == DIGESTS_FILE.read_text()
 
 
+def test_the_shipped_catalog_records_only_images_a_component_names():
+    assert set(digests()) <= set(named_images())  # what pin-images --check calls unused
+
+
 def test_every_image_a_component_names_is_listed():
     images = named_images()
     assert IMAGE in images and "vllm/vllm-openai:v0.12.0" in images
