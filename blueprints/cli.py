@@ -11,24 +11,28 @@ import traceback
 from pathlib import Path
 from typing import Optional, Sequence
 
-from .errors import EXIT_BAD_INPUT, EXIT_INTERNAL, BlueprintError
+from .errors import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_REGISTRY, BlueprintError, RegistryError
 from .output import STDOUT_NAMES, check_folder, write_output
 
 # One meaning per code across commands (README: exit codes). Unlike `terraform plan -detailed-exitcode`, whose 2
 # means "changes present", 2 here is always bad input; a change is never a failure by itself.
 EXIT_MEANINGS = {
     0: "done; nothing blocks",
-    1: "the result blocks: mandatory compliance findings or blocking readiness gaps (plan), or a change that must "
-    "not merge (diff); the output is still written",
+    1: "the result blocks: mandatory compliance findings or blocking readiness gaps (plan), a change that must not "
+    "merge (diff), or a recorded image digest missing or not the registry's (pin-images --check); the output is "
+    "still written",
     2: "bad input: each problem on its own line as 'error: <file>: <field>: <what is allowed>'; nothing written",
     3: "the program itself failed (a bug: the traceback is printed)",
+    4: "a registry could not be read or gave an unusable answer (pin-images): one line naming the image; nothing "
+    "written",
 }
-CODES_OF = {"plan": (0, 1, 2, 3), "diff": (0, 1, 2, 3)}  # every other command: 0, 2, 3 (it has no verdict)
+# every other command: 0, 2, 3 (it has no verdict)
+CODES_OF = {"plan": (0, 1, 2, 3), "diff": (0, 1, 2, 3), "pin-images": (0, 1, 2, 3, 4)}
 
 
 def exit_codes(command: Optional[str] = None) -> str:
     """The exit codes a command can return, each with its one meaning."""
-    codes = (0, 1, 2, 3) if command is None else CODES_OF.get(command, (0, 2, 3))
+    codes = tuple(EXIT_MEANINGS) if command is None else CODES_OF.get(command, (0, 2, 3))
     return "exit codes:\n" + "\n".join(f"  {c}  {EXIT_MEANINGS[c]}" for c in codes)
 
 
@@ -60,6 +64,12 @@ without --data-loss-acknowledged (the workflow sets it from the PR label data-lo
   python -m blueprints policy-config --stack enterprise-h100 --output-dir policy-config/enterprise-h100""",
     "schema": """examples:
   python -m blueprints schema --output stack-config.schema.json""",
+    "pin-images": """examples:
+  python -m blueprints pin-images          # at release time, where the registries are reachable; commit the file
+  python -m blueprints pin-images --check  # the release checklist: exit 1 if an entry is missing or differs
+
+Reads each image's digest from its registry (OCI distribution API, anonymous pull token) and records it in
+catalog/image_digests.yaml; the plan then deploys those images as name:tag@sha256:<digest>.""",
 }
 
 
@@ -150,6 +160,7 @@ def _parser() -> argparse.ArgumentParser:
     _policy_config_parser(commands)
     _size_parser(commands)
     _schema_parser(commands)
+    _pin_images_parser(commands)
     return parser
 
 
@@ -231,6 +242,25 @@ def _schema_parser(commands) -> None:
     """`schema`: where to print the stack config's JSON schema."""
     schema = _command(commands, "schema", "print the JSON schema of the stack config")
     schema.add_argument("--output", type=Path, help="write here instead of standard output")
+
+
+def _pin_images_parser(commands) -> None:
+    """`pin-images`: record (or with --check compare) the digests of the images the components name."""
+    pin = _command(commands, "pin-images", "record the registry digest of each image the components name (release)")
+    pin.add_argument(
+        "--check",
+        action="store_true",
+        help="compare catalog/image_digests.yaml with the registries and write nothing; exit 1 on a difference",
+    )
+
+
+def _pin_images(args: argparse.Namespace) -> int:
+    """`pin-images`: one line per image on standard output; the catalog written only after every image resolved."""
+    from .image_pins import pin_images
+
+    outcomes, code = pin_images(check=args.check)
+    _write("".join(f"{o.line()}\n" for o in outcomes), None)
+    return code
 
 
 def _size_parser(commands) -> None:
@@ -461,6 +491,8 @@ def run(argv: Sequence[str], own_process: bool = False) -> int:
         return 0
     if args.command == "size":
         return _size(args)
+    if args.command == "pin-images":
+        return _pin_images(args)
     if args.command == "diff":
         from .offline.diff import check_exit_code, diff_plans, load_bundle
         from .offline.diff_render import render_diff_markdown, render_diff_text
@@ -564,6 +596,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for line in error.lines:
             print(f"error: {line}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except RegistryError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_REGISTRY
     except Exception:  # noqa: BLE001 - a bug, not bad input: its traceback, and a code no caller reads as findings
         traceback.print_exc()
         print("error: the program failed (exit 3); the traceback above is a bug to report", file=sys.stderr)

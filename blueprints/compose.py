@@ -12,6 +12,7 @@ from typing import Any, Mapping, Optional
 
 import pulumi
 
+from catalog.image_digests import pinned
 from components.cluster_args import (
     AlertTopicArgs,
     AlicloudClusterArgs,
@@ -25,7 +26,8 @@ from components.cluster_args import (
     PlatformSettings,
     SystemGroupArgs,
 )
-from components.kubernetes.inference_gateway import GatewayExposure
+from components.kubernetes.acceptance import IMAGE as ACCEPTANCE_IMAGE
+from components.kubernetes.inference_gateway import EPP_IMAGE, GatewayExposure
 from components.kubernetes.monitoring import AlertReceiver, MonitoringArgs, SmtpSettings
 from components.kubernetes.nodes import GATE_TAINT, NODE_GROUP_LABEL, SYSTEM_GROUP
 from components.kubernetes.platform import FabricSettings, PriorityValues, Team, mig_slices
@@ -169,11 +171,12 @@ def serving_args(plan: ResolvedPlan) -> Optional[ServingArgs]:
             tls_secret=tls.secret_name if tls else None,
             tls_min_version=tls.min_version if tls else "1.3",
         ),
+        endpoint_picker_image=pinned(EPP_IMAGE),
         models=[
             ModelServingArgs(
                 model=name,
                 namespace=serving.namespace,
-                image=VLLM_IMAGE,
+                image=pinned(VLLM_IMAGE),
                 weights_prefix=m.weights_prefix,
                 gpus=m.tensor_parallel,
                 nodes=m.pipeline_parallel,
@@ -208,7 +211,7 @@ def platform_settings(plan: ResolvedPlan) -> Optional[PlatformSettings]:
         return None
     check = spec.acceptance
     fabric = (
-        FabricSettings(plan.fabric_image, spec.fabric_validation.run_on_create)
+        FabricSettings(pinned(plan.fabric_image), spec.fabric_validation.run_on_create)
         if spec.fabric_validation.enabled and plan.fabric_image
         else None
     )
@@ -222,6 +225,7 @@ def platform_settings(plan: ResolvedPlan) -> Optional[PlatformSettings]:
         priorities=PriorityValues(spec.priorities.critical, spec.priorities.standard, spec.priorities.preemptible),
         queueing=spec.queueing.pods_ready_timeout_minutes if spec.queueing.enabled else None,
         recheck_idle_hours=check.recheck_idle_hours if check.enabled else None,
+        acceptance_image=pinned(ACCEPTANCE_IMAGE),
         fabric=fabric,
         monitoring=MonitoringArgs(
             system_node_selector=system,

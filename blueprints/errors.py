@@ -8,6 +8,7 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 3  # the program failed on a stack: a bug, reported with its traceback
+EXIT_REGISTRY = 4  # pin-images: a registry could not be read or gave an unusable answer; nothing written
 # A file with hundreds of bad values would bury the first ones; the count of the rest is still given.
 MAX_REPORTED = 20
 
@@ -43,6 +44,15 @@ class BlueprintError(Exception):
         if self.where.startswith(prefix):
             return self
         return BlueprintError.many(f"{prefix}: {self.where}" if self.where else prefix, self.messages)
+
+
+class RegistryError(Exception):
+    """A registry could not be read or answered with something unusable (`pin-images`): one line naming the image.
+
+    Not bad input (the same command may work in a minute) and not a bug, so it has its own exit code."""
+
+    def __init__(self, message: str):
+        super().__init__(_printable(message))  # a registry's or resolver's text may hold control characters
 
 
 def did_you_mean(value: object, allowed: Sequence[str]) -> str:

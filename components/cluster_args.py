@@ -11,6 +11,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from . import inherited_docs  # noqa: F401  (schema descriptions of the common fields)
 from .base import Args
+from .kubernetes.acceptance import IMAGE as ACCEPTANCE_IMAGE
 from .kubernetes.monitoring import MonitoringArgs
 from .kubernetes.platform import FabricSettings, GpuNodes, PlatformArgs, PriorityValues, Team
 from .kubernetes.serving import ServingArgs
@@ -194,6 +195,8 @@ class PlatformSettings(Args):
     """GPU monitoring; None installs none."""
     recheck_idle_hours: Optional[int] = None
     """Re-gate idle GPU nodes for a new acceptance check this often."""
+    acceptance_image: Optional[str] = ACCEPTANCE_IMAGE
+    """The acceptance check's image: PyTorch's CUDA runtime by tag by default; a stack passes it pinned by digest."""
     pod_autoscaling: Optional[bool] = True
     """KEDA on the system nodes: pods scale on custom metrics from Prometheus (serving needs it); on by default."""
     serving: Optional[ServingArgs] = None

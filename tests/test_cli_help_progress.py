@@ -11,7 +11,7 @@ from blueprints.stackconfig import STACKS_DIR
 from conftest import run_on_terminal
 
 
-@pytest.mark.parametrize("command", ["plan", "diff", "ci-matrix", "policy-config", "schema"])
+@pytest.mark.parametrize("command", ["plan", "diff", "ci-matrix", "policy-config", "schema", "pin-images"])
 def test_every_subcommand_help_shows_examples_and_exit_codes(capsys, command):
     with pytest.raises(SystemExit) as done:
         main([command, "--help"])
@@ -20,7 +20,7 @@ def test_every_subcommand_help_shows_examples_and_exit_codes(capsys, command):
     assert "examples:\n  python -m blueprints " + command in out or "examples:\n  git diff" in out
     assert "exit codes:" in out and "2  bad input" in out
     # 1 is a verdict (findings, a change that must not merge): only the commands that give one list it
-    assert ("\n  1  the result blocks" in out) == (command in ("plan", "diff"))
+    assert ("\n  1  the result blocks" in out) == (command in ("plan", "diff", "pin-images"))
 
 
 def test_progress_is_silent_when_standard_error_is_not_a_terminal(capsys):

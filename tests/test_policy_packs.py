@@ -106,7 +106,7 @@ def test_noncompliant_example_fails_the_plan_with_the_expected_findings():
     assert data["exitCode"] == 1
     found = {(f["policy"], f["resourceName"]) for f in data["findings"] if f["enforcementLevel"] == "mandatory"}
     advisory = {(f["policy"], f["resourceName"]) for f in data["findings"] if f["enforcementLevel"] == "advisory"}
-    # Neither image has a digest from its registry yet (components/kubernetes/acceptance.py says why).
+    # Neither image has a digest recorded yet (catalog/image_digests.yaml says why; pin-images fills it).
     assert advisory == {
         ("kubernetes-workload-image-digest", "noncompliant-gdpr-fabric-gpu"),
         ("kubernetes-workload-image-digest", "noncompliant-gdpr-acceptance-gpu"),

@@ -24,10 +24,10 @@ RECHECK_SCRIPT = SCRIPT.with_name("recheck.py")
 NAMESPACE = "gpu-acceptance"
 LABEL = "gpu-blueprints/acceptance"
 APP = {"app.kubernetes.io/name": "gpu-acceptance"}
-# PyTorch's CUDA runtime image (https://hub.docker.com/r/pytorch/pytorch/tags), by tag. Not pinned by digest: Docker
-# Hub cannot be read from here and the only digest seen for this tag is in an unattributed third-party script; a
-# wrong digest would leave every GPU node behind its acceptance gate. Pin it from `crane digest` at release time (the
-# baseline pack's advisory image-digest finding says so).
+# PyTorch's CUDA runtime image (https://hub.docker.com/r/pytorch/pytorch/tags), by tag: the default of
+# GpuAcceptanceArgs.image. The stack's composition passes it pinned by digest once `python -m blueprints pin-images`
+# has read the digest from Docker Hub at release time (catalog/image_digests.yaml); none is written by hand, since a
+# wrong digest would leave every GPU node behind its acceptance gate.
 IMAGE = "pytorch/pytorch:2.9.0-cuda12.8-cudnn9-runtime"
 # The checks need no root: every capability is dropped anyway, GPUs are reached through the device
 # nodes the NVIDIA runtime injects, and the API through the service-account token. The root filesystem
@@ -62,6 +62,8 @@ class GpuAcceptanceArgs(Args):
     """Re-gate GPU nodes idle this long for a fresh check; None (default) checks each node once."""
     system_node_selector: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Where the re-check CronJob runs (the system group); empty by default."""
+    image: Optional[str] = IMAGE
+    """The check's image: PyTorch's CUDA runtime (IMAGE, by tag) by default; a stack passes it pinned by digest."""
 
 
 class GpuAcceptance(Component):
@@ -95,7 +97,7 @@ class GpuAcceptance(Component):
             group: k8s.apps.v1.DaemonSet(
                 f"{name}-{group}",
                 metadata={"name": f"gpu-acceptance-{group}", **meta},
-                spec=_check_spec(group, args.tolerations, args.priority_class),
+                spec=_check_spec(group, args.tolerations, args.priority_class, args.image),
                 opts=after_script,
             )
             for group in sorted(args.expectations)
@@ -104,7 +106,7 @@ class GpuAcceptance(Component):
             k8s.batch.v1.CronJob(
                 f"{name}-recheck",
                 metadata={"name": "gpu-acceptance-recheck", **meta},
-                spec=_recheck_spec(recheck_idle_hours, args.system_node_selector),
+                spec=_recheck_spec(recheck_idle_hours, args.system_node_selector, args.image),
                 opts=after_script,
             )
         self.node_groups = pulumi.Output.from_input(sorted(args.expectations))
@@ -155,7 +157,9 @@ def _scripts(expectations: Mapping[str, Mapping[str, Any]], recheck: bool) -> di
     return data
 
 
-def _check_spec(group: str, tolerations: Sequence[Mapping[str, str]], priority_class: Optional[str]) -> dict:
+def _check_spec(
+    group: str, tolerations: Sequence[Mapping[str, str]], priority_class: Optional[str], image: str
+) -> dict:
     """A DaemonSet that runs the check on the group's nodes not labelled yet (the label ends the pod)."""
     selector = {**APP, NODE_GROUP_LABEL: group}
     command = (
@@ -181,7 +185,7 @@ def _check_spec(group: str, tolerations: Sequence[Mapping[str, str]], priority_c
                 "containers": [
                     {
                         "name": "check",
-                        "image": IMAGE,
+                        "image": image,
                         "command": ["/bin/sh", "-c", command],
                         "env": [
                             {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
@@ -208,7 +212,7 @@ def _check_spec(group: str, tolerations: Sequence[Mapping[str, str]], priority_c
     }
 
 
-def _recheck_spec(hours: int, system_node_selector: Optional[Mapping[str, str]]) -> dict:
+def _recheck_spec(hours: int, system_node_selector: Optional[Mapping[str, str]], image: str) -> dict:
     """A CronJob on the system group that re-gates GPU nodes idle `hours` long, so they are checked afresh."""
     return {
         "schedule": recheck_schedule(hours),
@@ -226,7 +230,7 @@ def _recheck_spec(hours: int, system_node_selector: Optional[Mapping[str, str]])
                         "containers": [
                             {
                                 "name": "recheck",
-                                "image": IMAGE,
+                                "image": image,
                                 "command": ["python", "/opt/gpu-acceptance/recheck.py"],
                                 "resources": {
                                     "requests": {"cpu": "50m", "memory": "64Mi"},

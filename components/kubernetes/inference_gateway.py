@@ -315,6 +315,8 @@ class InferenceRouteArgs(Args):
     """Where the endpoint picker runs (the system group)."""
     labels: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Labels on every object; none by default."""
+    image: Optional[str] = EPP_IMAGE
+    """The endpoint picker's image: EPP_IMAGE (by tag) by default; a stack passes it pinned by digest."""
 
 
 class InferenceRoute(Component):
@@ -516,7 +518,7 @@ def _epp_pod(args: InferenceRouteArgs, epp: str) -> dict:
         "containers": [
             {
                 "name": "epp",
-                "image": EPP_IMAGE,
+                "image": args.image,
                 "args": [
                     "--pool-name",
                     args.model,

@@ -13,6 +13,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..base import KUBERNETES, Args, Component, as_args
+from .acceptance import IMAGE as ACCEPTANCE_IMAGE
 from .acceptance import NAMESPACE as ACCEPTANCE_NAMESPACE
 from .acceptance import GpuAcceptance, GpuAcceptanceArgs
 from .autoscaler import AutoscalerArgs, ClusterAutoscaler
@@ -176,6 +177,8 @@ class PlatformArgs(Args):
     """GPU monitoring; None installs none."""
     recheck_idle_hours: Optional[int] = None
     """Re-gate idle GPU nodes for a new acceptance check this often."""
+    acceptance_image: Optional[str] = ACCEPTANCE_IMAGE
+    """The acceptance check's image: PyTorch's CUDA runtime by tag by default; a stack passes it pinned by digest."""
     pod_autoscaling: Optional[bool] = True
     """KEDA on the system nodes: pods scale on custom metrics from Prometheus (serving needs it); on by default."""
     serving: Optional[ServingArgs] = None
@@ -484,6 +487,7 @@ class GpuPlatform(Component):
                 labels=labels,
                 recheck_idle_hours=args.recheck_idle_hours,
                 system_node_selector=args.system_node_selector,
+                image=args.acceptance_image,
             ),
             opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.priority_classes.values())),
         )
@@ -585,7 +589,13 @@ class GpuPlatform(Component):
             InferenceRoute(
                 f"{name}-route-{model.model}",
                 InferenceRouteArgs(
-                    model.model, serving.namespace, server.pod_labels, PORT, args.system_node_selector, labels
+                    model.model,
+                    serving.namespace,
+                    server.pod_labels,
+                    PORT,
+                    args.system_node_selector,
+                    labels,
+                    image=serving.endpoint_picker_image,
                 ),
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[gateway]),
             )

@@ -48,7 +48,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..base import KUBERNETES, Args, Component, as_args
-from .inference_gateway import GatewayExposure, wake_query
+from .inference_gateway import EPP_IMAGE, GatewayExposure, wake_query
 from .nodes import GPU_RESOURCE
 
 PORT = 8000
@@ -495,6 +495,8 @@ class ServingArgs(Args):
     """The models; where their weights are and who may read them come from the cluster (ServingAccess)."""
     exposure: Optional[GatewayExposure] = field(default_factory=GatewayExposure)
     """Who may call the models through the Gateway, and its TLS; in-cluster over HTTP by default."""
+    endpoint_picker_image: Optional[str] = EPP_IMAGE
+    """Each model's endpoint picker image: EPP_IMAGE (by tag) by default; a stack passes it pinned by digest."""
 
     def resolved(self, access: Optional[ServingAccess]) -> list[ModelServingArgs]:
         """Each model with the cluster's bucket, its own identity and its volume, where the model gives none."""

@@ -21,8 +21,9 @@ Allow-lists with reasons live in rule config (each entry's reason is in the conf
 and `gpu-operator`; `kubernetes-networking-namespace-default-deny` exempts system, agent and platform
 namespaces; `aws-iam-role-service-trust-conditioned` exempts service principals that send no
 aws:SourceAccount/aws:SourceArn (EC2 instance roles, CloudTrail's CloudWatch Logs role). The shipped stacks'
-only findings are advisory `kubernetes-workload-image-digest`: the catalog pins images by tag, and a digest has
-to be resolved from the registry when a release is cut.
+only findings are advisory `kubernetes-workload-image-digest`: the images the components name are deployed by tag
+until `python -m blueprints pin-images` records their registry digests in `catalog/image_digests.yaml` when a release
+is cut (it holds none yet).
 """
 
 
