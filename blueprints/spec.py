@@ -796,6 +796,11 @@ class ClusterSpec(SpecModel):
                     f"kubernetes.monitoring.alerts.receivers.{name}.sns: Amazon SNS is an AWS service; on "
                     f"{self.cloud} use email, slackUrlConfig or webhookUrlConfig (a DingTalk robot)"
                 )
+            if receiver.sns_topic and receiver.sns_topic.subscribe_budget_contacts and not self.budget.contacts:
+                raise ValueError(
+                    f"kubernetes.monitoring.alerts.receivers.{name}.sns.subscribeBudgetContacts: budget.contacts is "
+                    "empty, so nobody would be subscribed; list addresses in budget.contacts, or use sns: true"
+                )
         if "mlps" in self.compliance.frameworks and self.logging.retention_days < 180:
             raise ValueError("MLPS 2.0 level 3 keeps audit logs at least 180 days; set logging.retentionDays >= 180")
         for problem in serving_problems(self)[:1]:

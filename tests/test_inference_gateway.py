@@ -171,6 +171,23 @@ def test_the_endpoint_picker_is_scraped_with_a_token_that_may_only_read_metrics(
     ]
 
 
+def test_the_readers_token_secret_is_created_after_its_service_account():
+    """The token controller deletes a service-account-token Secret whose ServiceAccount does not exist yet, which
+    would leave the PodMonitor without its credentials: the Secret waits for the account."""
+    plan = shipped_plan(STACK)
+
+    def registration(type_, name):
+        [found] = [r for r in plan.registrations if r.type == type_ and r.inputs["metadata"]["name"] == name]
+        return found
+
+    monitor = _named(plan, "kubernetes:monitoring.coreos.com/v1:PodMonitor", "mistral-7b-epp")
+    [endpoint] = monitor["spec"]["podMetricsEndpoints"]
+    token = registration("kubernetes:core/v1:Secret", endpoint["authorization"]["credentials"]["name"])
+    owner = token.inputs["metadata"]["annotations"]["kubernetes.io/service-account.name"]
+    account = registration("kubernetes:core/v1:ServiceAccount", owner)
+    assert account.urn in token.dependencies
+
+
 @pytest.mark.parametrize(
     "stack, annotation",
     [

@@ -216,3 +216,14 @@ def test_two_receivers_publishing_to_the_one_topic_is_one_line(capsys, tmp_path)
     receivers = {"a": {"sns": True}, "b": {"sns": {"subscribeBudgetContacts": True}}}
     code, _, err = run_cli(capsys, *variant(tmp_path, alerts_spec(receivers=receivers), base=BASE))
     assert_one_line(code, err, "kubernetes.monitoring.alerts.receivers", "receivers a, b all set sns")
+
+
+def test_subscribing_budget_contacts_when_there_are_none_is_one_line(capsys, tmp_path):
+    """subscribeBudgetContacts with an empty budget.contacts would subscribe nobody: refused, not ignored."""
+
+    def change(cluster):
+        cluster["budget"]["contacts"] = []
+        alerts_spec(receivers={"aws-oncall": {"sns": {"subscribeBudgetContacts": True}}})(cluster)
+
+    code, _, err = run_cli(capsys, *variant(tmp_path, change, base=BASE))
+    assert_one_line(code, err, "receivers.aws-oncall.sns.subscribeBudgetContacts", "budget.contacts is empty")

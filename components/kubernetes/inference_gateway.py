@@ -484,7 +484,7 @@ class InferenceRoute(Component):
         )
         reader = f"{epp}-metrics-reader"
         reading = f"{args.namespace}-{reader}"
-        k8s.core.v1.ServiceAccount(
+        account = k8s.core.v1.ServiceAccount(
             f"{name}-epp-reader", metadata={**meta, "name": reader}, automount_service_account_token=False, opts=child
         )
         k8s.rbac.v1.ClusterRole(
@@ -500,11 +500,14 @@ class InferenceRoute(Component):
             role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": reading},
             opts=child,
         )
+        # After its ServiceAccount: the token controller deletes a token Secret whose ServiceAccount it cannot find
+        # (kubernetes pkg/controller/serviceaccount/tokens_controller.go syncSecret, "Service account does not
+        # exist, deleting token"); Helm orders them so (ServiceAccount before Secret), Pulumi only by dependency.
         token = k8s.core.v1.Secret(
             f"{name}-epp-reader-token",
             metadata={**meta, "name": reader, "annotations": {"kubernetes.io/service-account.name": reader}},
             type="kubernetes.io/service-account-token",
-            opts=child,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[account]),
         )
         return reader, token
 
