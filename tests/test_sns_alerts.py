@@ -1,10 +1,9 @@
 """Issue #30 item 2: on AWS, Alertmanager routes alerts to Amazon SNS. The stack gets one KMS-encrypted, TLS-only
-topic (output alert_topic_arn), Alertmanager's ServiceAccount an IRSA role allowed only to publish there, and the
-stack key lets that role use the key as SNS asks of a publisher; Alibaba Cloud stacks refuse `sns` in one line."""
+topic (output alert_topic_arn), Alertmanager's ServiceAccount an IRSA role allowed only to publish there and to use
+the stack key for that topic's messages, as SNS asks of a publisher; Alibaba Cloud stacks refuse `sns` in one line."""
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import re
 import subprocess
@@ -113,8 +112,7 @@ def test_alertmanager_service_account_carries_the_role_its_trust_names(sns_plan)
     values = helm(sns_plan, CHART)["values"]["alertmanager"]
     role, policy = alertmanager_role(sns_plan)
     assert values["serviceAccount"]["name"] == "alertmanager"
-    path = role.inputs["path"]  # a role's ARN carries its path
-    assert role_arn(sns_plan).startswith(f"arn:aws:iam::123456789012:role{path}{BASE}-alerts-alertmanager-")
+    assert role_arn(sns_plan).startswith(f"arn:aws:iam::123456789012:role/{BASE}-alerts-alertmanager-")
     assert role.urn in policy.property_dependencies["role"]
     [trust] = json.loads(role.inputs["assumeRolePolicy"])["Statement"]
     subjects = [v for k, v in trust["Condition"]["StringEquals"].items() if k.endswith(":sub")]
@@ -161,12 +159,16 @@ def test_only_the_alertmanager_role_is_allowed_to_publish(sns_plan):
 
 
 # --------------------------------------------------------------------------- the role and the key
-def test_the_role_may_only_publish_to_the_topic_and_use_the_key_for_it(sns_plan):
+def test_the_role_may_only_publish_to_the_topic_and_use_the_key_for_its_messages(sns_plan):
     _, policy = alertmanager_role(sns_plan)
     document = policy.inputs["policy"]
-    grants = {(a, r) for s in json.loads(document)["Statement"] for a in s["Action"] for r in s["Resource"]}
+    statements = json.loads(document)["Statement"]
+    grants = {(a, r) for s in statements for a in s["Action"] for r in s["Resource"]}
     topic, key = topic_arn(sns_plan), one(sns_plan, TOPIC).inputs["kmsMasterKeyId"]
     assert grants == {("sns:Publish", topic), ("kms:GenerateDataKey", key), ("kms:Decrypt", key)}
+    # The key only for this topic's messages: SNS's encryption context names the topic.
+    [use_key] = [s for s in statements if s["Resource"] == [key]]
+    assert use_key["Condition"] == {"StringEquals": {"kms:EncryptionContext:aws:sns:topicArn": topic}}
     assert severe_findings(document) == []
     scanned = PolicyDocument(json.loads(document))
     assert scanned.allows_privilege_escalation == []
@@ -174,22 +176,14 @@ def test_the_role_may_only_publish_to_the_topic_and_use_the_key_for_it(sns_plan)
     assert scanned.permissions_management_without_constraints == []
 
 
-def test_the_key_policy_lets_the_publisher_role_generate_data_keys_and_decrypt_only(sns_plan):
-    role, _ = alertmanager_role(sns_plan)
-    key_policy = one(sns_plan, KEY).inputs["policy"]
-    [statement] = [s for s in json.loads(key_policy)["Statement"] if s.get("Sid") == "SnsPublisherEncrypts"]
-    assert statement["Effect"] == "Allow"
-    assert statement["Action"] == ["kms:Decrypt", "kms:GenerateDataKey"]
-    assert statement["Condition"]["StringEquals"] == {"kms:CallerAccount": "123456789012"}
-    # A role's ARN carries its path (arn:aws:iam::<account>:role/<path>/<name>), and so does aws:PrincipalArn.
-    path = f"/gpu-blueprints/{BASE}-alerts/alert-publishers/"
-    assert role.inputs["path"] == path
-    assert statement["Condition"]["ArnLike"] == {"aws:PrincipalArn": f"arn:aws:iam::123456789012:role{path}*"}
-    assert statement["Principal"] == {"AWS": "*"}  # held to the account and the path by the two conditions
-    assert severe_findings(key_policy) == []
-    # The role Alertmanager runs as (its ARN as IAM forms it, path included) is one the condition matches;
-    # ArnLike's * matches any run of characters, as fnmatch's does.
-    assert fnmatch.fnmatchcase(role_arn(sns_plan), statement["Condition"]["ArnLike"]["aws:PrincipalArn"])
+def test_the_key_policy_lets_iam_policies_grant_the_publisher_and_names_no_one_else(sns_plan):
+    """The role's own policy is enough (the SNS guide's IAM-policy option) because the key policy lets the account
+    grant its use through IAM; the key policy gains no statement for SNS."""
+    key_policy = json.loads(one(sns_plan, KEY).inputs["policy"])
+    [account] = [s for s in key_policy["Statement"] if s.get("Sid") == "AccountAdministersKey"]
+    assert account["Principal"] == {"AWS": "arn:aws:iam::123456789012:root"}
+    assert {"kms:GenerateDataKey*", "kms:Decrypt"} <= set(account["Action"])
+    assert key_policy == json.loads(one(shipped_plan(BASE), KEY).inputs["policy"])
 
 
 def test_the_topic_arn_has_sns_s_form(sns_plan):
@@ -197,10 +191,9 @@ def test_the_topic_arn_has_sns_s_form(sns_plan):
     assert re.fullmatch(r"arn:aws:sns:us-east-1:123456789012:[A-Za-z0-9_-]{1,256}", topic_arn(sns_plan))
 
 
-def test_without_an_sns_receiver_there_is_no_topic_role_or_key_statement():
+def test_without_an_sns_receiver_there_is_no_topic_or_role():
     plan = shipped_plan(BASE)
     assert not [r for r in plan.registrations if r.type in (TOPIC, TOPIC_POLICY)]
-    assert "SnsPublisherEncrypts" not in one(plan, KEY).inputs["policy"]
     assert "alert_topic_arn" not in plan.outputs
     assert "serviceAccount" not in helm(plan, CHART)["values"]["alertmanager"]
 

@@ -13,7 +13,16 @@ import pulumi_aws as aws
 
 from ..base import AWS, Args, Component, as_args
 from ..policy_document import Statement, policy_json
-from .kms import SNS_PUBLISH_ACTIONS
+
+# What a publisher to a topic encrypted with a customer-managed key needs ("Allow a user to send messages to a topic
+# with SSE"): https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html (awsdocs/amazon-sns-developer-guide
+# doc_source/sns-key-management.md, read 2026-11-27).
+SNS_PUBLISH_ACTIONS = ("kms:GenerateDataKey", "kms:Decrypt")
+# The encryption context SNS sends KMS for a topic's messages, which a policy can bind the key's use to (AWS's own
+# key policy for a service publishing to an SSE topic conditions on it: Amazon GameLift FlexMatch guide, "Set up an
+# SNS topic with server-side encryption", https://docs.aws.amazon.com/gamelift/latest/flexmatchguide/
+# queue-notification-sns-sse.html, read 2026-11-27).
+SNS_TOPIC_CONTEXT = "kms:EncryptionContext:aws:sns:topicArn"
 
 
 @dataclass(frozen=True)
@@ -22,7 +31,8 @@ class SnsAlertTopicArgs(Args):
 
     kms_key_arn: pulumi.Input[str]
     """The customer-managed key messages are kept encrypted with (server-side encryption); its key policy must let
-    the publisher use it (DataKeyArgs.sns_publisher_role_path)."""
+    IAM policies grant its use (the stack key's does: AccountAdministersKey), so the publisher's role policy is
+    enough (grant_publish)."""
     publisher_role_arn: pulumi.Input[str]
     """The one role the topic policy allows to publish (Alertmanager's)."""
     subscribe_emails: Optional[Sequence[str]] = ()
@@ -58,11 +68,17 @@ class SnsAlertTopic(Component):
 
     def grant_publish(self, sid: str = "PublishAlerts") -> list[Statement]:
         """What a publisher needs (SNS developer guide, "Allow a user to send messages to a topic with SSE"):
-        sns:Publish on this topic, and the data-key actions on the key that encrypts it.
+        sns:Publish on this topic, and the data-key actions on the key that encrypts it, only for this topic's
+        messages (its encryption context), so the role cannot use the stack key for anything else.
         https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html"""
         return [
             Statement(sid=sid, actions=["sns:Publish"], resources=[self.arn]),
-            Statement(sid=f"{sid}Encrypted", actions=SNS_PUBLISH_ACTIONS, resources=[self.kms_key_arn]),
+            Statement(
+                sid=f"{sid}Encrypted",
+                actions=SNS_PUBLISH_ACTIONS,
+                resources=[self.kms_key_arn],
+                conditions={"StringEquals": {SNS_TOPIC_CONTEXT: self.arn}},
+            ),
         ]
 
 

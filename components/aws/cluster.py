@@ -54,11 +54,6 @@ FSX_CSI_DRIVER = "fsx.csi.aws.com"
 EBS_CSI_DRIVER = "ebs.csi.aws.com"
 
 
-def alert_publisher_path(cluster: str) -> str:
-    """The IAM path of the cluster's alert publisher role, which the stack key's policy names (DataKeyArgs)."""
-    return f"/gpu-blueprints/{cluster}/alert-publishers/"
-
-
 def addon_roles(key_arn: pulumi.Input[str]) -> dict[str, AddonRole]:
     """Each add-on's own role. The FSx CSI driver gets none: it only mounts statically provisioned file
     systems here, which needs no AWS API; dynamic provisioning would need fsx:CreateFileSystem and more."""
@@ -133,7 +128,6 @@ class GpuCluster(GpuClusterBase):
                 tags=self._tags,
                 rotation_days=args.key_rotation_days,
                 fsx_linked_bucket_arns=[linked_bucket_arn] if links_bucket else [],
-                sns_publisher_role_path=alert_publisher_path(self._name) if args.alert_topic else None,
             ),
             opts=self._child,
         )
@@ -452,7 +446,6 @@ class GpuCluster(GpuClusterBase):
                 namespace=MONITORING_NAMESPACE,
                 service_account=ALERTMANAGER_SERVICE_ACCOUNT,
                 statements=topic.grant_publish(),
-                path=alert_publisher_path(name),
                 tags=self._tags,
             ),
             opts=self._child,

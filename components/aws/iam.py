@@ -81,8 +81,6 @@ class WorkloadRoleArgs(Args):
     """The AWS partition of managed policy ARNs."""
     tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on the role; none by default."""
-    path: Optional[str] = None
-    """The role's IAM path (`/a/b/`), which a key or resource policy can match (aws:PrincipalArn); None: `/`."""
 
 
 class WorkloadRole(Component):
@@ -117,7 +115,7 @@ class WorkloadRole(Component):
                 ]
             )
         )
-        self.role = aws.iam.Role(name, assume_role_policy=trust, path=args.path, tags=tags, opts=child)
+        self.role = aws.iam.Role(name, assume_role_policy=trust, tags=tags, opts=child)
         if statements:
             aws.iam.RolePolicy(name, role=self.role.id, policy=policy_json(statements), opts=child)
         for policy in managed_policies:

@@ -32,10 +32,6 @@ ADMIN_ACTIONS = (
 # The data a key encrypts for each service principal; CloudWatch Logs and CloudTrail need
 # the key policy to name them, IAM grants alone are not enough for service principals.
 ENCRYPT_ACTIONS = ("kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey")
-# What a publisher to a topic encrypted with the key needs ("Allow a user to send messages to a topic with SSE"):
-# https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html (awsdocs/amazon-sns-developer-guide
-# doc_source/sns-key-management.md, read 2026-11-27).
-SNS_PUBLISH_ACTIONS = ("kms:GenerateDataKey", "kms:Decrypt")
 
 
 @dataclass(frozen=True)
@@ -56,10 +52,6 @@ class DataKeyArgs(Args):
     fsx_linked_bucket_arns: Optional[Sequence[pulumi.Input[str]]] = ()
     """Buckets encrypted with this key (SSE-KMS, bucket keys on) that an FSx for Lustre file system links to: FSx's
     service-linked role may use the key on them through S3; none by default."""
-    sns_publisher_role_path: Optional[str] = None
-    """IAM path (`/gpu-blueprints/<stack>/alert-publishers/`) of the roles that publish to an SNS topic encrypted
-    with this key: the key policy lets this account's roles under it generate data keys and decrypt, which SNS needs
-    of a publisher; None (default) names none."""
 
 
 class DataKey(Component):
@@ -126,27 +118,6 @@ def _key_policy(args: DataKeyArgs) -> pulumi.Output[str]:
             _fsx_linked_bucket(i, arn, account_id, region, partition)
             for i, arn in enumerate(args.fsx_linked_bucket_arns or ())
         ]
-        + [_sns_publisher(path, account_id, partition) for path in [args.sns_publisher_role_path] if path]
-    )
-
-
-def _sns_publisher(path: str, account_id: pulumi.Input[str], partition: pulumi.Input[str]) -> Statement:
-    """Publishers to an SNS topic encrypted with the key, named in the key policy as the SNS guide asks (its
-    alternative, an IAM grant, is also given: the publisher's role policy). Matched by the role's IAM path through
-    aws:PrincipalArn, which for a role's session is the role's ARN, path included (IAM User Guide, condition keys
-    and identifiers: https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html,
-    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html), rather than by its ARN: the role
-    trusts the cluster's OIDC provider, which comes after this key (EKS encrypts secrets with it)."""
-    roles = pulumi.Output.concat("arn:", partition, ":iam::", account_id, ":role", path, "*")
-    return Statement(
-        sid="SnsPublisherEncrypts",
-        actions=SNS_PUBLISH_ACTIONS,
-        resources=["*"],
-        principals={"AWS": "*"},
-        conditions={
-            "StringEquals": {"kms:CallerAccount": account_id},
-            "ArnLike": {"aws:PrincipalArn": roles},
-        },
     )
 
 
