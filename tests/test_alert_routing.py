@@ -138,8 +138,8 @@ def test_amtool_accepts_the_rendered_config_and_rejects_a_broken_one(amtool, tmp
     assert subprocess.run([amtool, "check-config", str(path)], capture_output=True, text=True).returncode != 0
 
 
-def test_xid_alert_is_routed_to_the_configured_receivers(amtool, tmp_path):
-    """The labels of the XID alert promtool's test expects (tests/data/promtool) go to every receiver."""
+def xid_labels() -> list[str]:
+    """The labels of the XID alert promtool's test expects (tests/data/promtool), as amtool takes them."""
     cases = yaml.safe_load((ROOT / "tests/data/promtool/gpu_alerts_test.yaml").read_text())["tests"]
     [labels] = [
         {"alertname": "GpuXidFatal", **alert["exp_labels"]}
@@ -148,7 +148,12 @@ def test_xid_alert_is_routed_to_the_configured_receivers(amtool, tmp_path):
         if test["alertname"] == "GpuXidFatal"
         for alert in test["exp_alerts"]
     ]
-    args = [f"{k}={v}" for k, v in labels.items()]
+    return [f"{k}={v}" for k, v in labels.items()]
+
+
+def test_xid_alert_is_routed_to_the_configured_receivers(amtool, tmp_path):
+    """The labels of the XID alert promtool's test expects (tests/data/promtool) go to every receiver."""
+    args = xid_labels()
     path = rendered(tmp_path)
     run = subprocess.run(
         [

@@ -15,7 +15,7 @@ from cloudsplaining.scan.policy_document import PolicyDocument
 
 from components.kubernetes.monitoring import AlertReceiver, SnsTarget, alertmanager_config
 from conftest import helm, shipped_plan
-from test_alert_routing import AMTOOL, alert_findings, alerts_spec, plan_with
+from test_alert_routing import AMTOOL, alert_findings, alerts_spec, plan_with, xid_labels
 from test_bad_input import assert_one_line, run_cli, variant
 from test_iam_policies import severe_findings
 
@@ -55,19 +55,6 @@ def topic_arn(plan) -> str:
 
 def role_arn(plan) -> str:
     return helm(plan, CHART)["values"]["alertmanager"]["serviceAccount"]["annotations"]["eks.amazonaws.com/role-arn"]
-
-
-def xid_labels() -> list[str]:
-    """The labels of the XID alert promtool's test expects (tests/data/promtool)."""
-    cases = yaml.safe_load((ROOT / "tests/data/promtool/gpu_alerts_test.yaml").read_text())["tests"]
-    [labels] = [
-        {"alertname": "GpuXidFatal", **alert["exp_labels"]}
-        for case in cases
-        for test in case["alert_rule_test"]
-        if test["alertname"] == "GpuXidFatal"
-        for alert in test["exp_alerts"]
-    ]
-    return [f"{k}={v}" for k, v in labels.items()]
 
 
 def amtool(*args: str) -> subprocess.CompletedProcess:

@@ -390,13 +390,7 @@ class InferenceRoute(Component):
             ],
             opts=child,
         )
-        k8s.rbac.v1.RoleBinding(
-            f"{name}-epp-binding",
-            metadata={**meta, "name": epp},
-            subjects=[{"kind": "ServiceAccount", "name": epp, "namespace": args.namespace}],
-            role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": epp},
-            opts=child,
-        )
+        _bind(f"{name}-epp-binding", {**meta, "name": epp}, "Role", epp, epp, args.namespace, child)
         k8s.core.v1.ConfigMap(
             f"{name}-epp-config", metadata={**meta, "name": epp}, data={"default-plugins.yaml": EPP_PLUGINS}, opts=child
         )
@@ -475,13 +469,8 @@ class InferenceRoute(Component):
             ],
             opts=child,
         )
-        k8s.rbac.v1.ClusterRoleBinding(
-            f"{name}-epp-reviews-binding",
-            metadata={**cluster_meta, "name": reviews},
-            subjects=[{"kind": "ServiceAccount", "name": epp, "namespace": args.namespace}],
-            role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": reviews},
-            opts=child,
-        )
+        reviewing = {**cluster_meta, "name": reviews}
+        _bind(f"{name}-epp-reviews-binding", reviewing, "ClusterRole", reviews, epp, args.namespace, child)
         reader = f"{epp}-metrics-reader"
         reading = f"{args.namespace}-{reader}"
         account = k8s.core.v1.ServiceAccount(
@@ -493,13 +482,8 @@ class InferenceRoute(Component):
             rules=[{"nonResourceURLs": ["/metrics"], "verbs": ["get"]}],
             opts=child,
         )
-        k8s.rbac.v1.ClusterRoleBinding(
-            f"{name}-epp-metrics-binding",
-            metadata={**cluster_meta, "name": reading},
-            subjects=[{"kind": "ServiceAccount", "name": reader, "namespace": args.namespace}],
-            role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": reading},
-            opts=child,
-        )
+        read_meta = {**cluster_meta, "name": reading}
+        _bind(f"{name}-epp-metrics-binding", read_meta, "ClusterRole", reading, reader, args.namespace, child)
         # After its ServiceAccount: the token controller deletes a token Secret whose ServiceAccount it cannot find
         # (kubernetes pkg/controller/serviceaccount/tokens_controller.go syncSecret, "Service account does not
         # exist, deleting token"); Helm orders them so (ServiceAccount before Secret), Pulumi only by dependency.
@@ -510,6 +494,20 @@ class InferenceRoute(Component):
             opts=pulumi.ResourceOptions(parent=self, depends_on=[account]),
         )
         return reader, token
+
+
+def _bind(
+    name: str, metadata: dict, kind: str, role: str, account: str, namespace: str, opts: pulumi.ResourceOptions
+) -> pulumi.CustomResource:
+    """A RoleBinding (kind "Role") or ClusterRoleBinding (kind "ClusterRole") of ``role`` to one ServiceAccount."""
+    binding = k8s.rbac.v1.RoleBinding if kind == "Role" else k8s.rbac.v1.ClusterRoleBinding
+    return binding(
+        name,
+        metadata=metadata,
+        subjects=[{"kind": "ServiceAccount", "name": account, "namespace": namespace}],
+        role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": role},
+        opts=opts,
+    )
 
 
 def _epp_pod(args: InferenceRouteArgs, epp: str) -> dict:
