@@ -639,6 +639,7 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
         readiness_resources,
         readiness_serving,
         readiness_support,
+        readiness_tokens,
     )
 
     topics = (
@@ -654,6 +655,7 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
         readiness_support,
         readiness_serving,
         readiness_registry,
+        readiness_tokens,
     )
     return [finding for topic in topics for finding in topic.check(regs)]
 
