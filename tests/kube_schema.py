@@ -298,13 +298,75 @@ def _contains_computed(value: Any) -> bool:
     return False
 
 
+# Property names as CEL sees them (k8s.io/apiserver v0.36.3 pkg/cel/escaping.go): reserved words become
+# `__word__`, and `__`, `.`, `-`, `/` inside a name become `__underscores__`, `__dot__`, `__dash__`, `__slash__`.
+_RESERVED = set(
+    "true false null in as break const continue else for function if import let loop package namespace return var "
+    "void while".split()
+)
+_ESCAPES = {"__": "__underscores__", ".": "__dot__", "-": "__dash__", "/": "__slash__"}
+
+
+def cel_escape(name: str) -> str | None:
+    if not name or name[0].isdigit():
+        return None
+    if name in _RESERVED:
+        return f"__{name}__"
+    if re.search(r"[^a-zA-Z0-9_./-]", name):
+        return None
+    return re.sub(r"__|[./-]", lambda m: _ESCAPES[m.group(0)], name)
+
+
+def cel_unescape(name: str) -> str | None:
+    words = {v[2:-2]: k for k, v in _ESCAPES.items()}
+    bad = False
+
+    def back(m: re.Match) -> str:
+        nonlocal bad
+        inner = m.group(0)[2:-2]
+        if inner in words:
+            return words[inner]
+        if inner in _RESERVED and len(m.group(0)) == len(name):
+            return inner
+        bad = True
+        return ""
+
+    out = re.sub(r"_{2}[^_]+_{2}", back, name)
+    return None if bad else out
+
+
+class CelObject(celtypes.MapType):
+    """An object with declared properties: CEL reads its fields by their escaped names (and, as the API server's
+    unstructuredMap.Find does, by any name that unescapes to a property); iterating it yields escaped names."""
+
+    def __getitem__(self, key):
+        raw = cel_unescape(str(key))
+        escaped = cel_escape(raw) if raw is not None else None
+        if escaped is None:
+            raise KeyError(key)
+        return super().__getitem__(celtypes.StringType(escaped))
+
+    def __contains__(self, key) -> bool:
+        try:
+            self[key]
+        except KeyError:
+            return False
+        return True
+
+
 def to_cel(value: Any, schema: dict[str, Any]) -> Any:
-    """``value`` as the CEL type the API server gives it under ``schema``."""
+    """``value`` as the CEL type the API server gives it under ``schema``; a value of the wrong type (already a
+    schema failure) as plain JSON."""
     if value is None:
         return None
-    if schema.get("x-kubernetes-int-or-string"):
-        return celtypes.IntType(value) if isinstance(value, int) else celtypes.StringType(value)
     kind = schema.get("type")
+    expected = {"integer": int, "number": (int, float), "boolean": bool, "string": str, "array": list, "object": dict}
+    if kind in expected and (not isinstance(value, expected[kind]) or isinstance(value, bool) != (kind == "boolean")):
+        return celpy.json_to_cel(value)
+    if schema.get("x-kubernetes-int-or-string"):
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            return celpy.json_to_cel(value)
+        return celtypes.IntType(value) if isinstance(value, int) else celtypes.StringType(value)
     if kind == "integer":
         return celtypes.IntType(value)
     if kind == "number":
@@ -323,13 +385,16 @@ def to_cel(value: Any, schema: dict[str, Any]) -> Any:
     if kind == "array" and isinstance(schema.get("items"), dict):
         return celtypes.ListType([to_cel(v, schema["items"]) for v in value])
     if kind == "object" and isinstance(value, dict):
-        props = schema.get("properties") or {}
-        additional = schema.get("additionalProperties")
-        out = {}
-        for name, v in value.items():
-            sub = props.get(name) or (additional if isinstance(additional, dict) else None)
-            out[celtypes.StringType(name)] = to_cel(v, sub) if sub is not None else celpy.json_to_cel(v)
-        return celtypes.MapType(out)
+        props = schema.get("properties")
+        if props is None and isinstance(schema.get("additionalProperties"), dict):
+            sub = schema["additionalProperties"]
+            return celtypes.MapType({celtypes.StringType(k): to_cel(v, sub) for k, v in value.items()})
+        fields = {}
+        for name, v in value.items():  # a null field of an object reads as absent; an unknown one is pruned
+            escaped = cel_escape(name)
+            if v is not None and name in (props or {}) and escaped is not None:
+                fields[celtypes.StringType(escaped)] = to_cel(v, props[name])
+        return CelObject(fields)
     return celpy.json_to_cel(value)
 
 

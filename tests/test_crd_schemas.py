@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import typing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,7 @@ import yaml
 import kube_schema as ks
 from blueprints.offline.plan import Plan, make_plan
 from blueprints.stackconfig import ROOT, STACKS_DIR, available_stacks
+from conftest import _CACHE
 
 TEST_STACKS = ROOT / "tests" / "data" / "stacks"
 STACKS = [(s, STACKS_DIR) for s in available_stacks()] + [
@@ -75,8 +77,9 @@ def judge(plan: Plan) -> Judged:
 
 @pytest.fixture(scope="module")
 def judged() -> dict[str, Judged]:
-    """Every stack planned once (no policy packs: they do not change what is registered) and judged."""
-    return {stack: judge(make_plan(stack, folder, packs=())) for stack, folder in STACKS}
+    """Every stack planned once and judged: a shipped stack's plan from the session's cache when another test made
+    it, else planned without policy packs (they do not change what is registered)."""
+    return {stack: judge(_CACHE.get(stack) or make_plan(stack, folder, packs=())) for stack, folder in STACKS}
 
 
 @pytest.mark.parametrize("stack", [s for s, _ in STACKS])
@@ -318,3 +321,29 @@ def test_a_built_in_object_is_validated_strictly_at_the_clusters_minor():
     assert "boolean" in failure
     assert not is_builtin({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue"}, "1.35")
     assert not is_builtin({"apiVersion": "batch/v1beta1", "kind": "CronJob"}, "1.35")  # removed in 1.25
+
+
+def test_a_field_named_like_a_cel_keyword_is_read_by_its_escaped_name():
+    """HTTPRoute parentRefs rules read `p.__namespace__` (apiserver pkg/cel/escaping.go): two refs to same-named
+    Gateways in different namespaces are different parents, so no sectionName is needed."""
+    route = {
+        "apiVersion": "gateway.networking.k8s.io/v1",
+        "kind": "HTTPRoute",
+        "metadata": {"name": "r"},
+        "spec": {"parentRefs": [{"name": "g", "namespace": "a"}, {"name": "g", "namespace": "b"}]},
+    }
+    assert _check(route).failures == []
+    route["spec"]["parentRefs"][1]["namespace"] = "a"
+    [failure] = _check(route).cel_failures
+    assert failure.startswith("spec.parentRefs:") and "sectionName must be unique" in failure
+    assert (ks.cel_escape("namespace"), ks.cel_unescape("__namespace__")) == ("__namespace__", "namespace")
+    assert ks.cel_escape("a-b.c/d__e") == "a__dash__b__dot__c__slash__d__underscores__e"
+
+
+def test_kubernetes_validate_has_a_strict_schema_for_every_minor_a_stack_may_pin():
+    import kubernetes_validate.utils as kv
+
+    from blueprints.spec import ClusterSpec
+
+    minors = typing.get_args(ClusterSpec.model_fields["kubernetes_version"].annotation)
+    assert minors and set(minors) <= {kv.major_minor(v) for v in kv.all_versions()}
