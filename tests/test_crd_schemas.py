@@ -9,6 +9,7 @@ real pinned CRDs."""
 
 from __future__ import annotations
 
+import base64
 import copy
 import dataclasses
 import json
@@ -347,3 +348,85 @@ def test_kubernetes_validate_has_a_strict_schema_for_every_minor_a_stack_may_pin
 
     minors = typing.get_args(ClusterSpec.model_fields["kubernetes_version"].annotation)
     assert minors and set(minors) <= {kv.major_minor(v) for v in kv.all_versions()}
+
+
+def _tiny(spec_schema: dict[str, Any], spec: Any) -> ks.Report:
+    schema = {"type": "object", "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"}}}
+    schema["properties"]["spec"] = spec_schema
+    return ks.validate_custom({"apiVersion": "x.io/v1", "kind": "X", "metadata": {"name": "x"}, "spec": spec}, schema)
+
+
+@pytest.mark.parametrize(
+    "schema, good, bad",
+    [
+        ({"x-kubernetes-int-or-string": True}, [8080, "http", None], [1.5, True, {}]),  # null: pruned
+        ({"type": "string", "nullable": True}, ["a", None], [1]),
+        ({"type": "integer", "minimum": 1, "exclusiveMinimum": True}, [2], [1, 0]),
+        ({"type": "string", "pattern": "^(?i)ab+$"}, ["ABB", "ab"], ["a", "abc"]),  # RE2, as Go reads it
+        ({"type": "string", "format": "byte"}, ["aGk="], ["not base64!"]),
+        ({"type": "string", "format": "ipv4"}, ["10.0.0.1"], ["10.0.0.256"]),
+        ({"type": "string", "format": "date-time"}, ["2026-11-24T10:00:00Z"], ["yesterday"]),
+        ({"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"}, [["a", "b"]], [["a", "a"]]),
+        (
+            {"type": "object", "properties": {"a": {"type": "string"}}, "x-kubernetes-preserve-unknown-fields": True},
+            [{"a": "x", "anything": {"b": 1}}],
+            [{"a": 1}],
+        ),
+        ({"type": "object", "properties": {"a": {"type": "string"}}}, [{"a": "x"}], [{"b": "x"}]),
+        ({"type": "object"}, [{}], [{"pruned": 1}]),  # an object without properties keeps nothing
+        ({"type": "object", "additionalProperties": {"type": "integer"}}, [{"k": 1}], [{"k": "1"}]),
+        (
+            {"type": "object", "x-kubernetes-embedded-resource": True, "properties": {"spec": {"type": "object"}}},
+            [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": "b"}}, "spec": {}}],
+            [{"apiVersion": "v1", "kind": "Pod", "metadata": {"nam": "p"}}],
+        ),
+        (
+            {
+                "type": "object",
+                "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+                "oneOf": [{"required": ["a"]}, {"required": ["b"]}],
+            },
+            [{"a": "x"}, {"b": "y"}],
+            [{"a": "x", "b": "y"}, {}],
+        ),
+    ],
+)
+def test_openapi_to_json_schema_keeps_the_api_servers_meaning(schema, good, bad):
+    for value in good:
+        assert _tiny(schema, value).failures == [], value
+    for value in bad:
+        assert _tiny(schema, value).schema_failures != [], value
+
+
+def test_defaults_fill_missing_fields_before_validation_and_rules():
+    schema = {
+        "type": "object",
+        "properties": {"mode": {"type": "string", "default": "A"}, "n": {"type": "integer"}},
+        "x-kubernetes-validations": [{"rule": "self.mode == 'A' ? has(self.n) : true", "message": "n with mode A"}],
+    }
+    [failure] = _tiny(schema, {}).cel_failures
+    assert "n with mode A" in failure
+    assert _tiny(schema, {"mode": "B"}).failures == []
+    assert _tiny(schema, {"n": 1}).failures == []
+
+
+def test_cel_types_follow_the_schema_formats():
+    """date-time reads as a timestamp, duration as a duration, byte as bytes (SchemaDeclType)."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "at": {"type": "string", "format": "date-time"},
+            "every": {"type": "string", "format": "duration"},
+            "ca": {"type": "string", "format": "byte"},
+        },
+        "x-kubernetes-validations": [
+            {"rule": "self.at > timestamp('2026-01-01T00:00:00Z')", "message": "after 2026"},
+            {"rule": "self.every < duration('1h')", "message": "under an hour"},
+            {"rule": "size(self.ca) == 2", "message": "two bytes"},
+        ],
+    }
+    good = {"at": "2026-11-24T10:00:00Z", "every": "30m", "ca": base64.b64encode(b"hi").decode()}
+    report = _tiny(schema, good)
+    assert report.failures == [] and report.rules_evaluated == 3
+    bad = {"at": "2025-11-24T10:00:00Z", "every": "2h", "ca": base64.b64encode(b"hey").decode()}
+    assert len(_tiny(schema, bad).cel_failures) == 3
