@@ -305,7 +305,7 @@ def test_duplicate_keys_of_a_map_list_are_caught():
 
 
 def test_a_custom_resource_without_a_kept_crd_fails(monkeypatch):
-    plan = make_plan("startup-t4", STACKS_DIR, packs=())
+    plan = _CACHE.get("startup-t4") or make_plan("startup-t4", STACKS_DIR, packs=())
     queue = next(r for r in plan.registrations if r.type == "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue")
     index = {k: v for k, v in ks.crd_index().items() if not k.startswith("kueue")}
     monkeypatch.setattr(ks, "crd_index", lambda: index)
@@ -320,6 +320,12 @@ def test_a_built_in_object_is_validated_strictly_at_the_clusters_minor():
     assert "'automountToken' was unexpected" in failure
     [failure] = ks.validate_builtin({**account, "automountServiceAccountToken": "no"}, "1.35").failures
     assert "boolean" in failure
+    container = {"name": "c", "image": "i", "resources": {"limits": {"memory": "8Gi"}}, "memoryLimit": "8Gi"}
+    template = {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [container]}}
+    spec = {"selector": {"matchLabels": {"a": "b"}}, "template": template}
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": spec}
+    [failure] = ks.validate_builtin(deployment, "1.35").failures
+    assert failure.startswith("spec.template.spec.containers.0:") and "'memoryLimit' was unexpected" in failure
     assert not is_builtin({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue"}, "1.35")
     assert not is_builtin({"apiVersion": "batch/v1beta1", "kind": "CronJob"}, "1.35")  # removed in 1.25
 
