@@ -114,11 +114,16 @@ def helm(plan: Plan, name: str) -> dict[str, Any]:
 
 
 def validate_crd(obj: dict[str, Any], schema: dict[str, Any]) -> None:
-    """Validate against a CRD schema as published. Its own regexes are Go's (PrometheusRule's
-    partial_response_strategy uses `(?i)`), so the schema is not meta-validated as a Python regex set."""
+    """Validate against a CRD version's openAPIV3Schema as the API server would on create (kube_schema: structure,
+    the unknown fields it would prune, formats, defaults, then the x-kubernetes-validations CEL rules); every failure
+    in one jsonschema.ValidationError. Patterns are Go's, checked with RE2 (PrometheusRule's uses `(?i)`)."""
     import jsonschema
 
-    jsonschema.validators.validator_for(schema)(schema).validate(obj)
+    from kube_schema import validate_custom
+
+    failures = validate_custom(obj, schema).failures
+    if failures:
+        raise jsonschema.ValidationError("; ".join(failures))
 
 
 CLI_TIMEOUT = 60  # a hang fails through the timeout; no wall-clock assertion on a shared machine
