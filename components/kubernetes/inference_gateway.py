@@ -291,7 +291,8 @@ class ServingGateway(Component):
     @staticmethod
     def _kubernetes(args: ServingGatewayArgs) -> dict:
         """The proxies on the system group; their Service in-cluster, or an internal load balancer limited to the
-        allowed CIDRs (externalTrafficPolicy Local keeps the caller's address for the NetworkPolicy)."""
+        allowed CIDRs (externalTrafficPolicy Local keeps the caller's address for the NetworkPolicy, provided the load
+        balancer passes it on: on AWS the caller's annotations ask for an NLB, as a Classic ELB presents its own)."""
         exposure = args.exposure
         service: dict = {"type": "ClusterIP"}
         if exposure.allowed_cidrs:
