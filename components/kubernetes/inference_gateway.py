@@ -22,15 +22,6 @@ Sources (read 2026-11-24; why this implementation: components/kubernetes/charts.
   site/content/en/v1.9/tasks/security/secure-gateways.md, and api/v1alpha1/tls_types.go), EnvoyProxy
   provider.kubernetes.envoyService (type, annotations, loadBalancerSourceRanges, externalTrafficPolicy) referenced
   from the Gateway's spec.infrastructure.parametersRef.
-- The proxies' image (issue #35 item 3, read at v1.9.0, commit 39763b1c): without a value the controller runs its
-  built-in docker.io/envoyproxy/envoy:distroless-v1.39.0 (api/v1alpha1/shared_types.go DefaultEnvoyProxyImage), which
-  global.imageRegistry never reaches: the chart puts the image, registry in front, into the EnvoyGateway config's
-  default envoyProxy only when global.images.envoyProxy.image is set (charts/gateway-helm/templates/_helpers.tpl,
-  eg.default-envoy-gateway-config and eg.envoyProxy.image). So the values pin ENVOY_PROXY_IMAGE, and the serving
-  Gateway's EnvoyProxy merges with that default (mergeType StrategicMerge): one without mergeType replaces it
-  (internal/gatewayapi/envoyproxy_merge.go MergeEnvoyProxyConfigs; api/v1alpha1/envoyproxy_types.go MergeType), and
-  its proxies would pull the built-in default again. The ratelimit and shutdown-manager images always take
-  global.imageRegistry (eg.ratelimit.image, eg.image); catalog/runtime_images.yaml keeps these facts for the check.
 - gateway-api-inference-extension v1.0.2: InferencePool v1 (config/crd/bases), the EPP Deployment, its plugin
   ConfigMap and RBAC as config/charts/inferencepool/templates renders them (image epp:v1.0.2, gRPC 9002, health 9003).
 - The EPP's metrics (same tag, read 2026-11-27): served on 9090 behind Kubernetes authentication and authorization
@@ -57,12 +48,12 @@ GATEWAY_CLASS = "envoy-gateway"
 CONTROLLER = "gateway.envoyproxy.io/gatewayclass-controller"
 EG_NAMESPACE = "envoy-gateway-system"
 AIGW_NAMESPACE = "envoy-ai-gateway-system"
+# The Envoy Gateway v1.9.0 controller's own proxy image (api/v1alpha1/shared_types.go), pinned in the chart's values
+# so that global.imageRegistry (a mirror) reaches it: envoy_gateway_values.
+ENVOY_PROXY_IMAGE = "docker.io/envoyproxy/envoy:distroless-v1.39.0"
 INFERENCE_GROUP = "inference.networking.k8s.io"
 INFERENCE_POOL_CRD = Path(__file__).parent / "crds" / "inference.networking.k8s.io_inferencepools.yaml"
 EPP_IMAGE = "registry.k8s.io/gateway-api-inference-extension/epp:v1.0.2"
-# The Envoy Gateway v1.9.0 controller's own proxy image (api/v1alpha1/shared_types.go), pinned in the chart's values
-# so that global.imageRegistry (a mirror) reaches it: see the module docstring.
-ENVOY_PROXY_IMAGE = "docker.io/envoyproxy/envoy:distroless-v1.39.0"
 EPP_PORT, EPP_HEALTH_PORT, EPP_METRICS_PORT = 9002, 9003, 9090
 GATEWAY_NAME = "inference"
 OWNING_GATEWAY = "gateway.envoyproxy.io/owning-gateway-name"
@@ -120,8 +111,18 @@ def wake_query(namespace: str, model: str) -> str:
 
 def envoy_gateway_values(node_selector: Mapping[str, str]) -> dict:
     """Envoy Gateway with Envoy AI Gateway as its extension server, InferencePool as a backend, proxies deployed in
-    each Gateway's own namespace (so the serving namespace's policies govern them). The proxies' image is named, so
-    the chart's global.imageRegistry (a mirror) applies to it as to the controller's and ratelimit's."""
+    each Gateway's own namespace (so the serving namespace's policies govern them).
+
+    The proxies' image (issue #35 item 3, read at Envoy Gateway v1.9.0, commit 39763b1c): without a value the
+    controller runs its built-in docker.io/envoyproxy/envoy:distroless-v1.39.0 (api/v1alpha1/shared_types.go
+    DefaultEnvoyProxyImage), which global.imageRegistry never reaches: the chart puts the image, registry in front,
+    into the EnvoyGateway config's default envoyProxy only when global.images.envoyProxy.image is set
+    (charts/gateway-helm/templates/_helpers.tpl, eg.default-envoy-gateway-config and eg.envoyProxy.image). So the
+    values pin ENVOY_PROXY_IMAGE, and the serving Gateway's EnvoyProxy merges with that default (mergeType
+    StrategicMerge): one without mergeType replaces it (internal/gatewayapi/envoyproxy_merge.go
+    MergeEnvoyProxyConfigs; api/v1alpha1/envoyproxy_types.go MergeType), and its proxies would pull the built-in
+    default again. The ratelimit and shutdown-manager images always take global.imageRegistry (eg.ratelimit.image,
+    eg.image). catalog/runtime_images.yaml keeps these facts for the readiness check."""
     return {
         "global": {"images": {"envoyProxy": {"image": ENVOY_PROXY_IMAGE}}},
         "deployment": {"pod": {"nodeSelector": dict(node_selector)}},
