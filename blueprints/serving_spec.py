@@ -40,8 +40,23 @@ Signal = Literal["requests-waiting", "kv-cache", "gpu-utilization"]
 ENGINE_DTYPE = {"bf16": "bfloat16", "fp16": "float16", "fp8": "fp8", "int8": "int8", "int4": "int4"}
 # A Service of type LoadBalancer kept inside the VPC, per cloud:
 # https://kubernetes.io/docs/concepts/services-networking/service/#internal-load-balancer (read 2026-11-24).
+# AWS (issue #35 item 6): with `internal` alone the in-tree controller makes a Classic ELB, which proxies TCP and
+# presents its own address, so the proxies' ipBlock NetworkPolicy would see the ELB, not the caller. No AWS Load
+# Balancer Controller is installed, so EKS's cloud provider (kubernetes/cloud-provider-aws v1.35.2, commit 1c494fbc,
+# pkg/providers/v1/aws.go) reconciles the Service: `aws-load-balancer-type: nlb` makes an NLB (isNLB) with instance
+# targets (aws_loadbalancer.go, TargetTypeEnumInstance), `aws-load-balancer-internal` its internal scheme, and the
+# source ranges are opened on the nodes' security group (updateInstanceSecurityGroupsForNLB). An instance target
+# group keeps the client's IPv4 address by default (AWS, "Edit target group attributes for your Network Load
+# Balancer", Client IP preservation: Instance type target groups: Enabled), and the target-group-attributes
+# annotation sets preserve_client_ip.enabled=true explicitly (cloud-provider-aws v1.34.0 on, validated in
+# aws_validations.go; older providers ignore it and keep AWS's default). With externalTrafficPolicy Local
+# (components/kubernetes/inference_gateway.py) kube-proxy does not masquerade, so the proxy pod sees the caller.
 INTERNAL_LB = {
-    "aws": {"service.beta.kubernetes.io/aws-load-balancer-internal": "true"},
+    "aws": {
+        "service.beta.kubernetes.io/aws-load-balancer-type": "nlb",
+        "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
+        "service.beta.kubernetes.io/aws-load-balancer-target-group-attributes": "preserve_client_ip.enabled=true",
+    },
     "alicloud": {"service.beta.kubernetes.io/alibaba-cloud-loadbalancer-address-type": "intranet"},
 }
 NAME = re.compile(r"^[a-z][a-z0-9-]{0,30}$")

@@ -45,6 +45,11 @@ BUILTIN = (
     "kubernetes:networking.k8s.io/v1:NetworkPolicy",
     "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition",
 )
+AWS_NLB = {
+    "service.beta.kubernetes.io/aws-load-balancer-type": "nlb",
+    "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
+    "service.beta.kubernetes.io/aws-load-balancer-target-group-attributes": "preserve_client_ip.enabled=true",
+}
 INTERNAL = {"mode": "internal", "allowedCidrs": ["10.20.0.0/16"], "tls": {"secretName": "inference-tls"}}
 
 
@@ -191,7 +196,7 @@ def test_the_readers_token_secret_is_created_after_its_service_account():
 @pytest.mark.parametrize(
     "stack, annotation",
     [
-        (STACK, {"service.beta.kubernetes.io/aws-load-balancer-internal": "true"}),
+        (STACK, AWS_NLB),
         ("startup-serving-aliyun", {"service.beta.kubernetes.io/alibaba-cloud-loadbalancer-address-type": "intranet"}),
     ],
 )
@@ -214,6 +219,29 @@ def test_internal_exposure_admits_the_listed_networks_at_the_gateway_only(plan_v
     assert not [c for c in model["ingress"][0]["from"] if "ipBlock" in c]  # the network reaches the Gateway only
     for r in resources(plan, "kubernetes:core/v1:Service"):
         assert r["spec"].get("type", "ClusterIP") == "ClusterIP", r["metadata"]["name"]
+
+
+def test_internal_exposure_on_aws_is_an_nlb_that_keeps_the_callers_address_for_the_network_policy(plan_variant):
+    """Issue #35 item 6: a Service of type LoadBalancer with only the internal annotation is a Classic ELB on EKS
+    (cloud-provider-aws v1.35.2 reconciles it, no AWS Load Balancer Controller is installed), which proxies TCP and
+    presents its own address: the proxies' ipBlock rule would never match a caller. The proxy Service is an internal
+    NLB (instance targets, client IP preservation on) with externalTrafficPolicy Local, so the caller's own address
+    reaches the proxy pod, and the NetworkPolicy admits exactly the allowed networks on the listener's pod port."""
+    cidrs = ["10.20.0.0/16", "192.168.5.0/24"]
+    plan = _exposed(plan_variant, {**INTERNAL, "allowedCidrs": cidrs})
+    [proxy] = resources(plan, "kubernetes:gateway.envoyproxy.io/v1alpha1:EnvoyProxy")
+    service = proxy["spec"]["provider"]["kubernetes"]["envoyService"]
+    annotations = service["annotations"]
+    assert service["type"] == "LoadBalancer" and service["loadBalancerSourceRanges"] == cidrs
+    assert annotations["service.beta.kubernetes.io/aws-load-balancer-type"] == "nlb"  # not the in-tree Classic ELB
+    assert annotations["service.beta.kubernetes.io/aws-load-balancer-internal"] == "true"
+    attributes = annotations["service.beta.kubernetes.io/aws-load-balancer-target-group-attributes"].split(",")
+    assert "preserve_client_ip.enabled=true" in attributes
+    assert service["externalTrafficPolicy"] == "Local"  # kube-proxy does not masquerade the caller
+    callers = _named(plan, "kubernetes:networking.k8s.io/v1:NetworkPolicy", "inference-gateway-callers")["spec"]
+    [rule] = callers["ingress"]
+    assert [c["ipBlock"]["cidr"] for c in rule["from"] if "ipBlock" in c] == cidrs
+    assert rule["ports"] == [{"port": 10443, "protocol": "TCP"}]
 
 
 @pytest.mark.parametrize("version", [None, "1.2"])

@@ -48,6 +48,9 @@ GATEWAY_CLASS = "envoy-gateway"
 CONTROLLER = "gateway.envoyproxy.io/gatewayclass-controller"
 EG_NAMESPACE = "envoy-gateway-system"
 AIGW_NAMESPACE = "envoy-ai-gateway-system"
+# The Envoy Gateway v1.9.0 controller's own proxy image (api/v1alpha1/shared_types.go), pinned in the chart's values
+# so that global.imageRegistry (a mirror) reaches it: envoy_gateway_values.
+ENVOY_PROXY_IMAGE = "docker.io/envoyproxy/envoy:distroless-v1.39.0"
 INFERENCE_GROUP = "inference.networking.k8s.io"
 INFERENCE_POOL_CRD = Path(__file__).parent / "crds" / "inference.networking.k8s.io_inferencepools.yaml"
 EPP_IMAGE = "registry.k8s.io/gateway-api-inference-extension/epp:v1.0.2"
@@ -108,8 +111,20 @@ def wake_query(namespace: str, model: str) -> str:
 
 def envoy_gateway_values(node_selector: Mapping[str, str]) -> dict:
     """Envoy Gateway with Envoy AI Gateway as its extension server, InferencePool as a backend, proxies deployed in
-    each Gateway's own namespace (so the serving namespace's policies govern them)."""
+    each Gateway's own namespace (so the serving namespace's policies govern them).
+
+    The proxies' image (issue #35 item 3, read at Envoy Gateway v1.9.0, commit 39763b1c): without a value the
+    controller runs its built-in docker.io/envoyproxy/envoy:distroless-v1.39.0 (api/v1alpha1/shared_types.go
+    DefaultEnvoyProxyImage), which global.imageRegistry never reaches: the chart puts the image, registry in front,
+    into the EnvoyGateway config's default envoyProxy only when global.images.envoyProxy.image is set
+    (charts/gateway-helm/templates/_helpers.tpl, eg.default-envoy-gateway-config and eg.envoyProxy.image). So the
+    values pin ENVOY_PROXY_IMAGE, and the serving Gateway's EnvoyProxy merges with that default (mergeType
+    StrategicMerge): one without mergeType replaces it (internal/gatewayapi/envoyproxy_merge.go
+    MergeEnvoyProxyConfigs; api/v1alpha1/envoyproxy_types.go MergeType), and its proxies would pull the built-in
+    default again. The ratelimit and shutdown-manager images always take global.imageRegistry (eg.ratelimit.image,
+    eg.image). catalog/runtime_images.yaml keeps these facts for the readiness check."""
     return {
+        "global": {"images": {"envoyProxy": {"image": ENVOY_PROXY_IMAGE}}},
         "deployment": {"pod": {"nodeSelector": dict(node_selector)}},
         "certgen": {"job": {"nodeSelector": dict(node_selector)}},
         "config": {
@@ -229,7 +244,11 @@ class ServingGateway(Component):
             api_version="gateway.envoyproxy.io/v1alpha1",
             kind="EnvoyProxy",
             metadata={**meta, "name": GATEWAY_NAME},
-            spec={"provider": {"type": "Kubernetes", "kubernetes": self._kubernetes(args)}},
+            # Merged over the EnvoyGateway config's default EnvoyProxy (its proxy image), not replacing it.
+            spec={
+                "mergeType": "StrategicMerge",
+                "provider": {"type": "Kubernetes", "kubernetes": self._kubernetes(args)},
+            },
             opts=child,
         )
         listener: dict = {"name": "https" if exposure.tls_secret else "http", "port": exposure.port}
@@ -273,7 +292,8 @@ class ServingGateway(Component):
     @staticmethod
     def _kubernetes(args: ServingGatewayArgs) -> dict:
         """The proxies on the system group; their Service in-cluster, or an internal load balancer limited to the
-        allowed CIDRs (externalTrafficPolicy Local keeps the caller's address for the NetworkPolicy)."""
+        allowed CIDRs (externalTrafficPolicy Local keeps the caller's address for the NetworkPolicy, provided the load
+        balancer passes it on: on AWS the caller's annotations ask for an NLB, as a Classic ELB presents its own)."""
         exposure = args.exposure
         service: dict = {"type": "ClusterIP"}
         if exposure.allowed_cidrs:
