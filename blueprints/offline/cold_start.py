@@ -16,8 +16,8 @@ from catalog import load_catalog
 from catalog.serving_engine import Figure, serving_engine
 from components.kubernetes.inference_gateway import epp_name
 
-from ..resolver import ResolvedPlan
-from ..serving_spec import replica_need_gib
+from ..resolver import ResolvedNodeGroup, ResolvedPlan
+from ..serving_spec import ModelSpec, replica_need_gib
 from .engine import Registration
 
 SCALED_OBJECT = "kubernetes:keda.sh/v1alpha1:ScaledObject"
@@ -47,78 +47,94 @@ def _figure(step: str, figure: Figure, seconds: float, basis: str) -> dict[str, 
     return _step(step, seconds, f"{basis}; {figure.assumptions}" if figure.estimate else basis, source, figure.estimate)
 
 
+def _wake(scaled: dict, monitor: dict) -> dict[str, Any]:
+    """From the first refusal to KEDA's scale-up: the picker's scrape interval, then KEDA's polling interval."""
+    endpoints = (monitor.get("spec") or {}).get("podMetricsEndpoints") or []
+    scrape = max([_seconds(e.get("interval")) or 0 for e in endpoints] or [0])
+    polling = float((scaled.get("spec") or {}).get("pollingInterval", 30))  # KEDA's default: 30 s
+    return _step(
+        "wake",
+        scrape + polling,
+        f"the endpoint picker's refusal counter is scraped every {scrape:g} s and KEDA polls every {polling:g} s "
+        "(the plan's PodMonitor and ScaledObject)",
+        "this plan",
+        False,
+    )
+
+
+def _node(m: ModelSpec, group: ResolvedNodeGroup) -> list[dict[str, Any]]:
+    """A node for the replica (when its group keeps none) and vLLM's image on it."""
+    engine = serving_engine()
+    facts, at_zero = engine.cold_start, group.spec.min_nodes == 0
+    return [
+        _figure(
+            "node boot",
+            facts.node_boot_seconds,
+            facts.node_boot_seconds.value if at_zero else 0,
+            f"nodeGroups.{m.node_group} keeps {group.spec.min_nodes} nodes"
+            + (", so a node is added" if at_zero else ""),
+        ),
+        _figure(
+            "image pull",
+            facts.image_unpack_bytes_per_second,
+            facts.image_bytes.value / facts.image_unpack_bytes_per_second.value,
+            f"vLLM's image, {facts.image_bytes.value / 1e9:.1f} GB unpacked ({engine.cite(facts.image_bytes.source)}),"
+            f" at {facts.image_unpack_bytes_per_second.value / 1e6:g} MB/s",
+        ),
+    ]
+
+
+def _weights(m: ModelSpec, group: ResolvedNodeGroup) -> list[dict[str, Any]]:
+    """The weights over the node's sustained network, then the engine's own start."""
+    facts, shape = serving_engine().cold_start, group.shape
+    weights, source = replica_need_gib(m)[0] * 2**30, load_catalog().sources[shape.sources.specs]
+    return [
+        _step(
+            "weight load",
+            weights * 8 / (shape.network_baseline_gbps * 1e9),
+            f"{weights / 1e9:.1f} GB of {m.model} weights at {m.precision} over {shape.instance_type}'s "
+            f"{shape.network_baseline_gbps:g} Gbps sustained network ({source})",
+            source,
+            False,
+        ),
+        _figure(
+            "engine start",
+            facts.engine_start_seconds,
+            facts.engine_start_seconds.value,
+            "vLLM compiles and captures CUDA graphs",
+        ),
+    ]
+
+
+def _clients() -> str:
+    engine = serving_engine()
+    refusal = engine.cold_start.refusal
+    return (
+        f"until a replica is ready the endpoint picker answers each inference request {refusal.status} with no "
+        f"Retry-After header ({engine.cite(refusal.source)}), an ext_proc immediate response the Gateway's Envoy "
+        "sends to the client as its own reply; the route declares no retry, so clients retry with backoff for the "
+        "cold start; a request without a body (GET /v1/models) is answered 500 and wakes nothing"
+    )
+
+
 def cold_starts(resolved: ResolvedPlan, regs: Sequence[Registration]) -> list[dict[str, Any]]:
     """Per model whose ScaledObject lets it scale to zero: the steps from a first request to a ready replica."""
     serving, groups = resolved.spec.serving, {g.name: g for g in resolved.node_groups}
-    engine, shapes = serving_engine(), load_catalog()
     out = []
     for name, m in serving.models.items():
         scaled = _named(regs, SCALED_OBJECT, serving.namespace, name)
         if scaled is None or (scaled.get("spec") or {}).get("minReplicaCount") != 0:
             continue
-        group, facts = groups[m.node_group], engine.cold_start
-        shape = group.shape
         monitor = _named(regs, POD_MONITOR, serving.namespace, epp_name(name)) or {}
-        scrape = max(
-            [_seconds(e.get("interval")) or 0 for e in (monitor.get("spec") or {}).get("podMetricsEndpoints") or []]
-            or [0]
-        )
-        polling = float((scaled.get("spec") or {}).get("pollingInterval", 30))  # KEDA's default: 30 s
-        weights = replica_need_gib(m)[0] * 2**30
-        gbps = shape.network_baseline_gbps
-        steps = [
-            _step(
-                "wake",
-                scrape + polling,
-                f"the endpoint picker's refusal counter is scraped every {scrape:g} s and KEDA polls every "
-                f"{polling:g} s (the plan's PodMonitor and ScaledObject)",
-                "this plan",
-                False,
-            ),
-            _figure(
-                "node boot",
-                facts.node_boot_seconds,
-                facts.node_boot_seconds.value if group.spec.min_nodes == 0 else 0,
-                f"nodeGroups.{m.node_group} keeps {group.spec.min_nodes} nodes"
-                + (", so a node is added" if group.spec.min_nodes == 0 else ""),
-            ),
-            _figure(
-                "image pull",
-                facts.image_unpack_bytes_per_second,
-                facts.image_bytes.value / facts.image_unpack_bytes_per_second.value,
-                f"vLLM's image, {facts.image_bytes.value / 1e9:.1f} GB unpacked "
-                f"({engine.cite(facts.image_bytes.source)}), at "
-                f"{facts.image_unpack_bytes_per_second.value / 1e6:g} MB/s",
-            ),
-            _step(
-                "weight load",
-                weights * 8 / (gbps * 1e9),
-                f"{weights / 1e9:.1f} GB of {m.model} weights at {m.precision} over {shape.instance_type}'s "
-                f"{gbps:g} Gbps sustained network ({shapes.sources[shape.sources.specs]})",
-                shapes.sources[shape.sources.specs],
-                False,
-            ),
-            _figure(
-                "engine start",
-                facts.engine_start_seconds,
-                facts.engine_start_seconds.value,
-                "vLLM compiles and captures CUDA graphs",
-            ),
-        ]
-        refusal = facts.refusal
+        group = groups[m.node_group]
+        steps = [_wake(scaled, monitor), *_node(m, group), *_weights(m, group)]
         out.append(
             {
                 "model": name,
                 "nodeGroup": m.node_group,
                 "steps": steps,
                 "totalSeconds": sum(s["seconds"] for s in steps),
-                "clients": (
-                    f"until a replica is ready the endpoint picker answers each inference request {refusal.status} "
-                    f"with no Retry-After header ({engine.cite(refusal.source)}), an ext_proc immediate response "
-                    "the Gateway's Envoy sends to the client as its own reply; the route declares no retry, so "
-                    "clients retry with backoff for the cold start; a request without a body (GET /v1/models) is "
-                    "answered 500 and wakes nothing"
-                ),
+                "clients": _clients(),
             }
         )
     return out
