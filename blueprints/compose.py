@@ -13,6 +13,7 @@ from typing import Any, Mapping, Optional
 import pulumi
 
 from catalog.image_digests import pinned
+from catalog.serving_engine import serving_engine
 from components.cluster_args import (
     AlertTopicArgs,
     AlicloudClusterArgs,
@@ -155,6 +156,15 @@ def _share(total: int, gpus: int, node_gpus: int, least: int, unit: str) -> str:
     return f"{max(least, total * gpus // node_gpus // 2)}{unit}"
 
 
+def _streamer_buffer(memory: str) -> int:
+    """Bytes of the Run:ai streamer's host buffer: what a replica's memory limit (``<n>Gi``) leaves beside the engine
+    process (catalog/serving_engine.yaml), never above the streamer's own default; 0 (the largest tensor only) when
+    the limit leaves nothing."""
+    engine = serving_engine()
+    spare = (int(memory.removesuffix("Gi")) - engine.engine_process.gib) * 2**30
+    return int(min(engine.streamer.default_buffer_bytes, max(0, spare)))
+
+
 def serving_args(plan: ResolvedPlan) -> Optional[ServingArgs]:
     """The models to serve (issue #25); the cluster adds its bucket and each model's identity. A replica asks for its
     GPUs' share of the node's CPU and memory, halved to leave room for the node's agents."""
@@ -163,6 +173,10 @@ def serving_args(plan: ResolvedPlan) -> Optional[ServingArgs]:
     if not serving.models:
         return None
     cidrs, tls = tuple(serving.exposure.allowed_cidrs), serving.exposure.tls
+    memory = {
+        name: _share(int(shapes[m.node_group].memory_gib), m.tensor_parallel, shapes[m.node_group].gpu.count, 4, "Gi")
+        for name, m in serving.models.items()
+    }
     return ServingArgs(
         namespace=serving.namespace,
         exposure=GatewayExposure(
@@ -189,9 +203,8 @@ def serving_args(plan: ResolvedPlan) -> Optional[ServingArgs]:
                     for t in spec.node_groups[m.node_group].taints
                 ],
                 cpu=_share(shapes[m.node_group].vcpus, m.tensor_parallel, shapes[m.node_group].gpu.count, 1, ""),
-                memory=_share(
-                    int(shapes[m.node_group].memory_gib), m.tensor_parallel, shapes[m.node_group].gpu.count, 4, "Gi"
-                ),
+                memory=memory[name],
+                streamer_buffer_bytes=_streamer_buffer(memory[name]),
                 min_replicas=m.min_replicas,
                 max_replicas=m.max_replicas,
                 signal=m.signal,

@@ -60,6 +60,57 @@ INTERNAL_LB = {
     "alicloud": {"service.beta.kubernetes.io/alibaba-cloud-loadbalancer-address-type": "intranet"},
 }
 NAME = re.compile(r"^[a-z][a-z0-9-]{0,30}$")
+# KEDA's accepted range for a Prometheus trigger's threshold (kedacore/keda v2.20.2, the chart we pin:
+# pkg/scalers/prometheus_scaler.go reads it as a float64; pkg/scalers/scaler.go quantityFromFloat64 turns NaN, Inf and
+# negatives into a target of 0 and writes the rest with "%.3f", so below 0.001 the target is 0, and notes int64
+# overflow "when metricValue * 1000 exceeds math.MaxInt64 (~9.2e15 threshold)": the HPA counts in milli-units).
+TARGET_MIN = 0.001
+TARGET_MAX = (2**63 - 1) // 1000
+# The Kubernetes objects a served model declares, (kind, name) with {m} its name and {ns} the serving namespace: its
+# ModelServing (components/kubernetes/serving.py: a Deployment or, across nodes, a LeaderWorkerSet; on ACK its
+# weights' claim and volume) and its InferenceRoute (inference_gateway.py: pool, route, endpoint picker and its
+# metrics access); NAMESPACE_OBJECTS those declared once in the namespace (the serving Gateway, inference_gateway.py;
+# the namespace's isolation, platform.py). The spec cannot import the
+# components (tests/test_layers.py), so tests/test_serving_spec.py checks these against every object a plan registers.
+MODEL_OBJECTS = (
+    *((kind, "{m}") for kind in ("ServiceAccount", "Deployment", "LeaderWorkerSet", "Service", "PodMonitor")),
+    *((kind, "{m}") for kind in ("ScaledObject", "InferencePool", "HTTPRoute")),
+    ("NetworkPolicy", "{m}-callers"),
+    ("PersistentVolumeClaim", "{m}-weights"),
+    ("PersistentVolume", "{ns}-{m}-weights"),
+    *((kind, "{m}-epp") for kind in ("ServiceAccount", "Role", "RoleBinding", "ConfigMap", "Deployment", "Service")),
+    ("PodMonitor", "{m}-epp"),
+    ("NetworkPolicy", "{m}-epp-scrape"),
+    ("ClusterRole", "{ns}-{m}-epp-reviews"),
+    ("ClusterRoleBinding", "{ns}-{m}-epp-reviews"),
+    ("ServiceAccount", "{m}-epp-metrics-reader"),
+    ("Secret", "{m}-epp-metrics-reader"),
+    ("ClusterRole", "{ns}-{m}-epp-metrics-reader"),
+    ("ClusterRoleBinding", "{ns}-{m}-epp-metrics-reader"),
+)
+NAMESPACE_OBJECTS = (
+    ("Gateway", "inference"),
+    ("EnvoyProxy", "inference"),
+    ("ClientTrafficPolicy", "inference-tls"),
+    ("NetworkPolicy", "inference-gateway-callers"),
+    ("NetworkPolicy", "default-deny-ingress"),
+    ("NetworkPolicy", "allow-same-namespace"),
+)
+
+
+def model_objects(model: str, namespace: str) -> frozenset[tuple[str, str]]:
+    """(kind, name) of every Kubernetes object the model declares."""
+    return frozenset((kind, name.format(m=model, ns=namespace)) for kind, name in MODEL_OBJECTS)
+
+
+def covers_everything(cidrs: list[str]) -> Optional[str]:
+    """The address space ("0.0.0.0/0" or "::/0") the networks' union covers whole, else None."""
+    nets = [ipaddress.ip_network(c, strict=False) for c in cidrs]
+    for everything in (ipaddress.ip_network("0.0.0.0/0"), ipaddress.ip_network("::/0")):
+        same = [n for n in nets if n.version == everything.version]
+        if everything in ipaddress.collapse_addresses(same):
+            return str(everything)
+    return None
 
 
 class SpecModel(BaseModel):
@@ -106,6 +157,12 @@ class ExposureSpec(SpecModel):
                 raise ValueError(
                     f"{cidr} admits every address; list the networks that call the model (for example 10.0.0.0/16)"
                 )
+        everything = covers_everything(v)
+        if everything:
+            raise ValueError(
+                f"{', '.join(v)} together admit every address ({everything}); list the networks that call the model "
+                "(for example 10.0.0.0/16)"
+            )
         return v
 
     @model_validator(mode="after")
@@ -152,10 +209,19 @@ class ModelSpec(SpecModel):
     signal: Signal = Field("requests-waiting", description="Load signal the replicas follow.")
     target: float = Field(
         5,
-        gt=0,
         description="Per-replica target of the signal: requests waiting, or a 0-1 fraction for "
-        "kv-cache and gpu-utilization.",
+        "kv-cache and gpu-utilization; KEDA's range, 0.001 to 9.2e15.",
     )
+
+    @field_validator("target")
+    @classmethod
+    def _target(cls, v: float) -> float:
+        if not TARGET_MIN <= v <= TARGET_MAX:  # NaN compares false too
+            raise ValueError(
+                f"{v:g} is outside what KEDA's Prometheus trigger accepts; allowed: {TARGET_MIN:g} to {TARGET_MAX:.3g} "
+                "(below 0.001 KEDA writes a target of 0, above it the autoscaler's milli-units overflow)"
+            )
+        return v
 
     @field_validator("weights_prefix")
     @classmethod
@@ -222,6 +288,26 @@ class ServingSpec(SpecModel):
             if not NAME.match(name):
                 raise ValueError(f"model name {name!r} must be lowercase letters, digits and '-', at most 31")
         return v
+
+    @model_validator(mode="after")
+    def _distinct_objects(self) -> ServingSpec:
+        """Two models (or a model and the Gateway) must not declare one object: `x` and `x-epp` would both declare
+        the Deployment, Service, ServiceAccount and PodMonitor x-epp."""
+        taken: dict[tuple[str, str], str] = {
+            o: "the serving namespace (its Gateway, its policies)" for o in NAMESPACE_OBJECTS
+        }
+        for name in sorted(self.models):
+            mine = model_objects(name, self.namespace)
+            clash = sorted(o for o in mine if o in taken)
+            if clash:
+                objects = ", ".join(f"{kind} {object_name}" for kind, object_name in clash)
+                raise ValueError(
+                    f"models.{name}: its objects {objects} are already declared by {taken[clash[0]]}; allowed: a "
+                    "model name whose objects (<name>, <name>-epp, <name>-callers, <name>-weights ...) no other "
+                    "model or the Gateway declares"
+                )
+            taken.update({o: f"model {name}" for o in mine})
+        return self
 
 
 def spec_problems(spec) -> list[str]:
@@ -294,7 +380,8 @@ def replica_need_gib(m: ModelSpec) -> tuple[float, float]:
 
 
 def check_fit(plan):
-    """The resolved plan, or a BlueprintError listing every model that does not fit its group's chosen shape."""
+    """The resolved plan, or a BlueprintError listing every model that does not fit its group's chosen shape and
+    every group whose always-on replicas exceed its GPUs at maxNodes."""
     groups = {g.name: g for g in plan.node_groups}
     problems = []
     for name, m in plan.spec.serving.models.items():
@@ -302,6 +389,7 @@ def check_fit(plan):
         line = fit_problem(name, m, group.shape.gpu.model, group.shape.gpu.memory_gib, group.shape.instance_type)
         if line:
             problems.append(line)
+    problems += always_on_problems(plan.spec.serving.models, groups)
     if problems:
         raise BlueprintError.many("", problems)
     return plan
@@ -323,3 +411,25 @@ def fit_problem(name: str, m: ModelSpec, gpu_model: str, memory_gib: float, inst
         f"{memory_gib:g} GiB each); allowed: a smaller maxContext or maxBatch, a lower precision, more "
         f"tensorParallel or pipelineParallel (nodes per replica), or a group with larger GPUs"
     )
+
+
+def always_on_problems(models: dict[str, ModelSpec], groups) -> list[str]:
+    """minReplicas x GPUs per replica (tensorParallel x pipelineParallel), summed over the models of a group, must fit
+    the group's GPUs at maxNodes (its chosen shape's GPUs per node): replicas beyond it stay pending forever."""
+    problems = []
+    for group_name, group in groups.items():
+        on = {n: m for n, m in models.items() if m.node_group == group_name and m.min_replicas}
+        need = sum(m.min_replicas * m.tensor_parallel * m.pipeline_parallel for m in on.values())
+        holds = group.spec.max_nodes * group.shape.gpu.count
+        if need > holds:
+            first = sorted(on)[0]
+            terms = " + ".join(
+                f"{n} {m.min_replicas} x {m.tensor_parallel * m.pipeline_parallel}" for n, m in sorted(on.items())
+            )
+            problems.append(
+                f"cluster.serving.models.{first}.minReplicas: always-on replicas on nodeGroups.{group_name} take "
+                f"{need} GPUs ({terms}) but the group holds {holds} at maxNodes ({group.spec.max_nodes} x "
+                f"{group.shape.gpu.count} {group.shape.gpu.model}); allowed: minReplicas summing to at most {holds} "
+                "GPUs, or a larger maxNodes"
+            )
+    return problems

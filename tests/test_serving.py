@@ -96,8 +96,10 @@ def test_keda_scales_the_deployment_on_vllm_queue_depth_read_from_the_shipped_pr
     plan = shipped_plan(STACK)
     scaled = _one(plan, "kubernetes:keda.sh/v1alpha1:ScaledObject")["spec"]
     assert scaled["scaleTargetRef"] == {"name": "mistral-7b"}
-    assert (scaled["minReplicaCount"], scaled["maxReplicaCount"]) == (1, 10)
-    [trigger] = scaled["triggers"]
+    # The shipped stack scales from zero (issue #35 item 11): the load trigger, and the picker's wake trigger.
+    assert (scaled["minReplicaCount"], scaled["maxReplicaCount"]) == (0, 10)
+    trigger, wake = scaled["triggers"]
+    assert wake["name"] == "wake"
     assert trigger["type"] == "prometheus" and trigger["metricType"] == "AverageValue"
     assert trigger["metadata"]["query"] == 'sum(vllm:num_requests_waiting{namespace="serving",model_name="mistral-7b"})'
     assert trigger["metadata"]["threshold"] == "4"

@@ -59,6 +59,52 @@ def test_the_shipped_serving_stack_plans():
             ("target 80 for kv-cache is a fraction from 0 to 1",),
         ),
         (lambda c: c["serving"].update(namespace="monitoring"), ("serving.namespace", "'monitoring' is already used")),
+        # Issue #35 item 10: configurations that cannot work.
+        (
+            lambda c: c["serving"]["models"].update({"mistral-7b-epp": dict(_model(c))}),
+            (
+                "serving",
+                "models.mistral-7b-epp: its objects",
+                "Deployment mistral-7b-epp",
+                "Service mistral-7b-epp",
+                "ServiceAccount mistral-7b-epp",
+                "PodMonitor mistral-7b-epp",
+                "already declared by model mistral-7b",
+            ),
+        ),
+        (
+            lambda c: c["serving"]["models"].update({"inference-gateway": dict(_model(c))}),
+            (
+                "models.inference-gateway: its objects NetworkPolicy inference-gateway-callers",
+                "the serving namespace (its Gateway",
+            ),
+        ),
+        (
+            lambda c: _model(c).update(minReplicas=100, maxReplicas=100),
+            (
+                "cluster.serving.models.mistral-7b.minReplicas",
+                "take 100 GPUs",
+                "holds 10 at maxNodes (10 x 1 L4)",
+                "allowed: minReplicas summing to at most 10",
+            ),
+        ),
+        (
+            lambda c: (
+                c["serving"]["models"].update({"second": {**_model(c), "minReplicas": 4}}),
+                _model(c).update(minReplicas=7, maxReplicas=10),
+            ),
+            ("cluster.serving.models.mistral-7b.minReplicas", "take 11 GPUs (mistral-7b 7 x 1 + second 4 x 1)"),
+        ),
+        (lambda c: _model(c).update(target=1e308), ("serving.models.mistral-7b.target", "allowed: 0.001 to 9.22e+15")),
+        (lambda c: _model(c).update(target=float("nan")), ("serving.models.mistral-7b.target",)),
+        (lambda c: _model(c).update(target=float("inf")), ("serving.models.mistral-7b.target",)),
+        (lambda c: _model(c).update(target=0.0001), ("serving.models.mistral-7b.target", "allowed: 0.001 to")),
+        (
+            lambda c: c["serving"].update(
+                exposure={"mode": "internal", "allowedCidrs": ["0.0.0.0/1", "128.0.0.0/1"], "tls": {"secretName": "t"}}
+            ),
+            ("serving.exposure.allowedCidrs", "together admit every address (0.0.0.0/0)"),
+        ),
         (
             lambda c: c.setdefault("kubernetes", {}).update(podAutoscaling={"enabled": False}),
             ("cluster.kubernetes.podAutoscaling.enabled", "served models scale through KEDA"),

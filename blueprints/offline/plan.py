@@ -13,6 +13,7 @@ from ..compose import resolve_config
 from ..errors import EXIT_FINDINGS, EXIT_OK, BlueprintError
 from ..resolver import ResolvedNodeGroup, ResolvedPlan
 from ..stackconfig import PROJECT, STACKS_DIR, cluster_config, read_stack_config, stack_source
+from .cold_start import cold_starts
 from .conformance import assess as assess_conformance
 from .cost import CostEstimate, estimate
 from .engine import Registration, run_program
@@ -74,6 +75,7 @@ class Plan:
             "findings": list(self.findings),
             "readiness": [f.to_json() for f in self.readiness],
             "aiConformance": assess_conformance(self.registrations, spec.kubernetes_version).to_json(),
+            "coldStart": cold_starts(self.resolved, self.registrations),
             "exitCode": self.exit_code,
         }
 

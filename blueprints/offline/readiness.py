@@ -638,6 +638,7 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
         readiness_registry,
         readiness_resources,
         readiness_serving,
+        readiness_start_memory,
         readiness_support,
         readiness_tokens,
     )
@@ -654,6 +655,7 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
         readiness_alerts,
         readiness_support,
         readiness_serving,
+        readiness_start_memory,
         readiness_registry,
         readiness_tokens,
     )

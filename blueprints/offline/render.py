@@ -100,6 +100,7 @@ def render_text(plan: Plan) -> str:
     out += _cost_lines(data["cost"], bullet="  ")
     out += _secret_output_lines(data.get("outputs") or {})
     out += _readiness_lines(data["readiness"])
+    out += _cold_start_lines(data.get("coldStart") or [])
     out += _conformance_lines(data["aiConformance"])
     out += _finding_lines(data["findings"], data["policyPacks"])
     return "\n".join(out) + "\n"
@@ -127,6 +128,32 @@ def _readiness_lines(findings: list) -> list[str]:
             f"      fix: {f['fix']}",
         ]
     return lines
+
+
+def _cold_start_title(model: dict) -> str:
+    minutes = model["totalSeconds"] / 60
+    return f"Cold start of {model['model']} from zero replicas: about {minutes:.0f} minutes ({model['totalSeconds']} s)"
+
+
+def _cold_start_lines(models: list) -> list[str]:
+    lines = []
+    for model in models:
+        lines += ["", _cold_start_title(model) + ":"]
+        for s in model["steps"]:
+            lines.append(f"  - {s['step']}: {s['seconds']} s{' (estimate)' if s['estimate'] else ''}: {s['basis']}")
+        lines.append(f"  Clients: {model['clients']}")
+    return lines
+
+
+def _cold_start_markdown(models: list) -> list[str]:
+    out = []
+    for model in models:
+        out += ["", f"**{_cold_start_title(model)}**", "", "| step | seconds | basis | source |", "|---|---:|---|---|"]
+        for s in model["steps"]:
+            seconds = f"{s['seconds']} (estimate)" if s["estimate"] else str(s["seconds"])
+            out.append(f"| {s['step']} | {seconds} | {_cell(s['basis'])} | {_cell(s['source'])} |")
+        out += ["", f"Clients: {model['clients']}"]
+    return out
 
 
 def _conformance_title(c: dict) -> str:
@@ -255,6 +282,7 @@ def render_markdown(plan: Plan) -> str:
     out += [f"| `{t}` | {n} |" for t, n in data["counts"]["byType"].items()]
     out += ["", "</details>"]
     out += _readiness_markdown(data["readiness"])
+    out += _cold_start_markdown(data.get("coldStart") or [])
     out += _conformance_markdown(data["aiConformance"])
     out += _finding_markdown(data["findings"], data["policyPacks"])
     return "\n".join(out) + "\n"

@@ -41,6 +41,7 @@ Sources (read 2026-11-24):
   which engine_args sets to the name the queries read.
 """
 
+import json
 from dataclasses import dataclass, field, replace
 from typing import Mapping, Optional, Sequence
 
@@ -126,6 +127,11 @@ class ModelServingArgs(Args):
     bucket: Optional[pulumi.Input[str]] = None
     """The stack's bucket the weights are streamed from (s3://<bucket>/<prefix>, Run:ai Model Streamer); the
     cluster component sets it, since it creates the bucket."""
+    streamer_buffer_bytes: Optional[int] = None
+    """Bytes of host memory the Run:ai Model Streamer buffers weights in while streaming them (vLLM
+    --model-loader-extra-config memory_limit; 0: the largest tensor only). None leaves the streamer's default, 40 GB
+    (runai-model-streamer 0.15 RUNAI_STREAMER_MEMORY_LIMIT), which a container limited to less is OOM-killed by while
+    loading; the cluster sets what the memory limit leaves beside the engine."""
     volume: Optional[WeightsVolume] = None
     """The weights as a read-only CSI volume instead of streaming them (ACK's OSS driver); set by the cluster."""
     service_account_annotations: Optional[Mapping[str, pulumi.Input[str]]] = field(default_factory=dict)
@@ -140,6 +146,9 @@ class ModelServingArgs(Args):
     def engine_args(self) -> list[str]:
         quantized = self.dtype in ("fp8", "int8", "int4")
         loader = [] if self.volume is not None else ["--load-format", "runai_streamer"]
+        if loader and self.streamer_buffer_bytes is not None:
+            # vLLM 0.12 runai_streamer_loader.py: an int memory_limit becomes RUNAI_STREAMER_MEMORY_LIMIT.
+            loader += ["--model-loader-extra-config", json.dumps({"memory_limit": self.streamer_buffer_bytes})]
         return [
             "--model",
             "$(WEIGHTS_URI)",
