@@ -614,8 +614,10 @@ def receiver_name_problem(name: object) -> Optional[str]:
     check refuses two receivers of one name ("notification config name ... is not unique")."""
     if not isinstance(name, str):
         return f"{name!r} is not a name: quote it (YAML reads null, ~, numbers and booleans as values)"
-    if not name.strip():
+    if not name:
         return "a receiver needs a name: Alertmanager refuses an empty one"
+    if not name.strip():
+        return f"{name!r} is blank: give the receiver a name people can read in Alertmanager"
     if name == DROP_RECEIVER:
         return f"{name!r} is the receiver the stack routes the Watchdog alert to: Alertmanager refuses a second one"
     return None

@@ -271,7 +271,7 @@ def test_plan_lists_the_credential_outputs():
         (None, "None is not a name: quote it"),  # `null:` and `~:` are YAML's null
         (1, "1 is not a name: quote it"),
         ("", "Alertmanager refuses an empty one"),
-        ("  ", "Alertmanager refuses an empty one"),
+        ("  ", "is blank"),
         ("null", "the receiver the stack routes the Watchdog alert to"),
     ],
 )

@@ -99,7 +99,8 @@ class SmtpSettings(Args):
     password: Optional[pulumi.Input[str]] = None
     """SMTP password (secret); None: none."""
     require_tls: Optional[bool] = True
-    """Refuse to send without STARTTLS; on by default."""
+    """Refuse to send without STARTTLS; on by default. On port 465 Alertmanager 0.34 dials TLS at once and skips
+    STARTTLS (prometheus/alertmanager v0.34.0 notify/email/email.go, useImplicitTLS)."""
     password_secret: Optional[str] = None
     """A Kubernetes Secret in the monitoring namespace whose key `password` is the SMTP password, mounted into
     Alertmanager and read when it sends (instead of `password`); None: none."""
