@@ -83,8 +83,9 @@ def _release_findings(r: Registration, secrets: set[tuple[str, str]]) -> list[Fi
                     "alert-secret",
                     WARNING,
                     r.name,
-                    f"Alertmanager mounts the Secret {secret!r} (its SMTP password), which the stack does not "
-                    f"create: its pods wait until it exists in namespace {namespace}",
+                    f"Alertmanager mounts the Secret {secret!r} (a file its configuration reads, such as the SMTP "
+                    f"password), which the stack does not create: its pods wait until it exists in namespace "
+                    f"{namespace}, and until then no alert is sent",
                     f"kubectl -n {namespace} create secret generic {secret} --from-literal=password=... (the "
                     "relay's SMTP password; for DirectMail, the sender address's SMTP password)",
                 )
