@@ -95,12 +95,10 @@ def gpu_group_args(plan: ResolvedPlan, group: ResolvedNodeGroup) -> GpuGroupArgs
     )
 
 
-DEFAULT_RECEIVER = "budget-contacts"
-
-
 def alert_routing(spec: ClusterSpec) -> tuple[list[AlertReceiver], Optional[SmtpSettings]]:
-    """The spec's alert receivers, or one e-mailing the budget contacts; URLs and the SMTP password come from
-    secret stack config (`pulumi config set --secret`), so they stay Pulumi secrets end to end."""
+    """The stack's alert receivers (the spec's, or its default: ClusterSpec.alert_receivers); URLs and the SMTP
+    password come from secret stack config (`pulumi config set --secret`), so they stay Pulumi secrets end to end,
+    or the password from a Kubernetes Secret Alertmanager mounts."""
     alerts = spec.kubernetes.monitoring.alerts
 
     def secret(key: Optional[str], field: str) -> Optional[pulumi.Output[str]]:
@@ -125,10 +123,8 @@ def alert_routing(spec: ClusterSpec) -> tuple[list[AlertReceiver], Optional[Smtp
             webhook_url=secret(r.webhook_url_config, f"{where}.receivers.{name}.webhookUrlConfig"),
             sns=r.sns_topic is not None,
         )
-        for name, r in alerts.receivers.items()
+        for name, r in spec.alert_receivers.items()
     ]
-    if not receivers and spec.budget.contacts:
-        receivers = [AlertReceiver(DEFAULT_RECEIVER, emails=tuple(spec.budget.contacts))]
     smtp = alerts.smtp
     return receivers, SmtpSettings(
         smtp.smarthost,
@@ -136,15 +132,17 @@ def alert_routing(spec: ClusterSpec) -> tuple[list[AlertReceiver], Optional[Smtp
         smtp.username,
         secret(smtp.password_config, f"{where}.smtp.passwordConfig"),
         smtp.require_tls,
+        password_secret=smtp.password_secret,
     ) if smtp else None
 
 
 def alert_topic(spec: ClusterSpec) -> Optional[AlertTopicArgs]:
-    """AWS: the SNS topic a receiver with `sns` publishes to, where Alertmanager is installed to publish."""
+    """AWS: the SNS topic a receiver with `sns` publishes to (the default receiver's included), where Alertmanager
+    is installed to publish."""
     kubernetes = spec.kubernetes
     if not (kubernetes.enabled and kubernetes.monitoring.enabled):
         return None
-    topics = [r.sns_topic for r in kubernetes.monitoring.alerts.receivers.values() if r.sns_topic]
+    topics = [r.sns_topic for r in spec.alert_receivers.values() if r.sns_topic]
     if not topics:
         return None
     subscribe = any(t.subscribe_budget_contacts for t in topics)

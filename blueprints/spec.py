@@ -516,7 +516,22 @@ class SmtpSpec(SpecModel):
         description="Name of a stack config value holding the SMTP password, set with "
         "`pulumi config set --secret NAME` (kept as a Pulumi secret, never in the spec).",
     )
+    password_secret: Optional[str] = Field(
+        None,
+        pattern=r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$",
+        description="Name of a Kubernetes Secret in the monitoring namespace whose key `password` holds the SMTP "
+        "password; Alertmanager mounts it and reads the file when it sends (create it with kubectl; the password "
+        "never passes through the stack).",
+    )
     require_tls: bool = Field(True, description="Refuse to send without STARTTLS.")
+
+    @model_validator(mode="after")
+    def _one_password(self) -> "SmtpSpec":
+        # Alertmanager: "at most one of smtp_auth_password & smtp_auth_password_file must be configured"
+        # (prometheus/alertmanager config/config.go, v0.25.0 to v0.34.0).
+        if self.password_config and self.password_secret:
+            raise ValueError("set passwordConfig or passwordSecret, not both: Alertmanager takes one SMTP password")
+        return self
 
     @field_validator("sender")
     @classmethod
@@ -576,17 +591,59 @@ class AlertReceiverSpec(SpecModel):
                 raise ValueError(f"{address!r} is not an e-mail address")
         return v
 
+    @model_validator(mode="after")
+    def _delivers(self) -> "AlertReceiverSpec":
+        # A receiver with no *_configs is valid to Alertmanager and drops every alert routed to it.
+        if not (self.email or self.slack_url_config or self.webhook_url_config or self.sns_topic):
+            raise ValueError(
+                "a receiver with no destination drops every alert: set email, slackUrlConfig, webhookUrlConfig or sns"
+            )
+        return self
+
+
+# The receiver the stack routes the always-firing Watchdog to (and kube-prometheus-stack's default receiver):
+# components/kubernetes/monitoring.py adds it, so a receiver of the spec may not take its name.
+DROP_RECEIVER = "null"
+# The receiver that reaches budget.contacts when the spec names none (ClusterSpec.alert_receivers).
+DEFAULT_RECEIVER = "budget-contacts"
+
+
+def receiver_name_problem(name: object) -> Optional[str]:
+    """Why Alertmanager would refuse a receiver of this name beside ours, or None. Alertmanager (config/config.go,
+    v0.25.0 to v0.34.0): Receiver.UnmarshalYAML refuses an empty name ("missing name in receiver"), Config's
+    check refuses two receivers of one name ("notification config name ... is not unique")."""
+    if not isinstance(name, str):
+        return f"{name!r} is not a name: quote it (YAML reads null, ~, numbers and booleans as values)"
+    if not name:
+        return "a receiver needs a name: Alertmanager refuses an empty one"
+    if not name.strip():
+        return f"{name!r} is blank: give the receiver a name people can read in Alertmanager"
+    if name == DROP_RECEIVER:
+        return f"{name!r} is the receiver the stack routes the Watchdog alert to: Alertmanager refuses a second one"
+    return None
+
 
 class AlertsSpec(SpecModel):
-    """Alertmanager routing for the GPU alert rules. With no receivers, alerts go by e-mail to budget.contacts."""
+    """Alertmanager routing for the GPU alert rules. With no receivers, alerts go to budget.contacts: on AWS through
+    the stack's SNS topic, elsewhere by e-mail through `smtp` (README: where alerts go)."""
 
     receivers: dict[str, AlertReceiverSpec] = Field(
         default_factory=dict,
-        description="Receiver name -> where it sends; every alert goes to each receiver. "
-        "Empty: one receiver e-mailing budget.contacts.",
+        description="Receiver name -> where it sends; every alert goes to each receiver. Names are non-empty and "
+        "not 'null'. Empty: budget.contacts, through the SNS topic on AWS, else by e-mail when smtp is set.",
     )
     smtp: Optional[SmtpSpec] = Field(None, description="The SMTP relay e-mail receivers send through.")
     repeat_interval_hours: int = Field(4, ge=1, le=168, description="Hours before a firing alert is sent again.")
+
+    @field_validator("receivers", mode="before")
+    @classmethod
+    def _names(cls, v: Any) -> Any:
+        if isinstance(v, dict):
+            for name in v:
+                problem = receiver_name_problem(name)
+                if problem:
+                    raise ValueError(problem)
+        return v
 
     @field_validator("receivers")
     @classmethod
@@ -806,6 +863,20 @@ class ClusterSpec(SpecModel):
         for problem in serving_problems(self)[:1]:
             raise ValueError(problem)
         return self
+
+    @property
+    def alert_receivers(self) -> dict[str, AlertReceiverSpec]:
+        """Where alerts go: the spec's receivers; without any, budget.contacts through the cloud's alert topic (SNS
+        on AWS: no credential needed, each address confirms its subscription) or, with an SMTP relay, by e-mail.
+        Empty when nothing can deliver (no contacts, or no topic and no relay): the readiness check blocks."""
+        alerts = self.kubernetes.monitoring.alerts
+        if alerts.receivers or not self.budget.contacts:
+            return dict(alerts.receivers)
+        if profile(self.cloud).alert_topic:
+            return {DEFAULT_RECEIVER: AlertReceiverSpec(sns=SnsReceiverSpec(subscribe_budget_contacts=True))}
+        if alerts.smtp:
+            return {DEFAULT_RECEIVER: AlertReceiverSpec(email=list(self.budget.contacts))}
+        return {}
 
     @property
     def project_tags(self) -> dict[str, str]:

@@ -85,6 +85,16 @@ def test_a_mirror_rewrites_every_chart_and_image_keeping_each_path(stack, plan_v
 def test_a_mirror_in_another_regions_vpc_is_recorded_unreachable(plan_variant):
     plan = plan_variant("startup-t4-aliyun", set_mirror("example-registry-vpc.cn-beijing.cr.aliyuncs.com/gpu"))
     assert registry_findings(plan) and all("unreachable from cn-hangzhou" in f.message for f in registry_findings(plan))
+    # Issue #35 (f): nothing pulls from an unreachable registry, so its workloads never start: blocking.
+    assert {f.level for f in registry_findings(plan)} == {"blocking"} and plan.exit_code == 1
+
+
+def test_an_unreliable_registry_stays_a_warning(plan_variant):
+    def no_mirror(cluster):
+        cluster["kubernetes"].pop("registry")
+
+    findings = registry_findings(plan_variant("startup-t4-aliyun", no_mirror))
+    assert findings and {f.level for f in findings} == {"warning"}
 
 
 def test_outside_the_mainland_upstream_registries_are_not_judged():

@@ -322,7 +322,8 @@ def test_scale_to_zero_that_nothing_wakes_is_reported(plan_variant, drop, fragme
         return not (drop == "monitor" and type_.endswith(":PodMonitor") and inputs["metadata"]["name"].endswith("-epp"))
 
     [found] = readiness_serving.check(_mutated(change, _at_zero(plan_variant)))
-    assert found.check == "serving-wake" and found.level == "warning" and fragment in found.message and found.fix
+    # Issue #35 (f): a model nothing wakes never serves again once at zero: blocking.
+    assert found.check == "serving-wake" and found.level == "blocking" and fragment in found.message and found.fix
 
 
 def test_a_gap_makes_the_plan_exit_1(tmp_path):

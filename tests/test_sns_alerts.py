@@ -115,7 +115,7 @@ def test_an_sns_receiver_counts_as_a_receiver_and_needs_no_smtp(tmp_path):
     plan = plan_with(tmp_path, BASE, change)
     assert alert_findings(plan) == set()
     assert not [r for r in plan.registrations if r.type == SUBSCRIPTION]
-    # the same stack without the receiver warns (tests/test_alert_routing.py)
+    # the same stack without the receiver or contacts blocks (tests/test_alert_routing.py)
 
 
 def test_budget_contacts_are_subscribed_by_e_mail_only_when_asked(sns_plan):
@@ -123,7 +123,7 @@ def test_budget_contacts_are_subscribed_by_e_mail_only_when_asked(sns_plan):
         r.inputs for r in sns_plan.registrations if r.type == "aws:sns/topicSubscription:TopicSubscription"
     ]
     assert [(s["protocol"], s["endpoint"]) for s in subscriptions] == [("email", "platform-team@example.com")]
-    assert alert_findings(sns_plan) == set()
+    assert alert_findings(sns_plan) == {"alert-subscriptions"}  # each address must confirm: the plan says so
 
 
 # --------------------------------------------------------------------------- the topic
@@ -178,8 +178,16 @@ def test_the_topic_arn_has_sns_s_form(sns_plan):
     assert re.fullmatch(r"arn:aws:sns:us-east-1:123456789012:[A-Za-z0-9_-]{1,256}", topic_arn(sns_plan))
 
 
-def test_without_an_sns_receiver_there_is_no_topic_or_role():
-    plan = shipped_plan(BASE)
+def test_without_an_sns_receiver_there_is_no_topic_or_role(tmp_path):
+    """Receivers of the spec replace the default (which publishes to the topic): none publishing, no topic."""
+    plan = plan_with(
+        tmp_path,
+        BASE,
+        alerts_spec(
+            receivers={"mail": {"email": ["oncall@example.com"]}},
+            smtp={"smarthost": "smtp.example.com:587", "sender": "alerts@example.com"},
+        ),
+    )
     assert not [r for r in plan.registrations if r.type in (TOPIC, TOPIC_POLICY)]
     assert "alert_topic_arn" not in plan.outputs
     assert "serviceAccount" not in helm(plan, CHART)["values"]["alertmanager"]

@@ -128,9 +128,11 @@ def _finding(owner: str, hosts: Mapping[str, Any], region: str) -> Finding:
     statuses = "/".join(sorted({row.status for row in hosts.values()}))
     uncertain = sorted(h for h, row in hosts.items() if row.certainty == "uncertain")
     note = f" (no source names {', '.join(uncertain)} itself: uncertain)" if uncertain else ""
+    # A registry recorded unreachable from the region is never pulled from: the workload cannot start (blocking);
+    # an unreliable one may stall the install (a warning).
     return Finding(
         "registry-reach",
-        WARNING,
+        BLOCKING if any(row.status == "unreachable" for row in hosts.values()) else WARNING,
         owner,
         f"pulls from {', '.join(sorted(hosts))}, which catalog/registries.yaml records as {statuses} from {region}"
         f"{note}: the install can stall on the pull",

@@ -332,7 +332,7 @@ def _wake_from_zero(name: str, spec: dict, queries: list[str], regs: Sequence[Re
         return [
             Finding(
                 "serving-wake",
-                WARNING,
+                BLOCKING,
                 name,
                 f"{name} scales to zero and no trigger reads the requests its endpoint picker refuses: at zero "
                 "replicas its own metrics have no series, so requests fail until a replica is started by hand",
@@ -348,7 +348,7 @@ def _wake_from_zero(name: str, spec: dict, queries: list[str], regs: Sequence[Re
     return [
         Finding(
             "serving-wake",
-            WARNING,
+            BLOCKING,
             name,
             f"{name}'s wake trigger reads its endpoint picker's metrics, which no PodMonitor scrapes "
             f"({job[0] if job else 'no job in its query'}): at zero replicas nothing wakes it",

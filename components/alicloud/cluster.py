@@ -171,10 +171,19 @@ class GpuCluster(GpuClusterBase):
                 log_project=self._logs.project_name,
                 log_store=self._logs.flow_log_store,
                 pod_vswitches=True,
+                egress_tcp_ports=self._smtp_ports(),
                 tags=self._tags,
             ),
             opts=self._child,
         )
+
+    def _smtp_ports(self) -> list[int]:
+        """The SMTP relay's port, which Alertmanager (on the nodes) must reach to send e-mail alerts."""
+        platform = self._args.platform
+        monitoring = platform.monitoring if platform is not None else None
+        if monitoring is None or monitoring.smtp is None:
+            return []
+        return [int(monitoring.smtp.smarthost.rsplit(":", 1)[1])]
 
     def _vswitch_in(self, group: Optional[str]) -> pulumi.Output[str]:
         """The vSwitch in a pool's zone (None: the cluster's zone)."""

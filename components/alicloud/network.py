@@ -27,6 +27,9 @@ class NetworkArgs(Args):
     default."""
     pod_cidr: Optional[str] = None
     """Flannel's pod CIDR, allowed in and out of the nodes' group; None (default, or Terway) adds no such rules."""
+    egress_tcp_ports: Optional[Sequence[int]] = ()
+    """TCP ports besides 443 the nodes may reach anywhere through NAT (the SMTP relay's port for e-mail alerts: an
+    enterprise group drops everything else); none by default."""
     tags: Optional[Mapping[str, str]] = field(default_factory=dict)
     """Tags on every resource; none by default."""
 
@@ -168,11 +171,17 @@ class GpuNetwork(Component):
 
 
 def _node_rules(args: "NetworkArgs") -> list[tuple[str, str, str, str, str]]:
-    """Egress to the VPC, Alibaba's service range and HTTPS; with Flannel, the pod CIDR both ways."""
+    """Egress to the VPC, Alibaba's service range, HTTPS and any other port asked for; with Flannel, the pod CIDR
+    both ways."""
     rules = [
         ("egress-vpc", "all", "-1/-1", args.cidr, "to nodes, the API server (6443) and mount targets in the VPC"),
         ("egress-cloud-services", "all", "-1/-1", CLOUD_SERVICES_CIDR, "to Alibaba Cloud DNS, OSS, ACR"),
         ("egress-https", "tcp", "443/443", "0.0.0.0/0", "HTTPS through NAT: public registries, charts"),
+    ]
+    rules += [
+        (f"egress-tcp-{port}", "tcp", f"{port}/{port}", "0.0.0.0/0", f"TCP {port} through NAT (the SMTP relay)")
+        for port in sorted(set(args.egress_tcp_ports or ()))
+        if port != 443
     ]
     if args.pod_cidr:
         rules += [

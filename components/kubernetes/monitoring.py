@@ -99,7 +99,11 @@ class SmtpSettings(Args):
     password: Optional[pulumi.Input[str]] = None
     """SMTP password (secret); None: none."""
     require_tls: Optional[bool] = True
-    """Refuse to send without STARTTLS; on by default."""
+    """Refuse to send without STARTTLS; on by default. On port 465 Alertmanager 0.34 dials TLS at once and skips
+    STARTTLS (prometheus/alertmanager v0.34.0 notify/email/email.go, useImplicitTLS)."""
+    password_secret: Optional[str] = None
+    """A Kubernetes Secret in the monitoring namespace whose key `password` is the SMTP password, mounted into
+    Alertmanager and read when it sends (instead of `password`); None: none."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,12 @@ class MonitoringArgs(Args):
     """The SNS topic receivers with `sns` publish to (set by the cluster, which creates it); None: none."""
 
 
+# prometheus-operator mounts each Secret of alertmanagerSpec.secrets at /etc/alertmanager/secrets/<name>
+# (prometheus-operator v0.93.0 pkg/alertmanager/statefulset.go, secretsDir; kube-prometheus-stack 88.5.3 passes
+# alertmanager.alertmanagerSpec.secrets through, templates/alertmanager/alertmanager.yaml), and Alertmanager reads
+# smtp_auth_password_file when it sends (v0.25.0+, notify/email/email.go), so the file need not exist at load.
+ALERTMANAGER_SECRETS_DIR = "/etc/alertmanager/secrets"
+SMTP_PASSWORD_KEY = "password"
 # Alertmanager's ServiceAccount, named so a cloud role's trust policy can name it (the chart's default name
 # follows the release: kube-prometheus-stack templates/_helpers.tpl, alertmanager.serviceAccountName).
 ALERTMANAGER_SERVICE_ACCOUNT = "alertmanager"
@@ -165,6 +175,8 @@ def alertmanager_config(
             glob["smtp_auth_username"] = smtp.username
         if smtp.password is not None:
             glob["smtp_auth_password"] = smtp.password
+        if smtp.password_secret:
+            glob["smtp_auth_password_file"] = f"{ALERTMANAGER_SECRETS_DIR}/{smtp.password_secret}/{SMTP_PASSWORD_KEY}"
     out = [{"name": "null"}]
     for r in receivers:
         entry: dict[str, Any] = {"name": r.name}
@@ -214,6 +226,8 @@ def stack_values(args: MonitoringArgs, grafana_password: Optional[pulumi.Input[s
     alertmanager: dict[str, Any] = {"alertmanagerSpec": {"nodeSelector": system}}
     if args.receivers:
         alertmanager["config"] = alertmanager_config(args.receivers, args.smtp, args.repeat_interval_hours, args.sns)
+        if args.smtp is not None and args.smtp.password_secret:
+            alertmanager["alertmanagerSpec"]["secrets"] = [args.smtp.password_secret]
     if args.sns is not None and args.sns.service_account_annotations:
         # alertmanager.serviceAccount in the chart's values.yaml (kube-prometheus-stack 88.5.3).
         alertmanager["serviceAccount"] = {
