@@ -35,7 +35,7 @@ def test_erdma_only_where_the_shape_supports_it():
         for a in resources(enterprise, "alicloud:cs/kubernetesAddon:KubernetesAddon")
         if a["name"] == "ack-erdma-controller"
     ]
-    assert json.loads(addon["config"]) == {"preferDriver": "ofed"}
+    assert json.loads(addon["config"]) == {"agent": {"preferDriver": "ofed"}}
     # ACK installs and authorizes its add-on: the stack adds no RAM role with ENI permissions for it.
     assert not [r for r in resources(enterprise, "alicloud:ram/policy:Policy") if "ecs:" in r["policyDocument"]]
     research = shipped_plan("research-a100-aliyun")
