@@ -147,10 +147,12 @@ def test_data_bucket_access_is_logged_to_its_own_log_bucket(stack):
 
 
 @pytest.mark.parametrize("stack", ALI_STACKS)
-def test_security_center_switch_is_the_providers_string(stack):
-    # pulumi-alicloud 4.0.0 types threat_analysis_switch1 as a string "0"/"1"; a boolean is not a valid value.
+def test_security_center_switches_are_the_providers_ints(stack):
+    # pulumi-alicloud 4.0.0 types the pay-as-you-go module switches (InstancePostPayModuleSwitchObjArgs) as ints 0/1;
+    # a boolean or a string is not a valid value. Which modules: tests/test_threat_detection_alicloud.py.
     for instance in resources(shipped_plan(stack), "alicloud:threatdetection/instance:Instance"):
-        assert instance["threatAnalysisSwitch1"] == "1"
+        switches = instance["postPayModuleSwitchObj"]
+        assert switches and all(type(v) is int and v == 1 for v in switches.values())
 
 
 @pytest.mark.parametrize("stack", ALI_STACKS)
