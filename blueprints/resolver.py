@@ -10,7 +10,7 @@ from catalog import Catalog, Shape, load_catalog
 from catalog.addons import AddonVersions, addon_versions
 from catalog.clouds import profile
 from catalog.fabric import default_image, published_busbw_gbps
-from catalog.file_systems import cpfs_scale_out_step_gib, cpfs_source
+from catalog.file_systems import cpfs_scale_out_step_gib, cpfs_source, customer_key_types, encryption_source
 from catalog.gpu_models import acceptance_expectation
 from catalog.kubernetes_versions import VersionSupport, support, supported_versions
 from catalog.prices import Quote, hourly_price, overridden_price, quote
@@ -444,12 +444,19 @@ def _kubernetes_support(spec: ClusterSpec, today: Optional[dt.date]) -> tuple[Ve
 
 
 def _cpfs_step_notes(spec: ClusterSpec) -> list[str]:
-    """CPFS grows only in the region's scale-out step (2400 GiB in Ulanqab, 1200 elsewhere): say which."""
+    """CPFS grows only in the region's scale-out step (2400 GiB in Ulanqab, 1200 elsewhere): say which; and say
+    that it cannot be encrypted with the stack's key."""
     fs = spec.storage.parallel_fs
     if fs.type != "cpfs":  # offered on Alibaba Cloud only (the spec checks)
         return []
     step = cpfs_scale_out_step_gib(spec.region)
-    return [f"storage: CPFS in {spec.region} scales out in steps of {step} GiB and never shrinks ({cpfs_source()})"]
+    return [
+        f"storage: CPFS in {spec.region} scales out in steps of {step} GiB and never shrinks ({cpfs_source()})",
+        # Said once here, and judged by the packs' NAS encryption rule.
+        "storage: CPFS is not encrypted with the stack's KMS key: CreateFileSystem takes a customer key only for "
+        f"{', '.join(customer_key_types())} file systems ({encryption_source()}), and no encryption setting for "
+        "CPFS; keep regulated data in the SSE-KMS bucket (CPFS as its cache) or use parallelFs.type: nas",
+    ]
 
 
 def _fabric_notes(spec: ClusterSpec, groups: list[ResolvedNodeGroup]) -> list[str]:

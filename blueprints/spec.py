@@ -401,9 +401,10 @@ class AccountServicesSpec(SpecModel):
 
     threat_detection: Literal["create", "existing"] = Field(
         "create",
-        description="create: the stack declares GuardDuty (with EKS runtime monitoring) or Security Center; "
+        description="create: the stack declares GuardDuty (with EKS runtime monitoring) or Security Center, "
+        "or adopts the account's detector or instance that `pulumi up` finds (one per account); "
         "existing: the account already runs it (another stack, or the organisation), the stack "
-        "declares none and the threat-detection rule is told so.",
+        "declares none without looking and the threat-detection rule is told so.",
     )
     audit_trail: Literal["create", "existing"] = Field(
         "create",

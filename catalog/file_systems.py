@@ -1,4 +1,4 @@
-"""Regional file-system facts (file_systems.yaml): the CPFS scale-out step per region."""
+"""File-system facts (file_systems.yaml): the CPFS scale-out step per region, and which types take a customer key."""
 
 from __future__ import annotations
 
@@ -24,3 +24,13 @@ def cpfs_scale_out_step_gib(region: str) -> int:
 def cpfs_source() -> str:
     facts = _facts()
     return f"{facts['sources'][facts['cpfs']['source']]} (read {facts['cpfs']['as_of']})"
+
+
+def customer_key_types() -> tuple[str, ...]:
+    """NAS file system types (`fileSystemType`) that CreateFileSystem encrypts with a customer KMS key."""
+    return tuple(_facts()["encryption"]["customer_key_types"])
+
+
+def encryption_source() -> str:
+    facts = _facts()
+    return f"{facts['sources'][facts['encryption']['source']]} (read {facts['encryption']['as_of']})"

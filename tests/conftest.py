@@ -48,6 +48,25 @@ def with_system_price(cluster: dict[str, Any]) -> dict[str, Any]:
     return cluster
 
 
+# CPFS takes no customer key at CreateFileSystem (#35 item 7, tests/test_nas_encryption.py): a stack with CPFS carries
+# this rule's mandatory finding under its packs, whatever else it does.
+CPFS_ENCRYPTION_RULE = "alicloud-nas-file-system-encrypted-with-cmk"
+
+
+def uses_cpfs(stack: str) -> bool:
+    return shipped_plan(stack).resolved.spec.storage.parallel_fs.type == "cpfs"
+
+
+def fails_besides_cpfs(plan: Plan) -> list[str]:
+    """What would make the plan exit 1 other than CPFS's encryption finding: mandatory policies, blocking checks."""
+    mandatory = [
+        f["policy"]
+        for f in plan.findings
+        if f.get("enforcementLevel") == "mandatory" and f["policy"] != CPFS_ENCRYPTION_RULE
+    ]
+    return mandatory + [f.check for f in plan.readiness_blocking()]
+
+
 def shipped_cluster(stack: str) -> dict[str, Any]:
     config = yaml.safe_load((STACKS_DIR / f"Pulumi.{stack}.yaml").read_text())["config"]
     return copy.deepcopy(config[FULL_CONFIG_KEY])

@@ -3,6 +3,7 @@ namespace deletion is data loss that needs the acknowledgement."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -11,18 +12,22 @@ from blueprints.offline import diff as diff_module
 from blueprints.offline.diff import check_exit_code, diff_plans
 from blueprints.offline.diff_render import render_diff_text
 from blueprints.offline.plan import make_plan
-from conftest import resources, shipped_cluster, shipped_plan, with_system_price, write_stack
+from conftest import CPFS_ENCRYPTION_RULE, resources, shipped_cluster, shipped_plan, with_system_price, write_stack
 
 
 def _plan(tmp_path: Path, stack: str, change) -> dict:
-    """The stack under its own name (so URNs line up across two commits) with a change, its system nodes priced so
-    the diff's verdict is about the change alone."""
+    """The stack under its own name (so URNs line up across two commits) with a change, its system nodes priced and
+    CPFS's encryption finding lowered to advisory (as a `--policy-pack-config` does) so the diff's verdict is about
+    the change alone."""
     cluster = with_system_price(shipped_cluster(stack))
     change(cluster)
     folder = tmp_path / str(len(list(tmp_path.iterdir())))
     folder.mkdir()
     write_stack(folder, stack, cluster)
-    return make_plan(stack, folder).to_json()
+    waivers = [folder / f"{pack}.json" for pack in ("baseline", "mlps")]  # the packs with the encryption rule
+    for waiver in waivers:
+        waiver.write_text(json.dumps({CPFS_ENCRYPTION_RULE: "advisory"}))
+    return make_plan(stack, folder, pack_config_paths=waivers).to_json()
 
 
 def _size(gib):

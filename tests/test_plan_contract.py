@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from blueprints.offline.render import render_json, render_markdown, render_text
-from conftest import SHIPPED, shipped_plan, unpriced_system_shape
+from conftest import CPFS_ENCRYPTION_RULE, SHIPPED, shipped_plan, unpriced_system_shape, uses_cpfs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -20,14 +20,19 @@ def test_every_shipped_stack_plans_clean(stack):
     data = json.loads(render_json(plan))
     assert not [r for r in data["readiness"] if r["level"] == "blocking"]
     findings = [f for f in data["findings"] if f["policy"] != "kubernetes-workload-image-digest"]
+    # CPFS takes no customer key (#35 item 7): a CPFS stack's file system is reported, mandatory, and nothing else.
+    cpfs = [f for f in findings if f["policy"] == CPFS_ENCRYPTION_RULE]
+    assert bool(cpfs) == uses_cpfs(stack) and all(f["enforcementLevel"] == "mandatory" for f in cpfs)
+    findings = [f for f in findings if f not in cpfs]
     unpriced = unpriced_system_shape(stack)
-    if unpriced:  # flagged, never $0: the one mandatory finding is the budget's, naming the shape to price
+    if unpriced or cpfs:
         assert plan.exit_code == 1 and data["exitCode"] == 1
+    if unpriced:  # flagged, never $0: the one mandatory finding is the budget's, naming the shape to price
         [budget] = findings
         assert budget["policy"] == "stack-expected-cost-within-budget" and budget["enforcementLevel"] == "mandatory"
         assert "expected cost is unknown" in budget["message"] and unpriced in budget["message"]
     else:
-        assert plan.exit_code == 0 and data["exitCode"] == 0
+        assert cpfs or plan.exit_code == 0 and data["exitCode"] == 0
         # Zero mandatory findings. The one advisory finding allowed: images pinned by tag, not digest (the catalog
         # pins tags; a digest has to be resolved from the registry at release time, docs/policies.md).
         assert findings == []

@@ -229,5 +229,7 @@ _INVOKES: dict[str, Callable[[OfflineMocks, dict], dict]] = {
     # The offline account is a new one: no GuardDuty detector (the data source fails, as it does in AWS) and no
     # Auto Scaling service-linked role, so the plan shows everything a stack may create there.
     "aws:guardduty/getDetector:getDetector": _no_detector,
+    # Nor a Security Center instance (the data source answers an empty list), so the plan shows the one it creates.
+    "alicloud:threatdetection/getInstances:getInstances": lambda m, a: {"id": "none", "ids": [], "instances": []},
     "aws:iam/getRoles:getRoles": lambda m, a: {"id": m.region, "arns": [], "names": []},
 }

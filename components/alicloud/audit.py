@@ -102,27 +102,57 @@ class AuditTrail(Component):
 
 @dataclass(frozen=True)
 class ThreatDetectionArgs(Args):
-    """Security Center takes no settings here: the pay-as-you-go edition with threat analysis."""
+    """Security Center takes no settings here: the pay-as-you-go edition with threat analysis and response."""
+
+
+# Pay-as-you-go modules switched on (ModifyPostPayModuleSwitch, which the provider calls after creating a PayAsYouGo
+# instance): the basic service, host and container security (intrusion detection on the nodes, MLPS 8.1.4.4) and
+# threat analysis and response (CTDR). No Subscription module quantities: `threat_analysis_switch1` needs
+# `threat_analysis_flow` as well ("After ThreatAnalysisSwitch1 is selected, it must be selected",
+# terraform-provider-alicloud v1.289.0 alicloud/resource_alicloud_threat_detection_instance.go line 257), a purchased
+# log-traffic quantity; the provider's own PayAsYouGo acceptance test switches these modules instead
+# (alicloud/resource_alicloud_threat_detection_instance_test.go lines 1036-1089: ctdr, post_host, basic_service).
+# Kept in tests/data/alicloud/threat-detection-instance.yaml.
+POST_PAY_MODULES = {"basic_service": 1, "post_host": 1, "ctdr": 1}
 
 
 class ThreatDetection(Component):
-    """Security Center (threat detection) for the account, pay-as-you-go."""
+    """Security Center (threat detection) for the account, pay-as-you-go.
+
+    An account has one Security Center instance. At `pulumi up` the account's instances are looked up
+    (`alicloud.threatdetection.get_instances`: BSS QueryAvailableInstances for product `sas`); where one exists it is
+    adopted: its id is the output and nothing is created or changed on it. Where none exists one is declared. The
+    provider never deletes an instance (its Delete only forgets it, v1.289.0), so a later `pulumi up` of the stack that
+    created it finds it and adopts it as well: the instance leaves the stack's state and stays in the account.
+    `accountServices.threatDetection: existing` declares none without looking (and tells the pack's rule)."""
 
     PACKAGE = ALICLOUD
     LEGACY_TYPE = "gpu-blueprints:alicloud:SecurityCenter"
     instance_id: pulumi.Output[str]
-    """The Security Center instance."""
+    """The Security Center instance (created, or the account's existing one)."""
 
     def __init__(self, name: str, args: ThreatDetectionArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
-        # threat_analysis_switch1 is a string "0"/"1" in the provider (pulumi-alicloud 4.0.0
-        # threatdetection/instance.py: `threat_analysis_switch1: pulumi.Input[Optional[str]]`).
+        existing = existing_instance(pulumi.InvokeOptions(parent=self))
+        self.adopted = existing is not None
+        if existing is not None:
+            self.instance = None
+            self.instance_id = pulumi.Output.from_input(existing)
+            self.register_outputs({"instance_id": self.instance_id})
+            return
         self.instance = alicloud.threatdetection.Instance(
             name,
             payment_type="PayAsYouGo",
             post_paid_flag=1,
-            threat_analysis_switch1="1",
+            post_pay_module_switch_obj=POST_PAY_MODULES,
             opts=pulumi.ResourceOptions(parent=self),
         )
         self.instance_id = self.instance.id
         self.register_outputs({"instance_id": self.instance_id})
+
+
+def existing_instance(opts: pulumi.InvokeOptions) -> Optional[str]:
+    """The id of the account's Security Center instance, or None when it has none (the data source answers an empty
+    list: terraform-provider-alicloud alicloud/data_source_alicloud_threat_detection_instances.go)."""
+    found = alicloud.threatdetection.get_instances(opts=opts)
+    return found.ids[0] if found.ids else None

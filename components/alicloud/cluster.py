@@ -417,11 +417,13 @@ class GpuCluster(GpuClusterBase):
             # The eRDMA controller is an ACK add-on: ACK installs and authorizes it, so the stack grants it no
             # RAM role of its own. "ofed" is the driver mode for GPU instances running NCCL
             # (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/use-erdma-in-ack-clusters).
+            # The config is the chart's values: the agent reads `agent.preferDriver` (AliyunContainerService/
+            # alibabacloud-erdma-controller v0.2.11 deploy/helm/templates/daemonset.yaml); a top-level key is ignored.
             alicloud.cs.KubernetesAddon(
                 f"{name}-erdma-controller",
                 cluster_id=ack.id,
                 name="ack-erdma-controller",
-                config=json.dumps({"preferDriver": "ofed"}),
+                config=json.dumps({"agent": {"preferDriver": "ofed"}}),
                 opts=pulumi.ResourceOptions(parent=self, depends_on=self._pools),
             )
         # Injects the RRSA token and STS variables into pods whose ServiceAccount names a role.
