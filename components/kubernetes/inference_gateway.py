@@ -71,8 +71,10 @@ INFERENCE_POOL_CRD = CRDS / "inference.networking.k8s.io_inferencepools.yaml"
 INFERENCE_OBJECTIVE_CRD = CRDS / "inference.networking.x-k8s.io_inferenceobjectives.yaml"
 EPP_IMAGE = "registry.k8s.io/gateway-api-inference-extension/epp:v1.0.2"
 EPP_PORT, EPP_HEALTH_PORT, EPP_METRICS_PORT = 9002, 9003, 9090
-# The EPP's metric flags for the served vLLM (module docstring): only the KV-cache gauge differs from the defaults.
-VLLM_METRICS = ("--kv-cache-usage-percentage-metric", "vllm:kv_cache_usage_perc")
+# vLLM v0.12.0's KV-cache gauge (1 = 100%), and the EPP's metric flags for it (module docstring): only the KV-cache
+# gauge differs from the EPP's defaults. serving.py scales on the same gauge.
+VLLM_KV_CACHE_GAUGE = "vllm:kv_cache_usage_perc"
+VLLM_METRICS = ("--kv-cache-usage-percentage-metric", VLLM_KV_CACHE_GAUGE)
 GATEWAY_NAME = "inference"
 OWNING_GATEWAY = "gateway.envoyproxy.io/owning-gateway-name"
 TLS_VERSIONS = ("1.3", "1.2")
