@@ -81,10 +81,16 @@ class Controller(_Row):
     image: Optional[str] = None  # the container repository of a Deployment the platform declares
     version: str
     source: Source
+    code: Optional[Source] = None  # where the watches were read, when not in the chart's repository
     chart_crds: Optional[ChartCrds] = None
     watches_read: Literal["complete", "partial", "none"]
     watches: list[Kind] = Field(default_factory=list)
     watches_from_values: list[ValuesWatch] = Field(default_factory=list)
+
+    @property
+    def read_from(self) -> Source:
+        """Where its watches were read."""
+        return self.code or self.source
 
     def values_kinds(self, values: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:
         """(group, version, kind, file) of each entry the release's values list under watches_from_values."""

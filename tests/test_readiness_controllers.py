@@ -153,6 +153,21 @@ def test_every_pinned_chart_and_the_endpoint_picker_have_a_row_at_their_pin():
     for row in controllers().values():
         assert row.source.repo and row.source.tag and row.source.commit and row.source.file
         assert all(k.file for k in row.watches)
+        # A kind said to come with the chart is of a group the chart installs.
+        assert all(row.chart_crds and k.group in row.chart_crds.groups for k in row.watches if k.origin == "chart")
+
+
+def test_a_chart_whose_own_crds_are_switched_off_leaves_its_controller_without_its_kinds():
+    """KEDA's operator watches its six kinds, which its chart installs unless crds.install is false."""
+    regs = list(shipped_plan(STACK).registrations)
+    [keda] = [r for r in regs if r.type == readiness.HELM_RELEASE and r.inputs["name"] == "keda"]
+    inputs = copy.deepcopy(keda.inputs)
+    inputs["values"]["crds"] = {"install": False}
+    findings = readiness_controllers.check([with_inputs(keda, inputs) if r is keda else r for r in regs])
+    assert {(f.check, f.level, f.resource) for f in findings} == {
+        ("controller-kind-missing", "blocking", "startup-serving-keda")
+    }
+    assert len(findings) == 6
 
 
 def test_the_endpoint_picker_scores_kv_cache_on_the_gauge_vllm_0_12_serves():

@@ -169,7 +169,7 @@ def check(regs: Iterable[Registration]) -> list[Finding]:
 def _kind_gap(
     regs: Sequence[Registration], reg: Registration, what: str, row: Controller, kind: Kind, before: set[str]
 ) -> list[Finding]:
-    source = f"{row.source.repo}@{row.source.tag} {kind.file}"
+    source = f"{row.read_from.repo}@{row.read_from.tag} {kind.file}"
     said = f"{what} ({row.name} {row.version}) watches {kind.kind} ({kind.api}; {source})"
     providers = _providers(regs, kind)
     if not providers:
