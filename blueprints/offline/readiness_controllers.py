@@ -79,19 +79,24 @@ def _watched(row: Controller, values: Mapping[str, Any]) -> list[Kind]:
     return [*row.watches, *extra]
 
 
-def _providers(regs: Sequence[Registration], kind: Kind) -> list[tuple[Registration, Optional[list[str]]]]:
-    """Who installs the kind: CRD registrations (with the versions they serve) and releases whose chart ships it."""
-    out: list[tuple[Registration, Optional[list[str]]]] = []
+# What installs a kind: (registration, group, kind or None for a whole chart group, versions served or None).
+Install = tuple[Registration, str, Optional[str], Optional[list[str]]]
+
+
+def _installs(regs: Sequence[Registration]) -> list[Install]:
+    """The CRDs the plan registers (with the versions they serve) and the groups releases' charts install."""
+    out: list[Install] = []
     for r in regs:
         if r.type == CRD:
             spec = r.inputs.get("spec") or {}
-            if spec.get("group") == kind.group and (spec.get("names") or {}).get("kind") == kind.kind:
-                out.append((r, [v.get("name") for v in spec.get("versions") or [] if v.get("served", True)]))
+            served = [v.get("name") for v in spec.get("versions") or [] if v.get("served", True)]
+            out.append((r, spec.get("group", ""), (spec.get("names") or {}).get("kind"), served))
         elif r.type == HELM_RELEASE:
-            row = for_chart(r.inputs.get("name", ""))
+            inputs = r.inputs
+            row = for_chart(inputs.get("name", ""))
             crds = row.chart_crds if row else None
-            if crds and kind.group in crds.groups and crds.installed(r.inputs.get("values") or {}):
-                out.append((r, None))
+            if crds and crds.installed(inputs.get("values") or {}):
+                out += [(r, group, None, None) for group in crds.groups]
     return out
 
 
@@ -128,6 +133,7 @@ def _allowed(regs: Sequence[Registration], workload: Registration, kind: Kind) -
 def check(regs: Iterable[Registration]) -> list[Finding]:
     regs = list(regs)
     by_urn = {r.urn: r for r in regs}
+    installs = _installs(regs)
     findings: list[Finding] = []
     for row, reg, version, what in _installed(regs):
         if row is None or row.version != version:
@@ -150,7 +156,7 @@ def check(regs: Iterable[Registration]) -> list[Finding]:
             if kind.origin == "cluster" or (own and kind.group in own.groups):
                 pass
             else:
-                findings += _kind_gap(regs, reg, what, row, kind, before)
+                findings += _kind_gap(installs, reg, what, row, kind, before)
             if row.image and kind.resource and not _allowed(regs, reg, kind):
                 findings.append(
                     Finding(
@@ -167,11 +173,11 @@ def check(regs: Iterable[Registration]) -> list[Finding]:
 
 
 def _kind_gap(
-    regs: Sequence[Registration], reg: Registration, what: str, row: Controller, kind: Kind, before: set[str]
+    installs: Sequence[Install], reg: Registration, what: str, row: Controller, kind: Kind, before: set[str]
 ) -> list[Finding]:
     source = f"{row.read_from.repo}@{row.read_from.tag} {kind.file}"
     said = f"{what} ({row.name} {row.version}) watches {kind.kind} ({kind.api}; {source})"
-    providers = _providers(regs, kind)
+    providers = [(r, served) for r, group, k, served in installs if group == kind.group and k in (None, kind.kind)]
     if not providers:
         message = f"{said}, and nothing in the plan installs its CRD: the controller cannot start"
         fix = f"register the {kind.kind} CRD ({kind.group}) in the plan and make the controller depend on it"
