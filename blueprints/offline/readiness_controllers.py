@@ -10,8 +10,8 @@ What each controller watches at its pinned version, and which CRDs its chart ins
 sources (catalog/controllers.yaml). A kind is satisfied by the controller's own chart, by a CRD the plan registers,
 or by another release whose chart installs that group, and then only when that provider is ordered before the
 controller. Pulumi creates a resource after its dependencies and after its parent's dependencies (the SDK registers
-a child only once its parent's URN has resolved, and a resource only once its depends_on have: pulumi
-sdk/python/lib/pulumi/runtime/resource.py _prepare_resource), so the order is the closure of both. For a controller
+a child only once its parent's URN has resolved, and a resource only once its depends_on have: pulumi 3.272.0
+sdk/python/lib/pulumi/runtime/resource.py prepare_resource), so the order is the closure of both. For a controller
 the platform declares itself (a Deployment, not a chart), its ServiceAccount must also be allowed to list and watch
 each kind (a cache's informers list, then watch).
 """
