@@ -76,7 +76,7 @@ def test_the_installed_inferencepool_crd_is_the_pinned_upstream_schema():
 def test_every_routing_object_validates_against_its_pinned_schema(plan_variant, exposure):
     plan = shipped_plan(STACK) if exposure is None else _exposed(plan_variant, exposure)
     version = f"{plan.resolved.spec.kubernetes_version}.0"
-    ours = ("-gateway-serving-", "-route-", "-inferencepool-crd")  # ServingGateway, InferenceRoute, the CRD
+    ours = ("-gateway-serving-", "-route-", "-inferencepool-crd", "-inferenceobjective-crd")  # ours and the CRDs
     seen = set()
     for r in plan.registrations:
         if r.type in SCHEMAS:

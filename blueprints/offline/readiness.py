@@ -629,6 +629,7 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
     from . import (
         readiness_alerts,
         readiness_capacity,
+        readiness_controllers,
         readiness_key_grants,
         readiness_keys,
         readiness_network,
@@ -658,6 +659,7 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
         readiness_start_memory,
         readiness_registry,
         readiness_tokens,
+        readiness_controllers,
     )
     return [finding for topic in topics for finding in topic.check(regs)]
 

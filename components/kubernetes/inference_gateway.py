@@ -24,6 +24,20 @@ Sources (read 2026-11-24; why this implementation: components/kubernetes/charts.
   from the Gateway's spec.infrastructure.parametersRef.
 - gateway-api-inference-extension v1.0.2: InferencePool v1 (config/crd/bases), the EPP Deployment, its plugin
   ConfigMap and RBAC as config/charts/inferencepool/templates renders them (image epp:v1.0.2, gRPC 9002, health 9003).
+- The EPP's kinds (same tag, read 2026-11-27): it always registers InferencePool, InferenceObjective and Pod
+  reconcilers (pkg/epp/server/runserver.go SetupWithManager; pkg/epp/controller/*_reconciler.go) and caches all three
+  in its namespace (pkg/epp/server/controller_manager.go), so both CRDs (crds/, with SOURCE.md) are installed before
+  any EPP (catalog/controllers.yaml lists what each controller watches; the plan checks it). Its Role grants get,
+  list and watch on the three, as the chart's templates/rbac.yaml does; leader election (and its Role) only with
+  replicas > 1 (templates/leader-election-rbac.yaml), and we run one.
+- The EPP scrapes each model server for queue depth, KV-cache use and LoRA adapters under the names its flags give
+  (cmd/epp/runner/runner.go --total-queued-requests-metric, --kv-cache-usage-percentage-metric, --lora-info-metric;
+  defaults vllm:num_requests_waiting, vllm:gpu_cache_usage_perc, vllm:lora_requests_info in
+  pkg/epp/server/runserver.go). vLLM v0.12.0 (the served image) has no vllm:gpu_cache_usage_perc: its KV-cache gauge
+  is vllm:kv_cache_usage_perc (vllm/v1/metrics/loggers.py; the old name went in vllm-project/vllm PR #29330), so the
+  KV-cache flag is passed (VLLM_METRICS). The queue gauge keeps its name; vllm:lora_requests_info exists only when
+  LoRA is on, and a missing family is a partial scrape error the EPP logs at trace level and ignores
+  (pkg/epp/backend/metrics/metrics.go promToPodMetrics, pod_metrics.go refreshMetrics).
 - The EPP's metrics (same tag, read 2026-11-27): served on 9090 behind Kubernetes authentication and authorization
   (cmd/epp/runner/runner.go, controller-runtime filters.WithAuthenticationAndAuthorization), so the EPP may create
   TokenReviews and SubjectAccessReviews and the scraper presents a token allowed `get` on the non-resource URL
@@ -52,9 +66,15 @@ AIGW_NAMESPACE = "envoy-ai-gateway-system"
 # so that global.imageRegistry (a mirror) reaches it: envoy_gateway_values.
 ENVOY_PROXY_IMAGE = "docker.io/envoyproxy/envoy:distroless-v1.39.0"
 INFERENCE_GROUP = "inference.networking.k8s.io"
-INFERENCE_POOL_CRD = Path(__file__).parent / "crds" / "inference.networking.k8s.io_inferencepools.yaml"
+CRDS = Path(__file__).parent / "crds"
+INFERENCE_POOL_CRD = CRDS / "inference.networking.k8s.io_inferencepools.yaml"
+INFERENCE_OBJECTIVE_CRD = CRDS / "inference.networking.x-k8s.io_inferenceobjectives.yaml"
 EPP_IMAGE = "registry.k8s.io/gateway-api-inference-extension/epp:v1.0.2"
 EPP_PORT, EPP_HEALTH_PORT, EPP_METRICS_PORT = 9002, 9003, 9090
+# vLLM v0.12.0's KV-cache gauge (1 = 100%), and the EPP's metric flags for it (module docstring): only the KV-cache
+# gauge differs from the EPP's defaults. serving.py scales on the same gauge.
+VLLM_KV_CACHE_GAUGE = "vllm:kv_cache_usage_perc"
+VLLM_METRICS = ("--kv-cache-usage-percentage-metric", VLLM_KV_CACHE_GAUGE)
 GATEWAY_NAME = "inference"
 OWNING_GATEWAY = "gateway.envoyproxy.io/owning-gateway-name"
 TLS_VERSIONS = ("1.3", "1.2")
@@ -154,15 +174,12 @@ def envoy_gateway_values(node_selector: Mapping[str, str]) -> dict:
 def install_gateway_api(
     parent: pulumi.Resource, name: str, node_selector: Mapping[str, str], labels: Mapping[str, str]
 ) -> dict[str, pulumi.Resource]:
-    """The implementation every cluster gets: the InferencePool CRD, Envoy Gateway (with the Gateway API CRDs its
-    chart ships), Envoy AI Gateway, and the GatewayClass models' Gateways use."""
-    crd = yaml.safe_load(INFERENCE_POOL_CRD.read_text())
-    pool_crd = k8s.apiextensions.v1.CustomResourceDefinition(
-        f"{name}-inferencepool-crd",
-        metadata={**crd["metadata"], "labels": dict(labels)},
-        spec=crd["spec"],
-        opts=pulumi.ResourceOptions(parent=parent),
-    )
+    """The implementation every cluster gets: the Inference Extension's CRDs (InferencePool, and InferenceObjective
+    that every endpoint picker watches), Envoy Gateway (with the Gateway API CRDs its chart ships), Envoy AI Gateway,
+    and the GatewayClass models' Gateways use. The CRDs are returned too ("inferencepool-crd",
+    "inferenceobjective-crd"): endpoint pickers are created after them."""
+    pool_crd = _crd(parent, f"{name}-inferencepool-crd", INFERENCE_POOL_CRD, labels)
+    objective_crd = _crd(parent, f"{name}-inferenceobjective-crd", INFERENCE_OBJECTIVE_CRD, labels)
     envoy = chart_release(
         parent,
         f"{name}-gateway-helm",
@@ -191,7 +208,24 @@ def install_gateway_api(
         spec={"controllerName": CONTROLLER},
         opts=pulumi.ResourceOptions(parent=parent, depends_on=[envoy]),
     )
-    return {"gateway-helm": envoy, "ai-gateway-helm": ai, "gatewayclass": gateway_class}
+    return {
+        "gateway-helm": envoy,
+        "ai-gateway-helm": ai,
+        "gatewayclass": gateway_class,
+        "inferencepool-crd": pool_crd,
+        "inferenceobjective-crd": objective_crd,
+    }
+
+
+def _crd(parent: pulumi.Resource, name: str, path: Path, labels: Mapping[str, str]) -> pulumi.Resource:
+    """One upstream CRD file (crds/) as a CustomResourceDefinition, our labels added."""
+    crd = yaml.safe_load(path.read_text())
+    return k8s.apiextensions.v1.CustomResourceDefinition(
+        name,
+        metadata={**crd["metadata"], "labels": dict(labels)},
+        spec=crd["spec"],
+        opts=pulumi.ResourceOptions(parent=parent),
+    )
 
 
 @dataclass(frozen=True)
@@ -549,6 +583,7 @@ def _epp_pod(args: InferenceRouteArgs, epp: str) -> dict:
                     "json",
                     "--config-file",
                     "/config/default-plugins.yaml",
+                    *VLLM_METRICS,
                 ],
                 "ports": [
                     {"name": "grpc", "containerPort": EPP_PORT},

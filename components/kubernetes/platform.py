@@ -541,6 +541,7 @@ class GpuPlatform(Component):
         self.releases["gateway-helm"] = installed["gateway-helm"]
         self.releases["ai-gateway-helm"] = installed["ai-gateway-helm"]
         self.gateway_class = installed["gatewayclass"]
+        self.inference_crds = [installed["inferencepool-crd"], installed["inferenceobjective-crd"]]
 
     def _serve(
         self, name: str, args: PlatformArgs, labels: Mapping[str, str], monitoring_deps: Sequence[pulumi.Resource]
@@ -597,7 +598,8 @@ class GpuPlatform(Component):
                     labels,
                     image=serving.endpoint_picker_image,
                 ),
-                opts=pulumi.ResourceOptions(parent=self, depends_on=[gateway]),
+                # After the CRDs its endpoint picker watches: without them the EPP cannot start (inference_gateway.py).
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[gateway, *self.inference_crds]),
             )
 
 

@@ -49,7 +49,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..base import KUBERNETES, Args, Component, as_args
-from .inference_gateway import EPP_IMAGE, GatewayExposure, wake_query
+from .inference_gateway import EPP_IMAGE, VLLM_KV_CACHE_GAUGE, GatewayExposure, wake_query
 from .nodes import GPU_RESOURCE
 
 PORT = 8000
@@ -62,7 +62,7 @@ WAKE_TRIGGER = "wake"  # the trigger that wakes a model at zero replicas (_autos
 # vLLM's gauges per replica, and DCGM's GPU utilization (0-100) for the pods of the model.
 QUERIES = {
     "requests-waiting": 'sum(vllm:num_requests_waiting{{namespace="{ns}",model_name="{model}"}})',
-    "kv-cache": 'avg(vllm:kv_cache_usage_perc{{namespace="{ns}",model_name="{model}"}})',
+    "kv-cache": f'avg({VLLM_KV_CACHE_GAUGE}{{{{namespace="{{ns}}",model_name="{{model}}"}}}})',
     # The GPU Operator's exporter is scraped with honorLabels (platform.operator_values), so `namespace` and `pod`
     # are those of the pod holding the GPU, as the idle-GPU alert reads them.
     "gpu-utilization": 'avg(DCGM_FI_DEV_GPU_UTIL{{namespace="{ns}",pod=~"{model}-.*"}}) / 100',
