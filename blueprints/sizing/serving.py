@@ -36,7 +36,8 @@ from catalog.prices import OPTION_LABELS, quote
 from ..errors import BlueprintError
 from . import flops as fl
 from .candidates import Advice, Candidate, OptionCost, _pairs
-from .memory import BYTES, breakdown, kv_bytes_per_value, kv_width, transformer_shape, usable_bytes
+from .fit import kv_per_token, largest_batch, weights_bytes
+from .memory import BYTES, breakdown, transformer_shape
 from .workload import Workload
 
 HOURS_PER_MONTH = 730  # 24 x 365 / 12
@@ -75,20 +76,16 @@ def _replica(w: Workload, shape: Shape, tp: int) -> tuple[Optional[ReplicaPlan],
         return None, f"no sourced memory bandwidth for {shape.gpu.model}"
     if peak is None:
         return None, f"{shape.gpu.model} {w.precision}: no figure ({why})"
-    _, layers, heads = transformer_shape(w)
-    kv_heads = w.kv_heads or heads
-    weights = w.params * BYTES[w.precision]
-    per_token_kv = 2 * layers * kv_width(w) * kv_bytes_per_value(w.precision)
-    copies = max(1, tp // kv_heads)  # TP above the KV heads replicates each KV head
-    context = w.input_tokens + w.output_tokens
-    kv_full = per_token_kv * context * copies
-    free = tp * usable_bytes(shape.gpu.memory_gib) - weights
-    if free < kv_full:
+    weights = weights_bytes(w)
+    context = w.context
+    max_batch = largest_batch(w, shape.gpu.memory_gib, tp, context)  # fit.py: the plan's own fit
+    if max_batch < 1:
         return None, f"weights and one {context}-token sequence do not fit on {tp} x {shape.gpu.model}"
-    max_batch = int(free // kv_full)
+    if w.max_batch is not None:
+        max_batch = min(max_batch, w.max_batch)
     bandwidth = tp * facts.memory_gbps * 1e9 * w.mbu
     compute = tp * peak * 1e12 * w.mfu
-    kv_read = per_token_kv * (w.input_tokens + w.output_tokens / 2) * copies  # mean context over the decode
+    kv_read = kv_per_token(w, tp) * (w.input_tokens + w.output_tokens / 2)  # mean context over the decode
 
     def step(batch: int) -> float:
         return max((weights + batch * kv_read) / bandwidth, 2 * w.compute_params * batch / compute)

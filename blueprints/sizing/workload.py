@@ -87,6 +87,20 @@ class Workload(BaseModel):
     output_tokens: int = Field(256, gt=0, le=1_048_576, description="Generated tokens per request.")
     ttft_ms: Optional[float] = Field(None, gt=0, description="Time-to-first-token target, milliseconds.")
     tpot_ms: Optional[float] = Field(None, gt=0, description="Time-per-output-token target, milliseconds.")
+    max_context: Optional[int] = Field(
+        None,
+        ge=128,
+        le=1_048_576,
+        description="Tokens a served sequence may hold (vLLM --max-model-len, the serving spec's maxContext); "
+        "default: prompt + output tokens.",
+    )
+    max_batch: Optional[int] = Field(
+        None,
+        ge=1,
+        le=4096,
+        description="Sequences decoded together at most (vLLM --max-num-seqs, the serving spec's maxBatch); "
+        "default: as many as fit at the context.",
+    )
     spare_replicas: int = Field(0, ge=0, le=1000, description="Replicas that may be lost while still serving.")
     mbu: float = Field(0.6, gt=0, le=1, description="Memory-bandwidth utilization of a decode step.")
     mfu: float = Field(0.40, gt=0, le=1)
@@ -106,6 +120,11 @@ class Workload(BaseModel):
             raise ValueError("request rate and concurrent users are for --mode inference")
         if serving and self.request_rate is not None and self.concurrency is not None:
             raise ValueError("give a request rate or concurrent users, not both")
+        if self.max_context is not None and self.max_context < self.input_tokens + self.output_tokens:
+            raise ValueError(
+                f"max context {self.max_context} is shorter than a request ({self.input_tokens} prompt + "
+                f"{self.output_tokens} output tokens); allowed: at least {self.input_tokens + self.output_tokens}"
+            )
         per_sample = self.flops_per_sample is not None
         if per_sample and (self.samples is None or self.epochs is None):
             raise ValueError("flops per sample needs --samples and --epochs")
@@ -122,6 +141,11 @@ class Workload(BaseModel):
     @property
     def serving(self) -> bool:
         return self.request_rate is not None or self.concurrency is not None
+
+    @property
+    def context(self) -> int:
+        """Tokens a served sequence holds: --max-context, else one request's prompt + output."""
+        return self.max_context or self.input_tokens + self.output_tokens
 
     @property
     def compute_params(self) -> float:
