@@ -302,6 +302,10 @@ def _size_parser(commands) -> None:
     serve.add_argument("--concurrency", type=int, help="users generating at once (instead of --rps)")
     serve.add_argument("--input-tokens", type=int, help="prompt tokens per request (default 512)")
     serve.add_argument("--output-tokens", type=int, help="generated tokens per request (default 256)")
+    serve.add_argument(
+        "--max-context", type=int, help="tokens a sequence may hold (maxContext; default prompt + output tokens)"
+    )
+    serve.add_argument("--max-batch", type=int, help="sequences decoded together (maxBatch; default: all that fit)")
     serve.add_argument("--ttft-ms", type=float, help="time-to-first-token target, ms")
     serve.add_argument("--tpot-ms", type=float, help="time-per-output-token target, ms")
     serve.add_argument("--spare-replicas", type=int, help="replicas that may be lost while serving (availability)")
@@ -403,6 +407,8 @@ def _serving_vision_kwargs(args: argparse.Namespace) -> dict:
         concurrency=args.concurrency,
         input_tokens=args.input_tokens,
         output_tokens=args.output_tokens,
+        max_context=args.max_context,
+        max_batch=args.max_batch,
         ttft_ms=args.ttft_ms,
         tpot_ms=args.tpot_ms,
         spare_replicas=args.spare_replicas,

@@ -23,7 +23,7 @@ from catalog.model_shapes import model_shapes
 from .errors import BlueprintError
 from .platform_namespaces import PLATFORM_NAMESPACES
 from .sizing.fit import ReplicaFit, replica_fit, weights_bytes
-from .sizing.workload import Workload
+from .sizing.workload import MAX_BATCH, Workload
 
 # The vLLM OpenAI-compatible server image, pinned. Source: Docker Hub vllm/vllm-openai tag v0.12.0
 # (https://hub.docker.com/layers/vllm/vllm-openai/v0.12.0/images/
@@ -203,7 +203,7 @@ class ModelSpec(SpecModel):
         "weights must be a quantized AWQ/GPTQ checkpoint).",
     )
     max_context: int = Field(4096, ge=128, le=1_048_576, description="vLLM --max-model-len, tokens.")
-    max_batch: int = Field(16, ge=1, le=4096, description="vLLM --max-num-seqs: sequences decoded together.")
+    max_batch: int = Field(16, ge=1, le=MAX_BATCH, description="vLLM --max-num-seqs: sequences decoded together.")
     min_replicas: int = Field(0, ge=0, le=1000, description="Fewest replicas; 0 scales the model to zero.")
     max_replicas: int = Field(1, ge=1, le=1000, description="Most replicas the autoscaler may run.")
     signal: Signal = Field("requests-waiting", description="Load signal the replicas follow.")

@@ -38,7 +38,7 @@ from . import flops as fl
 from .candidates import Advice, Candidate, OptionCost, _pairs
 from .fit import kv_per_token, largest_batch, weights_bytes
 from .memory import BYTES, breakdown, transformer_shape
-from .workload import Workload
+from .workload import MAX_BATCH, Workload
 
 HOURS_PER_MONTH = 730  # 24 x 365 / 12
 SERVING_OPTIONS = ("on-demand", "spot", "commit-1y", "commit-3y")  # capacity blocks end; a service does not
@@ -81,8 +81,12 @@ def _replica(w: Workload, shape: Shape, tp: int) -> tuple[Optional[ReplicaPlan],
     max_batch = largest_batch(w, shape.gpu.memory_gib, tp, context)  # fit.py: the plan's own fit
     if max_batch < 1:
         return None, f"weights and one {context}-token sequence do not fit on {tp} x {shape.gpu.model}"
-    if w.max_batch is not None:
-        max_batch = min(max_batch, w.max_batch)
+    if w.max_batch is not None and max_batch < w.max_batch:  # asked for: the stack's maxBatch must fit
+        return None, (
+            f"weights and {w.max_batch} {context}-token sequences do not fit on {tp} x {shape.gpu.model} "
+            f"({max_batch} do)"
+        )
+    max_batch = min(max_batch, w.max_batch or MAX_BATCH)
     bandwidth = tp * facts.memory_gbps * 1e9 * w.mbu
     compute = tp * peak * 1e12 * w.mfu
     kv_read = kv_per_token(w, tp) * (w.input_tokens + w.output_tokens / 2)  # mean context over the decode

@@ -20,6 +20,7 @@ ALLOWED_UNITS = "K, M, B (or G), T, e.g. 110M, 7B, 1.5T"
 MAX_COUNT = 1e18  # a quintillion tokens or parameters: far past any model or corpus, and finite
 _COUNT = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
 
+MAX_BATCH = 4096  # most sequences a served replica decodes together (vLLM --max-num-seqs; the spec's maxBatch)
 Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 PRECISIONS: tuple[str, ...] = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 INFERENCE_ONLY = ("int8", "int4")
@@ -97,7 +98,7 @@ class Workload(BaseModel):
     max_batch: Optional[int] = Field(
         None,
         ge=1,
-        le=4096,
+        le=MAX_BATCH,
         description="Sequences decoded together at most (vLLM --max-num-seqs, the serving spec's maxBatch); "
         "default: as many as fit at the context.",
     )

@@ -102,7 +102,45 @@ def _cluster(advice: Advice, pick: Candidate, budget: int, contact: str) -> dict
         cluster["storage"]["parallelFs"] = {"type": fs_type, "sizeGib": _fs_size(fs_type, data_gb * 1e9 / GIB)}
     team = next(iter((base.get("kubernetes") or {}).get("teams") or {"training": {}}))
     cluster["kubernetes"] = {"teams": {team: {"gpus": pick.gpus, "maxGpusPerPod": shape.gpu.count}}}
+    if advice.workload.serving:
+        cluster["serving"] = {"models": served_models(advice, pick)}
     return cluster
+
+
+def served_models(advice: Advice, pick: Candidate) -> dict[str, Any]:
+    """The `serving.models` block of a serving advice: the advisor's TP, context and batch (the ones its fit was
+    judged at, sizing/fit.py, so the plan's fit check agrees), its replicas always on, and room to grow to what
+    the node group holds."""
+    from ..serving_spec import ModelSpec
+
+    w = advice.workload
+    if w.model is None:
+        raise BlueprintError(
+            "--write-stack", "a served model needs --model (an architecture in catalog/model_shapes.yaml), not --params"
+        )
+    allowed = ModelSpec.model_fields["precision"].annotation.__args__  # type: ignore[union-attr]
+    if w.precision not in allowed:
+        raise BlueprintError(
+            "--precision", f"{w.precision} is not served by the model server; allowed: {', '.join(allowed)}"
+        )
+    plan, replicas = advice.plan_for(pick)  # type: ignore[attr-defined]
+    per_node = pick.shape.gpu.count // plan.tp
+    name = re.sub(r"[^a-z0-9-]", "-", w.model.lower())[:31]  # serving_spec.NAME: llama-3.1-405b -> llama-3-1-405b
+    return {
+        name: {
+            "model": w.model,
+            "weightsPrefix": f"models/{w.model}/",
+            "nodeGroup": "gpu",
+            "precision": w.precision,
+            "tensorParallel": plan.tp,
+            "maxContext": w.context,
+            "maxBatch": plan.batch,
+            "minReplicas": replicas,
+            "maxReplicas": max(replicas, pick.nodes * per_node),
+            "signal": ModelSpec.model_fields["signal"].default,
+            "target": ModelSpec.model_fields["target"].default,
+        }
+    }
 
 
 def _document(stack: str, cluster: dict[str, Any], pick: Candidate, note: str) -> str:
@@ -115,10 +153,7 @@ def _document(stack: str, cluster: dict[str, Any], pick: Candidate, note: str) -
     run = (
         "about {:,.0f} hours".format(pick.hours or 0)
         if pick.hours is not None
-        else (
-            "serving around the clock (an inference-capable stack of GPU groups without RDMA; this repository has no "
-            "serving spec yet, so no model server is declared)"
-        )
+        else "serving around the clock (a vLLM server per replica, serving.models)"
     )
     header = (
         f"# Written by `python -m blueprints size --write-stack {stack}`: {pick.nodes} x "
