@@ -322,6 +322,12 @@ def _size_parser(commands) -> None:
         type=Path,
         help="CSV of monthly GPU-hours per shape: forecast and recommend commitments (needs requirements-advisor.txt)",
     )
+    size.add_argument(
+        "--prices",
+        type=Path,
+        metavar="FILE",
+        help="the account's rates, the stack file's prices: form (--write-stack keeps them)",
+    )
     size.add_argument("--write-stack", metavar="NAME", help="write stacks/Pulumi.NAME.yaml for the cheapest candidate")
     size.add_argument("--budget-margin", type=float, default=0.2, help="budget = estimate x (1 + margin)")
     size.add_argument("--stacks-dir", type=Path, default=None, help="where --write-stack writes (default: stacks/)")
@@ -427,12 +433,17 @@ def _size_advice(args: argparse.Namespace, workload) -> tuple:
     from .sizing.candidates import advise
     from .sizing.render import RENDERERS
 
+    prices = None
+    if args.prices is not None:
+        from .sizing.prices_file import load_prices_file
+
+        prices = load_prices_file(args.prices)
     if workload.serving:
         from .sizing.serving import SERVING_RENDERERS, advise_serving
 
-        advice = advise_serving(workload)
+        advice = advise_serving(workload, prices=prices)
         return advice, SERVING_RENDERERS[args.format](advice)
-    advice = advise(workload)
+    advice = advise(workload, prices=prices)
     if args.format == "text":  # the table fits COLUMNS (or the terminal); 160 columns in a pipe
         from .sizing.render import render_text
         from .terminal import width
@@ -446,7 +457,14 @@ def _size_write_stack(args: argparse.Namespace, advice) -> None:
     from .sizing.write_stack import write_stack
     from .stackconfig import STACKS_DIR
 
-    path = write_stack(advice, args.write_stack, args.stacks_dir or STACKS_DIR, margin=args.budget_margin)
+    prices = None
+    if args.prices is not None:
+        from .sizing.prices_file import load_prices_file
+
+        prices = load_prices_file(args.prices)
+    path = write_stack(
+        advice, args.write_stack, args.stacks_dir or STACKS_DIR, margin=args.budget_margin, prices=prices
+    )
     print(f"wrote {path}", file=sys.stderr)
 
 

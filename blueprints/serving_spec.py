@@ -23,7 +23,7 @@ from catalog.model_shapes import model_shapes
 from .errors import BlueprintError
 from .platform_namespaces import PLATFORM_NAMESPACES
 from .sizing.fit import ReplicaFit, replica_fit, weights_bytes
-from .sizing.workload import MAX_BATCH, Workload
+from .sizing.workload import MAX_BATCH, SERVED_PRECISIONS, Workload
 
 # The vLLM OpenAI-compatible server image, pinned. Source: Docker Hub vllm/vllm-openai tag v0.12.0
 # (https://hub.docker.com/layers/vllm/vllm-openai/v0.12.0/images/
@@ -32,7 +32,7 @@ from .sizing.workload import MAX_BATCH, Workload
 VLLM_IMAGE = "vllm/vllm-openai:v0.12.0"
 # Key prefixes in the stack's own bucket: no scheme (s3://, oss://), no leading '/', no '..' segment.
 PREFIX = re.compile(r"^(?!.*(^|/)\.\.?(/|$))[A-Za-z0-9][A-Za-z0-9._/-]{0,511}/$")
-Precision = Literal["bf16", "fp16", "fp8", "int8", "int4"]
+Precision = Literal[SERVED_PRECISIONS]  # type: ignore[valid-type]
 # The model server's load signals, as the autoscaler's query reads them (components/kubernetes/serving.py).
 Signal = Literal["requests-waiting", "kv-cache", "gpu-utilization"]
 # vLLM --dtype per precision; fp8 quantizes at load (--quantization fp8); int8/int4 need a quantized checkpoint

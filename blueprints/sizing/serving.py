@@ -31,14 +31,15 @@ from rich.table import Table
 
 from catalog import Catalog, Shape, load_catalog
 from catalog.gpu_models import gpu_models
-from catalog.prices import OPTION_LABELS, quote
+from catalog.prices import OPTION_LABELS, Overrides, quote
 
 from ..errors import BlueprintError
 from . import flops as fl
-from .candidates import Advice, Candidate, OptionCost, _pairs
+from .candidates import Advice, Candidate, OptionCost, _pairs, cheapest_of, sale_marks
 from .fit import kv_per_token, largest_batch, weights_bytes
 from .memory import BYTES, breakdown, transformer_shape
-from .workload import MAX_BATCH, Workload
+from .prices_file import your_quote
+from .workload import MAX_BATCH, SERVED_PRECISIONS, Workload
 
 HOURS_PER_MONTH = 730  # 24 x 365 / 12
 SERVING_OPTIONS = ("on-demand", "spot", "commit-1y", "commit-3y")  # capacity blocks end; a service does not
@@ -71,11 +72,11 @@ def tp_degrees(heads: int, kv_heads: int, gpus_per_node: int) -> list[int]:
 
 def _replica(w: Workload, shape: Shape, tp: int) -> tuple[Optional[ReplicaPlan], str]:
     facts = gpu_models()[1].get(shape.gpu.model)
-    peak, why = fl.peak_and_reason(shape.gpu.model, w.precision)
+    peak = fl.peak_tflops(shape.gpu.model, w.precision)
     if facts is None or facts.memory_gbps is None:
         return None, f"no sourced memory bandwidth for {shape.gpu.model}"
     if peak is None:
-        return None, f"{shape.gpu.model} {w.precision}: no figure ({why})"
+        return None, fl.no_figure_reason(shape.gpu.model, w.precision, SERVED_PRECISIONS)
     weights = weights_bytes(w)
     context = w.context
     max_batch = largest_batch(w, shape.gpu.memory_gib, tp, context)  # fit.py: the plan's own fit
@@ -144,10 +145,12 @@ def _replicas(w: Workload, plan: ReplicaPlan) -> int:
     return max(1, need) + w.spare_replicas
 
 
-def _options(shape: Shape, region: str, nodes: int, w: Workload) -> tuple[OptionCost, ...]:
+def _options(
+    shape: Shape, region: str, nodes: int, w: Workload, prices: Optional[Overrides] = None
+) -> tuple[OptionCost, ...]:
     out = []
     for option in SERVING_OPTIONS:
-        q = quote(shape.instance_type, region, option)
+        q = your_quote(prices, shape.instance_type, region, option) or quote(shape.instance_type, region, option)
         if q is not None and option != "on-demand" and not q.exact:
             q = None  # spot and commitments are sold per region: never borrow another's
         label = OPTION_LABELS[shape.cloud][option]
@@ -188,13 +191,13 @@ def _closest(why: str) -> tuple[int, str]:
     return next((i for i, text in enumerate(order) if text in why), len(order)), why
 
 
-def advise_serving(w: Workload, catalog: Optional[Catalog] = None) -> ServingAdvice:
+def advise_serving(w: Workload, catalog: Optional[Catalog] = None, prices: Optional[Overrides] = None) -> ServingAdvice:
     catalog = catalog or load_catalog()
     feasible, infeasible, plans = [], [], []
-    for shape, region in _pairs(catalog, w):
+    for shape, region, ask in _pairs(catalog, w):
         plan, why = replica_plan(w, shape)
         if plan is None:
-            infeasible.append(Candidate(shape, region, None, 0, None, "-", why_not=why))
+            infeasible.append(Candidate(shape, region, None, 0, None, "-", why_not=why, on_request=ask))
             continue
         replicas = _replicas(w, plan)
         nodes = math.ceil(replicas / (shape.gpu.count // plan.tp))
@@ -208,10 +211,15 @@ def advise_serving(w: Workload, catalog: Optional[Catalog] = None) -> ServingAdv
                     None,
                     "-",
                     why_not=f"needs {nodes} nodes, more than a node group's 1000",
+                    on_request=ask,
                 )
             )
             continue
-        feasible.append(Candidate(shape, region, plan.tp, nodes, None, "-", _options(shape, region, nodes, w)))
+        feasible.append(
+            Candidate(
+                shape, region, plan.tp, nodes, None, "-", _options(shape, region, nodes, w, prices), on_request=ask
+            )
+        )
         plans.append((shape.instance_type, region, plan, replicas))
     if not feasible:
         reasons = sorted({c.why_not for c in infeasible if c.why_not}, key=_closest)
@@ -231,7 +239,7 @@ def advise_serving(w: Workload, catalog: Optional[Catalog] = None) -> ServingAdv
         )
 
     ranked = sorted(feasible, key=key)
-    cheapest = next((c for c in ranked if c.best() is not None), None)
+    cheapest = cheapest_of(ranked)
     marked = tuple(
         Candidate(
             c.shape,
@@ -242,7 +250,8 @@ def advise_serving(w: Workload, catalog: Optional[Catalog] = None) -> ServingAdv
             c.fabric,
             c.options,
             None,
-            ("cheapest",) if c is cheapest else (),
+            (("cheapest",) if c is cheapest else ()) + sale_marks(c),
+            c.on_request,
         )
         for c in ranked
     )
@@ -311,9 +320,41 @@ def serving_json(advice: ServingAdvice) -> dict[str, Any]:
         else {"instanceType": advice.cheapest.shape.instance_type, "region": advice.cheapest.region},
         "candidates": [_candidate_json(advice, c) for c in advice.candidates],
         "infeasible": [
-            {"instanceType": c.shape.instance_type, "region": c.region, "whyNot": c.why_not} for c in advice.infeasible
+            {"instanceType": c.shape.instance_type, "region": c.region, "whyNot": c.why_not, "onRequest": c.on_request}
+            for c in advice.infeasible
         ],
+        "notes": sale_notes(advice),
     }
+
+
+def sale_notes(advice: Advice) -> list[str]:
+    """What the table could hide: shapes sold only on request or without a price (never "cheapest"), a region
+    where nothing sold pay-as-you-go fits, and GPUs without a figure at the precision asked (with the nearest)."""
+    notes = []
+    where = ", ".join(advice.workload.regions) or "the regions asked"
+    asked = [c for c in advice.candidates if c.on_request]
+    if advice.candidates and advice.cheapest is None:
+        notes.append(
+            f"nothing sold pay-as-you-go with a price in {where} fits; "
+            + (f"on request: {_shapes(asked)}" if asked else "every fitting shape is unpriced")
+        )
+    elif asked:
+        notes.append(f"sold only on request (listed, never the cheapest; ask the provider's sales): {_shapes(asked)}")
+    unpriced = [c for c in advice.candidates if c.best() is None]
+    if unpriced:
+        notes.append(f"no sourced price (listed, never the cheapest; --prices FILE gives yours): {_shapes(unpriced)}")
+    by_reason: dict[str, list[str]] = {}
+    for c in advice.infeasible:
+        if c.why_not and "figure (" in c.why_not:
+            by_reason.setdefault(c.why_not, []).append(c.shape.instance_type)
+    notes += [f"{why} ({', '.join(sorted(set(types)))})" for why, types in by_reason.items()]
+    return notes
+
+
+def _shapes(cands: list[Candidate]) -> str:
+    return ", ".join(
+        f"{c.shape.instance_type} ({c.shape.gpu.count} x {c.shape.gpu.model}) in {c.region}" for c in cands
+    )
 
 
 def _lines(data: dict[str, Any]) -> list[str]:
@@ -360,6 +401,7 @@ def render_serving_text(advice: ServingAdvice, width: int = 160) -> str:
         "$/month",
         "$/M out tok",
         "option",
+        "marks",
     ):
         table.add_column(column, overflow="fold")
     for i, r in enumerate(data["candidates"][:12], 1):
@@ -379,8 +421,11 @@ def render_serving_text(advice: ServingAdvice, width: int = 160) -> str:
             _usd(b.get("usdPerMonth"), 0),
             _usd(b.get("usdPerMillionOutputTokens")),
             b.get("option", "-"),
+            ", ".join(r["marks"]),
         )
     console.print(table)
+    for note in data["notes"]:
+        console.print(f"note: {note}", markup=False)
     console.print(
         f"{len(data['candidates'])} feasible candidates, {len(data['infeasible'])} cannot serve it", markup=False
     )
@@ -407,6 +452,7 @@ def render_serving_markdown(advice: ServingAdvice) -> str:
             f"{r['replicas']} | {r['nodes']} | {_usd(b.get('usdPerHour'))} | "
             f"{_usd(b.get('usdPerMillionOutputTokens'))} |"
         )
+    out += [""] + [f"- {note}" for note in data["notes"]] if data["notes"] else []
     return "\n".join(out) + "\n"
 
 

@@ -24,6 +24,7 @@ MAX_BATCH = 4096  # most sequences a served replica decodes together (vLLM --max
 Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 PRECISIONS: tuple[str, ...] = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 INFERENCE_ONLY = ("int8", "int4")
+SERVED_PRECISIONS = ("bf16", "fp16", "fp8", "int8", "int4")  # what the model server runs (the serving spec's)
 Sharding = Literal["dp", "zero1", "zero2", "zero3", "fsdp"]
 Optimizer = Literal["adam", "adamw", "sgd"]
 Recompute = Literal["none", "selective", "full"]

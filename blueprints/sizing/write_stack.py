@@ -13,7 +13,7 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Optional
 
 import yaml
 
@@ -24,6 +24,7 @@ from ..errors import BlueprintError
 from ..stackconfig import FULL_CONFIG_KEY, PRESETS_DIR
 from .candidates import Advice, Candidate
 from .memory import OPTIMIZER_BYTES, TRAIN_BYTES
+from .workload import SERVED_PRECISIONS
 
 STACK_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 # Which preset a GPU model starts from: small inference/fine-tuning GPUs, A100-class training, H100-class.
@@ -50,6 +51,16 @@ CAPACITY_BY_OPTION = {
     "capacity-block": "on-demand",
 }
 GIB = 2**30
+# Where alerts go on a cloud Alertmanager has no notifier for (clouds.yaml alert_topic null: Alibaba): e-mail to the
+# budget contacts through an SMTP relay, as the shipped Alibaba stacks write it (stacks/Pulumi.enterprise-aliyun.yaml:
+# DirectMail's SMTP endpoint, port 465 with TLS since ECS closes 25; the password in a Kubernetes Secret). The sender
+# is an example the header asks to replace, like the budget contact; without a receiver the plan blocks.
+EXAMPLE_SMTP = {
+    "smarthost": "smtpdm.aliyun.com:465",
+    "sender": "gpu-alerts@mail.example.com",
+    "username": "gpu-alerts@mail.example.com",
+    "passwordSecret": "alertmanager-smtp",
+}
 
 
 def _fs_size(fs_type: str, gib: float) -> int:
@@ -102,8 +113,12 @@ def _cluster(advice: Advice, pick: Candidate, budget: int, contact: str) -> dict
         cluster["storage"]["parallelFs"] = {"type": fs_type, "sizeGib": _fs_size(fs_type, data_gb * 1e9 / GIB)}
     team = next(iter((base.get("kubernetes") or {}).get("teams") or {"training": {}}))
     cluster["kubernetes"] = {"teams": {team: {"gpus": pick.gpus, "maxGpusPerPod": shape.gpu.count}}}
+    if profile(shape.cloud).alert_topic is None:
+        cluster["kubernetes"]["monitoring"] = {"alerts": {"smtp": dict(EXAMPLE_SMTP)}}
     if advice.workload.serving:
         cluster["serving"] = {"models": served_models(advice, pick)}
+        # Weights load from the stack's bucket (serving_spec.py): no parallel file system the preset may bring.
+        cluster["storage"]["parallelFs"] = {"type": "none"}
     return cluster
 
 
@@ -118,10 +133,9 @@ def served_models(advice: Advice, pick: Candidate) -> dict[str, Any]:
         raise BlueprintError(
             "--write-stack", "a served model needs --model (an architecture in catalog/model_shapes.yaml), not --params"
         )
-    allowed = ModelSpec.model_fields["precision"].annotation.__args__  # type: ignore[union-attr]
-    if w.precision not in allowed:
+    if w.precision not in SERVED_PRECISIONS:
         raise BlueprintError(
-            "--precision", f"{w.precision} is not served by the model server; allowed: {', '.join(allowed)}"
+            "--precision", f"{w.precision} is not served by the model server; allowed: {', '.join(SERVED_PRECISIONS)}"
         )
     plan, replicas = advice.plan_for(pick)  # type: ignore[attr-defined]
     per_node = pick.shape.gpu.count // plan.tp
@@ -155,10 +169,21 @@ def _document(stack: str, cluster: dict[str, Any], pick: Candidate, note: str) -
         if pick.hours is not None
         else "serving around the clock (a vLLM server per replica, serving.models)"
     )
+    if pick.on_request:
+        how += (
+            f"; sold in {pick.region} only on request (nothing sold pay-as-you-go there fits): confirm capacity "
+            "with the provider's sales first"
+        )
+    smtp = (
+        " and the alert sender (kubernetes.monitoring.alerts.smtp; kubectl -n monitoring create secret generic "
+        "alertmanager-smtp --from-literal=password=...)"
+        if "monitoring" in cluster.get("kubernetes", {})
+        else ""
+    )
     header = (
         f"# Written by `python -m blueprints size --write-stack {stack}`: {pick.nodes} x "
         f"{pick.shape.instance_type} in {pick.region}, {run}; cheapest option: "
-        f"{how}.\n# {note}\n# Replace the example budget contact before `pulumi up --stack {stack}`.\n"
+        f"{how}.\n# {note}\n# Replace the example budget contact{smtp} before `pulumi up --stack {stack}`.\n"
     )
     return header + yaml.safe_dump({"config": {FULL_CONFIG_KEY: cluster}}, sort_keys=False)
 
@@ -171,9 +196,15 @@ def _plan_in(folder: Path, stack: str, text: str):
 
 
 def write_stack(
-    advice: Advice, stack: str, stacks_dir: Path, margin: float = 0.2, contact: str = "platform-team@example.com"
+    advice: Advice,
+    stack: str,
+    stacks_dir: Path,
+    margin: float = 0.2,
+    contact: str = "platform-team@example.com",
+    prices: Optional[Mapping[str, Any]] = None,
 ) -> Path:
-    """Write stacks_dir/Pulumi.<stack>.yaml for the cheapest candidate; return its path."""
+    """Write stacks_dir/Pulumi.<stack>.yaml for the cheapest candidate; return its path. ``prices`` (the account's
+    rates, `size --prices`) go into the stack's `prices:`, so the plan prices the nodes as the advisor did."""
     if not STACK_NAME.match(stack):
         raise BlueprintError("--write-stack", f"{stack!r} is not a stack name: lowercase letters, digits and '-'")
     target = Path(stacks_dir) / f"Pulumi.{stack}.yaml"
@@ -187,6 +218,8 @@ def write_stack(
     with tempfile.TemporaryDirectory(prefix="size-stack-") as scratch:
         folder = Path(scratch)
         cluster = _cluster(advice, pick, 10**9, contact)
+        if prices:
+            cluster["prices"] = {t: dict(v) if isinstance(v, Mapping) else v for t, v in prices.items()}
         probe = _plan_in(folder, stack, _document(stack, cluster, pick, "sizing probe"))
         if probe.resolved.node_groups[0].shape.instance_type != pick.shape.instance_type:
             cluster["nodeGroups"]["gpu"]["instanceType"] = pick.shape.instance_type  # pin the advisor's shape
