@@ -311,6 +311,10 @@ def _size_parser(commands) -> None:
     serve.add_argument("--spare-replicas", type=int, help="replicas that may be lost while serving (availability)")
     serve.add_argument("--mbu", type=float, help="memory-bandwidth utilization of a decode step (default 0.6, NIM)")
     size.add_argument("--mfu", type=float, help="model FLOPs utilization, 0-1 (default 0.40, Llama 3 paper)")
+    fleet = size.add_argument_group("a fleet you have (instead of sizing one)")
+    fleet.add_argument("--gpus", type=int, help="GPUs you have: time and cost (or the rate served) on exactly them")
+    fleet.add_argument("--nodes", type=int, help="nodes you have of --shape")
+    fleet.add_argument("--shape", help="the instance type of your --nodes, e.g. p5.48xlarge")
     size.add_argument("--target-days", type=float, help="finish within this many days (sets the node count)")
     size.add_argument("--cloud", action="append", dest="clouds", help="aws or alicloud (repeatable; default both)")
     size.add_argument("--region", action="append", dest="regions", help="region (repeatable; default all)")
@@ -401,6 +405,9 @@ def _placement_kwargs(args: argparse.Namespace) -> dict:
         spot_overhead=args.spot_overhead,
         dataset_tb=args.dataset_tb,
         checkpoints_kept=args.checkpoints_kept,
+        fleet_gpus=args.gpus,
+        fleet_nodes=args.nodes,
+        fleet_shape=args.shape,
     )
 
 

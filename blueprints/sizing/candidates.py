@@ -183,7 +183,13 @@ def _candidate(
     peak = fl.peak_tflops(shape.gpu.model, w.precision)
     nodes = replica_nodes
     target_hours = w.target_hours if w.target_hours is not None else DEFAULT_TARGET_DAYS * 24
-    if peak is not None:
+    have = fleet_nodes(w, shape)
+    if have is not None:  # a fleet you have: exactly its nodes, whatever the deadline
+        nodes = have
+        if have < replica_nodes:
+            why = f"{have} x {shape.instance_type} hold {have * gpn} GPUs; one replica needs {per_replica}"
+            return Candidate(shape, region, per_replica, have, None, "-", why_not=why, on_request=ask)
+    elif peak is not None:
         gpus_needed = math.ceil(total / (target_hours * fl.SECONDS_PER_HOUR * peak * 1e12 * w.mfu))
         nodes = max(nodes, math.ceil(gpus_needed / gpn))
         nodes = math.ceil(nodes / replica_nodes) * replica_nodes
@@ -214,6 +220,7 @@ def _pairs(catalog: Catalog, w: Workload) -> list[tuple[Shape, str, bool]]:
     offered = [(s, r, False) for s in shapes for r in s.regions] + [
         (s, r, True) for s in shapes for r in s.on_request_regions if r not in s.regions
     ]
+    offered = _fleet_pairs(catalog, w, offered)
     if not w.regions:
         return offered
     known = sorted({r for _, r, _ in offered})
@@ -224,6 +231,45 @@ def _pairs(catalog: Catalog, w: Workload) -> list[tuple[Shape, str, bool]]:
             f"no catalog shape on {', '.join(w.clouds)} is sold in {unknown[0]}; regions: {', '.join(known)}",
         )
     return [(s, r, ask) for s, r, ask in offered if r in w.regions]
+
+
+def _fleet_pairs(
+    catalog: Catalog, w: Workload, offered: list[tuple[Shape, str, bool]]
+) -> list[tuple[Shape, str, bool]]:
+    """With a fleet: only its shape (--shape), or the shapes that make exactly --gpus GPUs in whole nodes."""
+    if w.fleet_shape is not None:
+        shape = catalog.get(w.fleet_shape)
+        if shape is None or not shape.gpu.count:
+            raise BlueprintError(
+                "--shape",
+                f"{w.fleet_shape!r} is not a GPU shape in catalog/shapes.yaml; allowed: an instance type it lists, "
+                "e.g. p5.48xlarge or ecs.gn8v-8x.48xlarge",
+            )
+        mine = [p for p in offered if p[0].instance_type == w.fleet_shape]
+        if not mine:
+            raise BlueprintError(
+                "--shape", f"{w.fleet_shape} is not sold on {', '.join(w.clouds)}; allowed: --cloud {shape.cloud}"
+            )
+        return mine
+    if w.fleet_gpus is not None:
+        mine = [
+            p
+            for p in offered
+            if p[0].gpu.count and w.fleet_gpus % p[0].gpu.count == 0 and w.fleet_gpus // p[0].gpu.count <= MAX_NODES
+        ]
+        if not mine:
+            raise BlueprintError(
+                "--gpus", f"no catalog shape makes exactly {w.fleet_gpus} GPUs in at most {MAX_NODES} whole nodes"
+            )
+        return mine
+    return offered
+
+
+def fleet_nodes(w: Workload, shape: Shape) -> Optional[int]:
+    """The nodes of ``shape`` the user has (--nodes, or --gpus / GPUs per node), or None without a fleet."""
+    if w.fleet_nodes is not None:
+        return w.fleet_nodes
+    return None if w.fleet_gpus is None else w.fleet_gpus // shape.gpu.count
 
 
 def advise(w: Workload, catalog: Optional[Catalog] = None, prices: Optional[Overrides] = None) -> Advice:

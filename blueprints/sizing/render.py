@@ -182,7 +182,14 @@ def _summary_lines(data: dict[str, Any]) -> list[str]:
     lines.append(f"  {'total':<17} {mem['totalGb']:>10,.1f} GB")
     per = ", ".join(f"{m} {n if n is not None else '>4096'}" for m, n in data["gpusPerReplica"].items())
     lines.append(f"min GPUs per replica: {per}")
-    if w["target_hours"] is None:
+    if w["fleet_gpus"] is not None or w["fleet_nodes"] is not None:
+        have = (
+            f"{w['fleet_gpus']} GPUs (shapes that make exactly that many in whole nodes)"
+            if w["fleet_gpus"] is not None
+            else f"{w['fleet_nodes']} x {w['fleet_shape']}"
+        )
+        lines.append(f"the fleet you have: {have}; time and cost on exactly it, per purchase option")
+    elif w["target_hours"] is None:
         lines.append(
             f"no --target-days: nodes sized to finish within {DEFAULT_TARGET_DAYS} days (the default); "
             f"plans over {LONG_RUN_DAYS} days are marked"

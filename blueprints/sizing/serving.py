@@ -35,7 +35,7 @@ from catalog.prices import OPTION_LABELS, Overrides, quote
 
 from ..errors import BlueprintError
 from . import flops as fl
-from .candidates import Advice, Candidate, OptionCost, _pairs, cheapest_of, sale_marks
+from .candidates import Advice, Candidate, OptionCost, _pairs, cheapest_of, fleet_nodes, sale_marks
 from .fit import kv_per_token, largest_batch, weights_bytes
 from .memory import BYTES, breakdown, transformer_shape
 from .prices_file import your_quote
@@ -177,8 +177,16 @@ def _options(
     return tuple(out)
 
 
+def sustained_requests_per_s(w: Workload, plan: ReplicaPlan, replicas: int) -> float:
+    """Requests per second the replicas serve at full batch, the spare ones left out (they may be lost)."""
+    return max(0, replicas - w.spare_replicas) * plan.requests_per_s
+
+
 def served_tokens_per_s(w: Workload, plan: ReplicaPlan, replicas: int) -> float:
-    """Output tokens per second at the load asked: the rate's, or every user's batch slot decoding."""
+    """Output tokens per second at the load asked: the rate's, every user's batch slot decoding, or (a fleet without
+    a load) what the fleet sustains."""
+    if w.request_rate is None and w.concurrency is None:
+        return sustained_requests_per_s(w, plan, replicas) * w.output_tokens
     if w.request_rate is not None:
         return w.request_rate * w.output_tokens
     active = min(w.concurrency, (replicas - w.spare_replicas) * plan.batch)  # type: ignore[type-var]
@@ -199,8 +207,12 @@ def advise_serving(w: Workload, catalog: Optional[Catalog] = None, prices: Optio
         if plan is None:
             infeasible.append(Candidate(shape, region, None, 0, None, "-", why_not=why, on_request=ask))
             continue
-        replicas = _replicas(w, plan)
-        nodes = math.ceil(replicas / (shape.gpu.count // plan.tp))
+        have = fleet_nodes(w, shape)
+        if have is not None:  # a fleet you have: every replica it holds
+            nodes, replicas = have, have * (shape.gpu.count // plan.tp)
+        else:
+            replicas = _replicas(w, plan)
+            nodes = math.ceil(replicas / (shape.gpu.count // plan.tp))
         if nodes > 1000:
             infeasible.append(
                 Candidate(
@@ -240,6 +252,15 @@ def advise_serving(w: Workload, catalog: Optional[Catalog] = None, prices: Optio
 
     ranked = sorted(feasible, key=key)
     cheapest = cheapest_of(ranked)
+    sized = {(t, g): (p, r) for t, g, p, r in plans}
+
+    def short(c: Candidate) -> tuple[str, ...]:
+        """A fleet that cannot serve the rate asked of it says so."""
+        if not w.fleet or w.request_rate is None:
+            return ()
+        plan, replicas = sized[(c.shape.instance_type, c.region)]
+        return ("below --rps",) if sustained_requests_per_s(w, plan, replicas) < w.request_rate else ()
+
     marked = tuple(
         Candidate(
             c.shape,
@@ -250,7 +271,7 @@ def advise_serving(w: Workload, catalog: Optional[Catalog] = None, prices: Optio
             c.fabric,
             c.options,
             None,
-            (("cheapest",) if c is cheapest else ()) + sale_marks(c),
+            (("cheapest",) if c is cheapest else ()) + sale_marks(c) + short(c),
             c.on_request,
         )
         for c in ranked
@@ -292,6 +313,7 @@ def _candidate_json(advice: ServingAdvice, c) -> dict[str, Any]:
         "requestsPerSecondPerReplica": round(plan.requests_per_s, 3),
         "outputTokensPerSecondPerReplica": round(plan.output_tokens_per_s, 1),
         "replicas": replicas,
+        "sustainedRequestsPerSecond": round(sustained_requests_per_s(w, plan, replicas), 3),
         "spareReplicas": w.spare_replicas,
         "nodes": c.nodes,
         "gpus": c.gpus,
@@ -360,7 +382,11 @@ def _shapes(cands: list[Candidate]) -> str:
 def _lines(data: dict[str, Any]) -> list[str]:
     w, r = data["workload"], data["rules"]
     load = (
-        f"{w['request_rate']:g} requests/s" if w["request_rate"] is not None else f"{w['concurrency']} concurrent users"
+        f"{w['request_rate']:g} requests/s"
+        if w["request_rate"] is not None
+        else f"{w['concurrency']} concurrent users"
+        if w["concurrency"] is not None
+        else "what the fleet sustains"
     )
     targets = (
         ", ".join(
@@ -396,6 +422,7 @@ def render_serving_text(advice: ServingAdvice, width: int = 160) -> str:
         "TPOT ms",
         "tok/s/replica",
         "replicas",
+        "req/s",
         "nodes",
         "$/hour",
         "$/month",
@@ -416,6 +443,7 @@ def render_serving_text(advice: ServingAdvice, width: int = 160) -> str:
             f"{r['tpotMs']:.1f}",
             f"{r['outputTokensPerSecondPerReplica']:,.0f}",
             str(r["replicas"]),
+            f"{r['sustainedRequestsPerSecond']:,.2f}",
             str(r["nodes"]),
             _usd(b.get("usdPerHour")),
             _usd(b.get("usdPerMonth"), 0),
