@@ -133,3 +133,20 @@ def test_bad_prices_file_is_one_line(tmp_path, capsys, text, fragment):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert fragment in err and str(path) in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_risk_notes_carry_their_sources(capsys):
+    """Item 6: the cheapest serving pick is one replica on spot, the cheapest 8-node training gang is on spot with
+    EFA: each says so with its source; a spare replica takes the serving note away."""
+    serve = ["size", "--mode", "inference", "--model", "mistral-7b", "--rps", "1", "--precision", "int8"]
+    serve += ["--cloud", "aws", "--region", "us-east-1", "--format", "json"]
+    assert main(serve) == 0
+    (risk,) = json.loads(capsys.readouterr().out)["risks"]
+    assert "single serving replica on spot" in risk and "spot-instance-termination-notices" in risk
+    assert main([*serve, "--spare-replicas", "1"]) == 0
+    assert json.loads(capsys.readouterr().out)["risks"] == []
+    train = ["size", "--model", "llama-3-70b", "--tokens", "1T", "--nodes", "8", "--shape", "p5.48xlarge"]
+    assert main([*train, "--region", "us-east-1", "--format", "json"]) == 0
+    risks = json.loads(capsys.readouterr().out)["risks"]
+    assert any("training gang on spot" in r for r in risks)
+    assert any("placement group" in r and "placement-strategies.html" in r for r in risks)

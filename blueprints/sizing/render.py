@@ -18,6 +18,7 @@ from catalog.clouds import cloud_names
 from . import flops as fl
 from .candidates import DEFAULT_TARGET_DAYS, LONG_RUN_DAYS, Advice, Candidate
 from .memory import HEADROOM, gpus_per_replica
+from .risks import training_risks
 
 SIZE_FORMAT_VERSION = 1
 TEXT_ROWS = 12  # text and Markdown show this many candidates (JSON has them all)
@@ -99,6 +100,7 @@ def advice_json(advice: Advice) -> dict[str, Any]:
         "fastest": _pick(advice.fastest),
         "candidates": [_candidate_json(c) for c in advice.candidates],
         "infeasible": [_candidate_json(c) for c in advice.infeasible],
+        "risks": [r.line() for r in training_risks(advice.cheapest)] if advice.cheapest else [],
     }
 
 
@@ -251,6 +253,8 @@ def render_text(advice: Advice, width: int = 160) -> str:
     )
     for line in _prices_lines(data, rows):
         console.print(line, markup=False, overflow="ignore", crop=False)
+    for risk in data["risks"]:
+        console.print(f"risk: {risk}", markup=False)
     return buffer.getvalue()
 
 
@@ -272,6 +276,7 @@ def render_markdown(advice: Advice) -> str:
             + f" | {', '.join(r['marks'])} |"
         )
     out += ["", "Prices used:", ""] + [f"-{line[1:]}" for line in _prices_lines(data, rows)]
+    out += [f"- risk: {risk}" for risk in data["risks"]]
     return "\n".join(out) + "\n"
 
 

@@ -39,6 +39,7 @@ from .candidates import Advice, Candidate, OptionCost, _pairs, cheapest_of, flee
 from .fit import kv_per_token, largest_batch, weights_bytes
 from .memory import BYTES, breakdown, transformer_shape
 from .prices_file import your_quote
+from .risks import serving_risks
 from .workload import MAX_BATCH, SERVED_PRECISIONS, Workload
 
 HOURS_PER_MONTH = 730  # 24 x 365 / 12
@@ -346,7 +347,17 @@ def serving_json(advice: ServingAdvice) -> dict[str, Any]:
             for c in advice.infeasible
         ],
         "notes": sale_notes(advice),
+        "risks": [r.line() for r in pick_risks(advice)],
     }
+
+
+def pick_risks(advice: ServingAdvice) -> list:
+    """Risk notes (risks.py) of the cheapest candidate, the one --write-stack writes."""
+    pick = advice.cheapest
+    if pick is None:
+        return []
+    _, replicas = advice.plan_for(pick)
+    return serving_risks(pick, replicas)
 
 
 def sale_notes(advice: Advice) -> list[str]:
@@ -454,6 +465,8 @@ def render_serving_text(advice: ServingAdvice, width: int = 160) -> str:
     console.print(table)
     for note in data["notes"]:
         console.print(f"note: {note}", markup=False)
+    for risk in data["risks"]:
+        console.print(f"risk: {risk}", markup=False)
     console.print(
         f"{len(data['candidates'])} feasible candidates, {len(data['infeasible'])} cannot serve it", markup=False
     )
@@ -480,7 +493,8 @@ def render_serving_markdown(advice: ServingAdvice) -> str:
             f"{r['replicas']} | {r['nodes']} | {_usd(b.get('usdPerHour'))} | "
             f"{_usd(b.get('usdPerMillionOutputTokens'))} |"
         )
-    out += [""] + [f"- {note}" for note in data["notes"]] if data["notes"] else []
+    lines = [f"- {note}" for note in data["notes"]] + [f"- risk: {risk}" for risk in data["risks"]]
+    out += [""] + lines if lines else []
     return "\n".join(out) + "\n"
 
 

@@ -13,7 +13,7 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
 import yaml
 
@@ -24,6 +24,7 @@ from ..errors import BlueprintError
 from ..stackconfig import FULL_CONFIG_KEY, PRESETS_DIR
 from .candidates import Advice, Candidate
 from .memory import OPTIMIZER_BYTES, TRAIN_BYTES
+from .risks import Risk, serving_risks, training_risks
 from .workload import SERVED_PRECISIONS
 
 STACK_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
@@ -157,7 +158,14 @@ def served_models(advice: Advice, pick: Candidate) -> dict[str, Any]:
     }
 
 
-def _document(stack: str, cluster: dict[str, Any], pick: Candidate, note: str) -> str:
+def _risks(advice: Advice, pick: Candidate) -> list[Risk]:
+    """The written candidate's risk notes (risks.py), repeated in the stack's header."""
+    if advice.workload.serving:
+        return serving_risks(pick, advice.plan_for(pick)[1])  # type: ignore[attr-defined]
+    return training_risks(pick)
+
+
+def _document(stack: str, cluster: dict[str, Any], pick: Candidate, note: str, risks: Sequence[Risk] = ()) -> str:
     best = pick.best()
     how = (
         f"{best.label} at ${best.quote.usd_per_hour:,.4g}/h ({best.quote.cite()})"
@@ -180,10 +188,12 @@ def _document(stack: str, cluster: dict[str, Any], pick: Candidate, note: str) -
         if "monitoring" in cluster.get("kubernetes", {})
         else ""
     )
+    risk_lines = "".join(f"# Risk: {r.line()}\n" for r in risks)
     header = (
         f"# Written by `python -m blueprints size --write-stack {stack}`: {pick.nodes} x "
         f"{pick.shape.instance_type} in {pick.region}, {run}; cheapest option: "
         f"{how}.\n# {note}\n# Replace the example budget contact{smtp} before `pulumi up --stack {stack}`.\n"
+        f"{risk_lines}"
     )
     return header + yaml.safe_dump({"config": {FULL_CONFIG_KEY: cluster}}, sort_keys=False)
 
@@ -229,7 +239,7 @@ def write_stack(
         note = (
             f"Budget: the plan's expected ${probe.cost.monthly_usd:,.2f}/month plus {margin:.0%}, rounded up to $100."
         )
-        text = _document(stack, cluster, pick, note)
+        text = _document(stack, cluster, pick, note, _risks(advice, pick))
         final = _plan_in(folder, stack, text)
         chosen = resolve(final.resolved.spec).node_groups[0].shape.instance_type
         if chosen != pick.shape.instance_type:
