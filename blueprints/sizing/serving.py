@@ -423,28 +423,16 @@ def render_serving_text(advice: ServingAdvice, width: int = 160) -> str:
     for line in _lines(data):
         console.print(line, markup=False)
     table = Table(title="serving candidates, ranked by cost per month (24 x 7)")
-    for column in (
-        "#",
-        "shape",
-        "region",
-        "TP",
-        "batch",
-        "TTFT ms",
-        "TPOT ms",
-        "tok/s/replica",
-        "replicas",
-        "req/s",
-        "nodes",
-        "$/hour",
-        "$/month",
-        "$/M out tok",
-        "option",
-        "marks",
-    ):
+    rows = data["candidates"][:12]
+    fleet = data["workload"]["fleet_gpus"] is not None or data["workload"]["fleet_nodes"] is not None
+    marked = any(r["marks"] for r in rows)
+    columns = ["#", "shape", "region", "TP", "batch", "TTFT ms", "TPOT ms", "tok/s/replica", "replicas"]
+    columns += ["req/s"] * fleet + ["nodes", "$/hour", "$/month", "$/M out tok", "option"] + ["marks"] * marked
+    for column in columns:
         table.add_column(column, overflow="fold")
-    for i, r in enumerate(data["candidates"][:12], 1):
+    for i, r in enumerate(rows, 1):
         b = r["best"] or {}
-        table.add_row(
+        cells = [
             str(i),
             r["instanceType"],
             r["region"],
@@ -454,14 +442,16 @@ def render_serving_text(advice: ServingAdvice, width: int = 160) -> str:
             f"{r['tpotMs']:.1f}",
             f"{r['outputTokensPerSecondPerReplica']:,.0f}",
             str(r["replicas"]),
-            f"{r['sustainedRequestsPerSecond']:,.2f}",
+        ]
+        cells += [f"{r['sustainedRequestsPerSecond']:,.2f}"] * fleet
+        cells += [
             str(r["nodes"]),
             _usd(b.get("usdPerHour")),
             _usd(b.get("usdPerMonth"), 0),
             _usd(b.get("usdPerMillionOutputTokens")),
             b.get("option", "-"),
-            ", ".join(r["marks"]),
-        )
+        ]
+        table.add_row(*cells, *([", ".join(r["marks"])] * marked))
     console.print(table)
     for note in data["notes"]:
         console.print(f"note: {note}", markup=False)
