@@ -297,24 +297,8 @@ def _size_parser(commands) -> None:
     vision.add_argument("--flops-per-sample", help="forward-pass FLOPs per sample, e.g. 8.2G (training = 3x)")
     vision.add_argument("--samples", help="samples per epoch, e.g. 1.28M")
     vision.add_argument("--epochs", type=float, help="passes over the samples")
-    serve = size.add_argument_group("serving (--mode inference with --rps or --concurrency)")
-    serve.add_argument("--rps", type=float, help="requests per second to serve")
-    serve.add_argument("--concurrency", type=int, help="users generating at once (instead of --rps)")
-    serve.add_argument("--input-tokens", type=int, help="prompt tokens per request (default 512)")
-    serve.add_argument("--output-tokens", type=int, help="generated tokens per request (default 256)")
-    serve.add_argument(
-        "--max-context", type=int, help="tokens a sequence may hold (maxContext; default prompt + output tokens)"
-    )
-    serve.add_argument("--max-batch", type=int, help="sequences decoded together (maxBatch; default: all that fit)")
-    serve.add_argument("--ttft-ms", type=float, help="time-to-first-token target, ms")
-    serve.add_argument("--tpot-ms", type=float, help="time-per-output-token target, ms")
-    serve.add_argument("--spare-replicas", type=int, help="replicas that may be lost while serving (availability)")
-    serve.add_argument("--mbu", type=float, help="memory-bandwidth utilization of a decode step (default 0.6, NIM)")
+    _size_serving_arguments(size)
     size.add_argument("--mfu", type=float, help="model FLOPs utilization, 0-1 (default 0.40, Llama 3 paper)")
-    fleet = size.add_argument_group("a fleet you have (instead of sizing one)")
-    fleet.add_argument("--gpus", type=int, help="GPUs you have: time and cost (or the rate served) on exactly them")
-    fleet.add_argument("--nodes", type=int, help="nodes you have of --shape")
-    fleet.add_argument("--shape", help="the instance type of your --nodes, e.g. p5.48xlarge")
     size.add_argument("--target-days", type=float, help="finish within this many days (sets the node count)")
     size.add_argument("--cloud", action="append", dest="clouds", help="aws or alicloud (repeatable; default both)")
     size.add_argument("--region", action="append", dest="regions", help="region (repeatable; default all)")
@@ -337,6 +321,27 @@ def _size_parser(commands) -> None:
     size.add_argument("--stacks-dir", type=Path, default=None, help="where --write-stack writes (default: stacks/)")
     size.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     size.add_argument("--output", type=Path, help="write here (atomically) instead of standard output")
+
+
+def _size_serving_arguments(size: argparse.ArgumentParser) -> None:
+    """`size`'s serving flags and the fleet you have (issue #37)."""
+    serve = size.add_argument_group("serving (--mode inference with --rps or --concurrency)")
+    serve.add_argument("--rps", type=float, help="requests per second to serve")
+    serve.add_argument("--concurrency", type=int, help="users generating at once (instead of --rps)")
+    serve.add_argument("--input-tokens", type=int, help="prompt tokens per request (default 512)")
+    serve.add_argument("--output-tokens", type=int, help="generated tokens per request (default 256)")
+    serve.add_argument(
+        "--max-context", type=int, help="tokens a sequence may hold (maxContext; default prompt + output tokens)"
+    )
+    serve.add_argument("--max-batch", type=int, help="sequences decoded together (maxBatch; default: all that fit)")
+    serve.add_argument("--ttft-ms", type=float, help="time-to-first-token target, ms")
+    serve.add_argument("--tpot-ms", type=float, help="time-per-output-token target, ms")
+    serve.add_argument("--spare-replicas", type=int, help="replicas that may be lost while serving (availability)")
+    serve.add_argument("--mbu", type=float, help="memory-bandwidth utilization of a decode step (default 0.6, NIM)")
+    fleet = size.add_argument_group("a fleet you have (instead of sizing one)")
+    fleet.add_argument("--gpus", type=int, help="GPUs you have: time and cost (or the rate served) on exactly them")
+    fleet.add_argument("--nodes", type=int, help="nodes you have of --shape")
+    fleet.add_argument("--shape", help="the instance type of your --nodes, e.g. p5.48xlarge")
 
 
 def _size(args: argparse.Namespace) -> int:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import io
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 from rich.console import Console
@@ -200,40 +200,45 @@ def _closest(why: str) -> tuple[int, str]:
     return next((i for i, text in enumerate(order) if text in why), len(order)), why
 
 
+def _serving_candidate(
+    w: Workload, shape: Shape, region: str, ask: bool, prices: Optional[Overrides]
+) -> tuple[Candidate, Optional[tuple[str, str, ReplicaPlan, int]]]:
+    """One shape in one region: a candidate with its plan and replicas, or an infeasible one saying why."""
+    plan, why = replica_plan(w, shape)
+    if plan is None:
+        return Candidate(shape, region, None, 0, None, "-", why_not=why, on_request=ask), None
+    have = fleet_nodes(w, shape)
+    if have is not None:  # a fleet you have: every replica it holds
+        nodes, replicas = have, have * (shape.gpu.count // plan.tp)
+    else:
+        replicas = _replicas(w, plan)
+        nodes = math.ceil(replicas / (shape.gpu.count // plan.tp))
+    if nodes > 1000:
+        why = f"needs {nodes} nodes, more than a node group's 1000"
+        return Candidate(shape, region, plan.tp, nodes, None, "-", why_not=why, on_request=ask), None
+    options = _options(shape, region, nodes, w, prices)
+    candidate = Candidate(shape, region, plan.tp, nodes, None, "-", options, on_request=ask)
+    return candidate, (shape.instance_type, region, plan, replicas)
+
+
+def _rank_key(c: Candidate) -> tuple:
+    best = c.best()
+    return (
+        best.cost_to_finish_usd if best else math.inf,
+        not (best and best.quote and best.quote.exact),
+        c.shape.instance_type,
+        c.region,
+    )
+
+
 def advise_serving(w: Workload, catalog: Optional[Catalog] = None, prices: Optional[Overrides] = None) -> ServingAdvice:
+    """Every shape that can serve ``w``, ranked by cost per month; ``prices`` are the account's rates."""
     catalog = catalog or load_catalog()
     feasible, infeasible, plans = [], [], []
     for shape, region, ask in _pairs(catalog, w):
-        plan, why = replica_plan(w, shape)
-        if plan is None:
-            infeasible.append(Candidate(shape, region, None, 0, None, "-", why_not=why, on_request=ask))
-            continue
-        have = fleet_nodes(w, shape)
-        if have is not None:  # a fleet you have: every replica it holds
-            nodes, replicas = have, have * (shape.gpu.count // plan.tp)
-        else:
-            replicas = _replicas(w, plan)
-            nodes = math.ceil(replicas / (shape.gpu.count // plan.tp))
-        if nodes > 1000:
-            infeasible.append(
-                Candidate(
-                    shape,
-                    region,
-                    plan.tp,
-                    nodes,
-                    None,
-                    "-",
-                    why_not=f"needs {nodes} nodes, more than a node group's 1000",
-                    on_request=ask,
-                )
-            )
-            continue
-        feasible.append(
-            Candidate(
-                shape, region, plan.tp, nodes, None, "-", _options(shape, region, nodes, w, prices), on_request=ask
-            )
-        )
-        plans.append((shape.instance_type, region, plan, replicas))
+        candidate, sized = _serving_candidate(w, shape, region, ask, prices)
+        (feasible if sized else infeasible).append(candidate)
+        plans += [sized] if sized else []
     if not feasible:
         reasons = sorted({c.why_not for c in infeasible if c.why_not}, key=_closest)
         raise BlueprintError(
@@ -241,41 +246,19 @@ def advise_serving(w: Workload, catalog: Optional[Catalog] = None, prices: Optio
             f"no shape can serve this ({reasons[0] if reasons else 'no shapes'}); allowed: "
             f"looser --ttft-ms/--tpot-ms, a lower precision (--precision fp8/int8/int4)",
         )
-
-    def key(c: Candidate) -> tuple:
-        best = c.best()
-        return (
-            best.cost_to_finish_usd if best else math.inf,
-            not (best and best.quote and best.quote.exact),
-            c.shape.instance_type,
-            c.region,
-        )
-
-    ranked = sorted(feasible, key=key)
+    ranked = sorted(feasible, key=_rank_key)
     cheapest = cheapest_of(ranked)
-    sized = {(t, g): (p, r) for t, g, p, r in plans}
+    by_shape = {(t, g): (p, r) for t, g, p, r in plans}
 
     def short(c: Candidate) -> tuple[str, ...]:
         """A fleet that cannot serve the rate asked of it says so."""
         if not w.fleet or w.request_rate is None:
             return ()
-        plan, replicas = sized[(c.shape.instance_type, c.region)]
+        plan, replicas = by_shape[(c.shape.instance_type, c.region)]
         return ("below --rps",) if sustained_requests_per_s(w, plan, replicas) < w.request_rate else ()
 
     marked = tuple(
-        Candidate(
-            c.shape,
-            c.region,
-            c.gpus_per_replica,
-            c.nodes,
-            None,
-            c.fabric,
-            c.options,
-            None,
-            (("cheapest",) if c is cheapest else ()) + sale_marks(c) + short(c),
-            c.on_request,
-        )
-        for c in ranked
+        replace(c, marks=(("cheapest",) if c is cheapest else ()) + sale_marks(c) + short(c)) for c in ranked
     )
     return ServingAdvice(w, breakdown(w), 0.0, marked, tuple(infeasible), tuple(plans))
 

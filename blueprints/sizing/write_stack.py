@@ -205,6 +205,27 @@ def _plan_in(folder: Path, stack: str, text: str):
     return make_plan(stack, folder)
 
 
+def _check_final(final, pick: Candidate) -> None:
+    """The written stack must resolve to the advisor's shape and plan with exit 0, or nothing is written."""
+    from ..offline.readiness import BLOCKING
+    from ..resolver import resolve
+
+    chosen = resolve(final.resolved.spec).node_groups[0].shape.instance_type
+    if chosen != pick.shape.instance_type:
+        raise BlueprintError(
+            "--write-stack",
+            f"the resolver picks {chosen}, not the advisor's {pick.shape.instance_type}; nothing written",
+        )
+    if final.exit_code != 0:
+        blocking = [f["message"] for f in final.findings if f.get("enforcementLevel") == "mandatory"]
+        blocking += [r.message for r in final.readiness if r.level == BLOCKING]
+        raise BlueprintError(
+            "--write-stack",
+            f"the stack would not plan cleanly ({'; '.join(blocking) or 'a blocking readiness finding'}); "
+            "nothing written",
+        )
+
+
 def write_stack(
     advice: Advice,
     stack: str,
@@ -223,8 +244,6 @@ def write_stack(
     if target.exists():
         raise BlueprintError("--write-stack", f"{target} exists; choose another name or remove it")
     pick = advice.cheapest or advice.candidates[0]
-    from ..resolver import resolve
-
     with tempfile.TemporaryDirectory(prefix="size-stack-") as scratch:
         folder = Path(scratch)
         cluster = _cluster(advice, pick, 10**9, contact)
@@ -241,22 +260,7 @@ def write_stack(
         )
         text = _document(stack, cluster, pick, note, _risks(advice, pick))
         final = _plan_in(folder, stack, text)
-        chosen = resolve(final.resolved.spec).node_groups[0].shape.instance_type
-        if chosen != pick.shape.instance_type:
-            raise BlueprintError(
-                "--write-stack",
-                f"the resolver picks {chosen}, not the advisor's {pick.shape.instance_type}; nothing written",
-            )
-        if final.exit_code != 0:
-            from ..offline.readiness import BLOCKING
-
-            blocking = [f["message"] for f in final.findings if f.get("enforcementLevel") == "mandatory"]
-            blocking += [r.message for r in final.readiness if r.level == BLOCKING]
-            raise BlueprintError(
-                "--write-stack",
-                f"the stack would not plan cleanly ({'; '.join(blocking) or 'a blocking readiness finding'}); "
-                "nothing written",
-            )
+        _check_final(final, pick)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
