@@ -150,3 +150,9 @@ def test_risk_notes_carry_their_sources(capsys):
     risks = json.loads(capsys.readouterr().out)["risks"]
     assert any("training gang on spot" in r for r in risks)
     assert any("placement group" in r and "placement-strategies.html" in r for r in risks)
+
+
+def test_training_on_a_gpu_without_the_precision_names_the_nearest(capsys):
+    assert main(["size", "--params", "7B", "--tokens", "1T", "--cloud", "aws", "--region", "us-east-1"]) == 0
+    out = capsys.readouterr().out
+    assert "T4 bf16: no figure (Turing tensor cores have no BF16), so no time or cost; nearest: --precision fp16" in out

@@ -19,6 +19,7 @@ from . import flops as fl
 from .candidates import DEFAULT_TARGET_DAYS, LONG_RUN_DAYS, Advice, Candidate
 from .memory import HEADROOM, gpus_per_replica
 from .risks import training_risks
+from .workload import INFERENCE_ONLY, PRECISIONS
 
 SIZE_FORMAT_VERSION = 1
 TEXT_ROWS = 12  # text and Markdown show this many candidates (JSON has them all)
@@ -95,6 +96,11 @@ def advice_json(advice: Advice) -> dict[str, Any]:
             "noPeakFigure": {
                 m: why for m, _ in models for peak, why in [fl.peak_and_reason(m, w.precision)] if peak is None
             },
+            "nearestPrecisions": {
+                m: fl.nearest_precisions(m, w.precision, _allowed(w.mode))
+                for m, _ in models
+                if fl.peak_tflops(m, w.precision) is None
+            },
         },
         "cheapest": _pick(advice.cheapest),
         "fastest": _pick(advice.fastest),
@@ -102,6 +108,11 @@ def advice_json(advice: Advice) -> dict[str, Any]:
         "infeasible": [_candidate_json(c) for c in advice.infeasible],
         "risks": [r.line() for r in training_risks(advice.cheapest)] if advice.cheapest else [],
     }
+
+
+def _allowed(mode: str) -> tuple[str, ...]:
+    """Precisions a run of ``mode`` may use (workload.py): inference adds int8/int4, training keeps fp32."""
+    return PRECISIONS if mode == "inference" else tuple(p for p in PRECISIONS if p not in INFERENCE_ONLY)
 
 
 def _mfu_source(w) -> str:
@@ -200,7 +211,9 @@ def _summary_lines(data: dict[str, Any]) -> list[str]:
         f"compute: {comp['flops']:.3g} FLOPs = {comp['rule']}; time at MFU {comp['mfu']:.0%} ({comp['mfuSource']})"
     )
     for model, why in comp["noPeakFigure"].items():
-        lines.append(f"  {model} {w['precision']}: no figure ({why}), so no time or cost")
+        nearest = comp["nearestPrecisions"].get(model)
+        offer = f"; nearest: --precision {' or '.join(nearest)}" if nearest else ""
+        lines.append(f"  {model} {w['precision']}: no figure ({why}), so no time or cost{offer}")
     return lines
 
 
