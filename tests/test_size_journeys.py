@@ -156,3 +156,17 @@ def test_training_on_a_gpu_without_the_precision_names_the_nearest(capsys):
     assert main(["size", "--params", "7B", "--tokens", "1T", "--cloud", "aws", "--region", "us-east-1"]) == 0
     out = capsys.readouterr().out
     assert "T4 bf16: no figure (Turing tensor cores have no BF16), so no time or cost; nearest: --precision fp16" in out
+
+
+def test_prices_file_ranks_with_the_accounts_rate(tmp_path, capsys):
+    """Item 5: the account's spot rate for one shape makes it the cheapest, and the output cites it as theirs."""
+    path = tmp_path / "prices.yaml"
+    path.write_text("prices:\n  g6.xlarge: {spot: 0.01}\n")
+    argv = ["size", "--mode", "inference", "--model", "mistral-7b", "--rps", "1", "--precision", "int8"]
+    argv += ["--cloud", "aws", "--region", "us-east-1", "--format", "json"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["cheapest"]["instanceType"] == "g4dn.xlarge"
+    assert main([*argv, "--prices", str(path)]) == 0
+    advice = json.loads(capsys.readouterr().out)
+    assert advice["cheapest"]["instanceType"] == "g6.xlarge"
+    assert advice["candidates"][0]["best"]["source"] == "your rate (--prices)"
