@@ -170,3 +170,17 @@ def test_prices_file_ranks_with_the_accounts_rate(tmp_path, capsys):
     advice = json.loads(capsys.readouterr().out)
     assert advice["cheapest"]["instanceType"] == "g6.xlarge"
     assert advice["candidates"][0]["best"]["source"] == "your rate (--prices)"
+
+
+def test_the_cn_shanghai_70b_stack_at_4096_by_16_is_written_and_plans(tmp_path, capsys):
+    """The issue's cn-shanghai case: asked at maxContext 4096 x maxBatch 16, the advisor writes TP 8 on the 8 x L20
+    shape (not TP 4, which the plan refuses), with the account's prices, and the plan exits 0 serving the model."""
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(ALIBABA_PRICES)
+    ask = ["--mode", "inference", "--model", "llama-3-70b", "--rps", "1", "--cloud", "alicloud"]
+    ask += ["--region", "cn-shanghai", "--max-context", "4096", "--max-batch", "16", "--prices", str(prices)]
+    code, plan, written = _write_and_plan(tmp_path, capsys, "sh-70b", ask)
+    assert code == 0 and plan["exitCode"] == 0
+    served = written["serving"]["models"]["llama-3-70b"]
+    assert (served["tensorParallel"], served["maxContext"], served["maxBatch"]) == (8, 4096, 16)
+    assert _deployment(plan, "sh-70b", "llama-3-70b")

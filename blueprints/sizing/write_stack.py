@@ -101,8 +101,13 @@ def _cluster(advice: Advice, pick: Candidate, budget: int, contact: str) -> dict
         "cloud": shape.cloud,
         "region": pick.region,
         "nodeGroups": {"gpu": group},
-        # Serving replicas live within one node each (serving.py): GPU groups without RDMA.
-        "networking": {"rdma": advice.workload.mode == "training" and pick.nodes > 1 and shape.rdma.kind != "none"},
+        # Training over nodes needs the fabric. Serving replicas live within one node each (serving.py), but a node
+        # with RDMA devices still offers them to the queues (readiness_queues.node_devices), whose quotas count them
+        # only with rdma on: a full-node pod would otherwise never be admitted.
+        "networking": {
+            "rdma": shape.rdma.kind != "none"
+            and ((advice.workload.mode == "training" and pick.nodes > 1) or advice.workload.serving)
+        },
         "storage": {"objectStorage": {"expectedSizeTb": round(max(data_gb / 1000, 0.1), 2)}},
         "budget": {"monthlyLimitUsd": budget, "contacts": [contact]},
         "tags": {"sized-by": "blueprints-size"},
