@@ -170,11 +170,9 @@ def write_stack(
                 f"the resolver picks {chosen}, not the advisor's {pick.shape.instance_type}; nothing written",
             )
         if final.exit_code != 0:
-            first = next(
-                (f["message"] for f in final.findings if f.get("enforcementLevel") == "mandatory"),
-                "a blocking readiness finding",
-            )
-            raise BlueprintError("--write-stack", f"the stack would not plan cleanly ({first}); nothing written")
+            mandatory = [f["message"] for f in final.findings if f.get("enforcementLevel") == "mandatory"]
+            why = "; ".join(mandatory) or "a blocking readiness finding"
+            raise BlueprintError("--write-stack", f"the stack would not plan cleanly ({why}); nothing written")
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
