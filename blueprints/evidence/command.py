@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-
 EXAMPLES = """examples:
   python -m blueprints conformance --stack startup-serving --kubeconfig ~/.kube/config
   python -m blueprints conformance --stack research-a100 --kubeconfig kubeconfig.yaml --out evidence-1.35
