@@ -45,6 +45,7 @@ class Record:
     finished: str = ""
     status: str = ""  # shown | failed
     summary: str = ""
+    seconds: float = 0.0
     applied: list[dict[str, Any]] = field(default_factory=list)
     observed: list[dict[str, Any]] = field(default_factory=list)
 

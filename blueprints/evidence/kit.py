@@ -84,6 +84,31 @@ def _on_term(signum, frame):  # noqa: ARG001 - the signal handler's signature
     raise KeyboardInterrupt
 
 
+def server_version(api: Client) -> str:
+    """The API server's gitVersion (GET /version), "" when it does not answer."""
+    try:
+        answer = api.request("GET", "/version")
+        return str(answer.json().get("gitVersion") or "") if answer.status == 200 else ""
+    except (ApiError, ValueError, AttributeError):
+        return ""
+
+
+def _demonstrate(ctx: Context, item: str) -> Record:
+    """Run one item's demonstration; its Record says whether it was shown and what was seen."""
+    rec = Record(item, started=utc_now())
+    began = ctx.clock()
+    try:
+        demo = DEMONSTRATIONS.get(item)
+        if demo is None:
+            raise ItemFailed("this kit has no demonstration for the item")
+        rec.summary, rec.status = demo(ctx, rec), "shown"
+    except (ItemFailed, ApiError) as error:
+        rec.summary, rec.status = str(error), "failed"
+    rec.finished = utc_now()
+    rec.seconds = ctx.clock() - began
+    return rec
+
+
 def run_kit(
     api: Client,
     target: Target,
@@ -94,11 +119,7 @@ def run_kit(
     listed = checklist(target.minor)
     if listed is None:
         raise BlueprintError("--stack", f"CNCF publishes no AI Conformance checklist for Kubernetes {target.minor}")
-    try:
-        answer = api.request("GET", "/version")
-        version = str(answer.json().get("gitVersion")) if answer.status == 200 else ""
-    except (ApiError, ValueError, AttributeError):
-        version = ""
+    version = server_version(api)
     if not version:
         emit(f"error: the API server {api.connection.server} did not answer GET /version; nothing was applied")
         return 1
@@ -119,20 +140,11 @@ def run_kit(
         ctx.apply(gone, m.namespace())
         for n, item in enumerate(items, 1):
             emit(f"[{n}/{len(items)}] {item}: running")
-            rec = Record(item, started=utc_now())
-            began = ctx.clock()
-            try:
-                demo = DEMONSTRATIONS.get(item)
-                if demo is None:
-                    raise ItemFailed("this kit has no demonstration for the item")
-                rec.summary, rec.status = demo(ctx, rec), "shown"
-            except (ItemFailed, ApiError) as error:
-                rec.summary, rec.status = str(error), "failed"
-            rec.finished = utc_now()
+            rec = _demonstrate(ctx, item)
             results[item] = (rec.status == "shown", rec.summary)
             _write_yaml(out / evidence_path(item), _evidence(rec, listed, target, version))
             mark = "shown" if rec.status == "shown" else "FAILED"
-            emit(f"[{n}/{len(items)}] {item}: {mark} ({ctx.clock() - began:.0f}s): {rec.summary}")
+            emit(f"[{n}/{len(items)}] {item}: {mark} ({rec.seconds:.0f}s): {rec.summary}")
     except (ItemFailed, ApiError) as error:  # the setup failed: no item ran
         emit(f"error: setup: {error}")
         summary["setup"] = str(error)
