@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import http.server
 import json
+import ssl
 import threading
 import urllib.parse
 import uuid
@@ -53,6 +54,8 @@ class FakeCluster:
         self.applied: list[dict[str, Any]] = []  # every object the kit applied, as sent
         self.requests: list[tuple[str, str]] = []
         self.lock = threading.Lock()
+        self.token: str | None = None  # set: only "Bearer <token>" is let in (401 otherwise)
+        self.authorizations: list[str] = []
         self._put("/api/v1/nodes", _node("gpu-node-1"))
         self._put(
             "/api/v1/namespaces/jobset-system/pods",
@@ -115,6 +118,9 @@ class FakeCluster:
     def _delete(self, path: str) -> bool:
         if path not in self.objects:
             return False
+        if "stuck" in self.broken and self.objects[path]["kind"] == "Namespace":  # a finalizer that never ends
+            self.objects[path]["status"] = {"phase": "Terminating"}
+            return True
         obj = self.objects.pop(path)
         if obj["kind"] == "Namespace":
             name = obj["metadata"]["name"]
@@ -262,6 +268,9 @@ class FakeCluster:
         path, query = parsed.path, dict(urllib.parse.parse_qsl(parsed.query))
         with self.lock:
             self.requests.append((method, path))
+            self.authorizations.append(headers.get("Authorization") or "")
+            if self.token is not None and headers.get("Authorization") != f"Bearer {self.token}":
+                return 401, {"kind": "Status", "message": "Unauthorized"}
             if path == "/version":
                 return 200, {"gitVersion": "v1.35.2-eks.9"}
             if path == "/apis/resource.k8s.io":
@@ -293,7 +302,7 @@ class FakeCluster:
             return 404, {"message": "not found"}
 
 
-def serve(cluster: FakeCluster) -> http.server.ThreadingHTTPServer:
+def serve(cluster: FakeCluster, tls: ssl.SSLContext | None = None) -> http.server.ThreadingHTTPServer:
     class Handler(http.server.BaseHTTPRequestHandler):
         def _any(self):
             length = int(self.headers.get("Content-Length") or 0)
@@ -311,5 +320,7 @@ def serve(cluster: FakeCluster) -> http.server.ThreadingHTTPServer:
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server

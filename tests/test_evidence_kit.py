@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from fake_kube import FakeCluster, serve
 
 from blueprints.cli import main
 from blueprints.evidence import items as demos
 from catalog.ai_conformance import checklist
+from fake_kube import FakeCluster, serve
 
 DATA = Path(__file__).resolve().parent / "data" / "ai_conformance"
 MUST_135 = [i.id for i in checklist("1.35").items if i.level == "MUST"]
@@ -107,6 +107,19 @@ def test_a_wait_is_bounded(cluster_at, tmp_path, capsys):
     assert re.search(
         r"pod_autoscaling: FAILED \(\d+s\): the HPA scales on vllm:num_requests_waiting: not within 0.5s", out
     )
+
+
+def test_a_leftover_that_does_not_go_stops_the_run_before_any_item(cluster_at, tmp_path, capsys):
+    cluster, kubeconfig = cluster_at(broken={"stuck"})
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ai-conformance"}}
+    cluster.handle("PATCH", "/api/v1/namespaces/ai-conformance", {}, json.dumps(namespace).encode())
+    code, out, _ = kit(capsys, kubeconfig, tmp_path)
+    assert code == 1
+    assert "error: setup: what an earlier run left is gone: not within 0.5s; last seen: " in out
+    assert "running" not in out and "not shown: " + ", ".join(demos.DEMONSTRATIONS) in out
+    assert cluster.applied == [namespace]  # the kit applied nothing
+    evidence = yaml.safe_load((tmp_path / "evidence" / "gang_scheduling.yaml").read_text())
+    assert evidence["status"] == "not run" and evidence["summary"].startswith("not run: setup failed: ")
 
 
 def test_a_rerun_replaces_what_an_earlier_run_left(cluster_at, tmp_path, capsys, monkeypatch):

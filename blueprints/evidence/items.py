@@ -329,7 +329,7 @@ def robust_controller(ctx: Context, rec: Record) -> str:
     ctx.observe(rec, f"JobSet operator pods in {JOBSET_NAMESPACE}", state)
     if not state or any(s["Ready"] != "True" for s in state):
         raise ItemFailed(f"the JobSet operator's pods in {JOBSET_NAMESPACE} are not all ready: {_short(state)}")
-    stored = ctx.apply(rec, m.jobset("conformance"))
+    stored = ctx.apply(rec, m.jobset("conformance", ctx.target))
     mode = (stored.get("spec", {}).get("replicatedJobs") or [{}])[0].get("template", {}).get("spec", {})
     mode = mode.get("completionMode")
     # JobSet's defaulting webhook sets completionMode Indexed when unset (kubernetes-sigs/jobset

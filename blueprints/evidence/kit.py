@@ -57,6 +57,17 @@ def cleanup(api: Client, target: Target) -> list[str]:
     return done
 
 
+def leftovers(api: Client, target: Target) -> list[str]:
+    """What of the kit's is still on the cluster (deleted objects may take a while to go: finalizers, pods)."""
+    left = [f"Namespace {m.NAMESPACE}"] if api.get("v1", "Namespace", m.NAMESPACE) is not None else []
+    for attr, api_version, kind in _OUTSIDE:
+        namespace = getattr(target, attr)
+        if namespace:
+            objs = api.list(api_version, kind, namespace, selector=m.LABEL_SELECTOR)
+            left += [f"{kind} {namespace}/{o['metadata']['name']}" for o in objs]
+    return left
+
+
 def _write_yaml(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump(data, sort_keys=False, width=10_000, allow_unicode=True), encoding="utf-8")
@@ -135,9 +146,9 @@ def run_kit(
         left = cleanup(api, target)
         if left:
             emit(f"removed what an earlier run left: {', '.join(left)}")
-        gone = Record("setup")
-        ctx.wait(gone, f"namespace {m.NAMESPACE} absent", lambda: (api.get("v1", "Namespace", m.NAMESPACE) is None, {}))
-        ctx.apply(gone, m.namespace())
+        setup = Record("setup")
+        ctx.wait(setup, "what an earlier run left is gone", lambda: (not (left := leftovers(api, target)), left))
+        ctx.apply(setup, m.namespace())
         for n, item in enumerate(items, 1):
             emit(f"[{n}/{len(items)}] {item}: running")
             rec = _demonstrate(ctx, item)
@@ -157,6 +168,13 @@ def run_kit(
         emit(f"cleaned up: {', '.join(summary['cleanup']) or 'nothing to delete'}")
     summary["finished"] = utc_now()
     summary["items"] = {i: ("shown" if results[i][0] else "failed") if i in results else "not run" for i in items}
+    for item in (i for i in items if i not in results):  # the run stopped first: say so in the evidence too
+        rec = Record(item, started="", finished="", status="not run")
+        rec.summary = "not run: " + (
+            "the run was interrupted" if interrupted else f"setup failed: {summary.get('setup')}"
+        )
+        results[item] = (False, rec.summary)
+        _write_yaml(out / evidence_path(item), _evidence(rec, listed, target, version))
     _write_yaml(out / "run.yaml", summary)
     (out / "PRODUCT.yaml").write_text(draft(listed, version, results), encoding="utf-8")
     failed = [i for i in items if not results.get(i, (False, ""))[0]]

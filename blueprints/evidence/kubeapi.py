@@ -18,6 +18,7 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ..errors import BlueprintError
 from .kubeconfig import Connection
 
 FIELD_MANAGER = "blueprints-conformance"
@@ -90,6 +91,16 @@ class Client:
         query: Mapping[str, str] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> Response:
+        response = self._send(method, path, body, content_type, query, headers)
+        if response.status == 401 and self.connection.refresh is not None:  # an expired exec-plugin token
+            try:
+                self.connection.headers["Authorization"] = f"Bearer {self.connection.refresh()}"
+            except BlueprintError as error:
+                raise ApiError(f"{method} {path}: HTTP 401 and no new token: {error}") from None
+            response = self._send(method, path, body, content_type, query, headers)
+        return response
+
+    def _send(self, method, path, body, content_type, query, headers) -> Response:
         url = self._prefix + path + (f"?{urllib.parse.urlencode(query)}" if query else "")
         if self._https:
             conn: http.client.HTTPConnection = http.client.HTTPSConnection(

@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import yaml
 
@@ -32,6 +32,8 @@ class Connection:
     """https://host[:port] (http:// only for a local test server)."""
     context: ssl.SSLContext | None
     headers: dict[str, str] = field(default_factory=dict)
+    refresh: Callable[[], str] | None = None
+    """A new bearer token (the exec plugin run again): EKS's tokens last 15 minutes, a run may take longer."""
 
 
 def _named(config: Mapping[str, Any], section: str, name: str, where: str) -> Mapping[str, Any]:
@@ -135,8 +137,14 @@ def load(path: Path) -> Connection:
     token = user.get("token")
     if not token and user.get("tokenFile"):
         token = Path(os.path.expanduser(str(user["tokenFile"]))).read_text(encoding="utf-8").strip()
+    refresh = None
     if not token and isinstance(user.get("exec"), Mapping):
-        token = _exec_token(user["exec"], where)
+        plugin = user["exec"]
+        token = _exec_token(plugin, where)
+
+        def refresh() -> str:
+            return _exec_token(plugin, where)
+
     if token:
         headers["Authorization"] = f"Bearer {token}"
-    return Connection(server=server.rstrip("/"), context=tls, headers=headers)
+    return Connection(server=server.rstrip("/"), context=tls, headers=headers, refresh=refresh)

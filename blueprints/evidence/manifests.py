@@ -1,16 +1,12 @@
 """Every object the evidence kit applies, as plain dicts: one builder per object, labelled so that a re-run replaces
 them (same names, server-side apply) and the cleanup finds them (LABEL_SELECTOR), whatever run left them.
-
-Images: one, the acceptance check's CUDA image (components/kubernetes/acceptance.py IMAGE, already pinned and
-pulled onto GPU nodes by the platform): it has python3 for the small HTTP servers below, and NVIDIA's container
-toolkit mounts nvidia-smi into a container only when it is given GPUs.
+Every pod runs the target's image (target.py: the acceptance check's CUDA image, as the stack deploys it).
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-from components.kubernetes.acceptance import IMAGE
 from components.kubernetes.nodes import GPU_RESOURCE
 
 from .target import Target
@@ -72,10 +68,12 @@ def _gpu_placement(target: Target) -> dict[str, Any]:
     return spec
 
 
-def _container(name: str, command: list[str], gpus: int = 0, env: Mapping[str, str] | None = None, port=None):
+def _container(
+    target: Target, name: str, command: list[str], gpus: int = 0, env: Mapping[str, str] | None = None, port=None
+):
     container: dict[str, Any] = {
         "name": name,
-        "image": IMAGE,
+        "image": target.image,
         "command": command,
         "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"memory": "512Mi"}},
     }
@@ -98,7 +96,7 @@ def access_pod(name: str, target: Target, requested: bool) -> dict[str, Any]:
     """A pod on a GPU node that asks for one GPU, or asks for none and sets NVIDIA_VISIBLE_DEVICES=all."""
     item = "secure_accelerator_access"
     env = None if requested else {"NVIDIA_VISIBLE_DEVICES": "all"}
-    container = _container("probe", ["sh", "-c", ACCESS_SCRIPT], gpus=1 if requested else 0, env=env)
+    container = _container(target, "probe", ["sh", "-c", ACCESS_SCRIPT], gpus=1 if requested else 0, env=env)
     spec = {"restartPolicy": "Never", "containers": [container], **_gpu_placement(target)}
     return {"apiVersion": "v1", "kind": "Pod", "metadata": _meta(name, NAMESPACE, item), "spec": spec}
 
@@ -111,7 +109,7 @@ def gang_job(name: str, target: Target, size: int) -> dict[str, Any]:
         "metadata": {"labels": labels("gang_scheduling")},
         "spec": {
             "restartPolicy": "Never",
-            "containers": [_container("member", ["sh", "-c", "sleep 60"], gpus=1)],
+            "containers": [_container(target, "member", ["sh", "-c", "sleep 60"], gpus=1)],
             **_gpu_placement(target),
         },
     }
@@ -121,7 +119,7 @@ def gang_job(name: str, target: Target, size: int) -> dict[str, Any]:
 
 def scale_up_pod(name: str, target: Target, gpus: int) -> dict[str, Any]:
     """A pod that asks for a whole GPU node's GPUs: pending until the autoscaler adds a node."""
-    container = _container("pending", ["sh", "-c", "sleep 30"], gpus=gpus)
+    container = _container(target, "pending", ["sh", "-c", "sleep 30"], gpus=gpus)
     spec = {"restartPolicy": "Never", "containers": [container], **_gpu_placement(target)}
     return {"apiVersion": "v1", "kind": "Pod", "metadata": _meta(name, NAMESPACE, "cluster_autoscaling"), "spec": spec}
 
@@ -130,7 +128,7 @@ def exporter(name: str, item: str, exposition: str, target: Target, gpus: int = 
     """A Deployment whose pods serve ``exposition`` on /metrics (port `http`)."""
     script = _EXPORTER.format(body=exposition, port=METRICS_PORT)
     pod_spec: dict[str, Any] = {
-        "containers": [_container("server", ["python3", "-c", script], gpus, port=METRICS_PORT)]
+        "containers": [_container(target, "server", ["python3", "-c", script], gpus, port=METRICS_PORT)]
     }
     if gpus:
         pod_spec.update(_gpu_placement(target))
@@ -193,7 +191,7 @@ def route_backend(name: str, target: Target, run: str) -> list[dict[str, Any]]:
             "selector": {"matchLabels": {"app.kubernetes.io/name": name}},
             "template": {
                 "metadata": {"labels": labels(item, name)},
-                "spec": {"containers": [_container("backend", ["python3", "-c", script], port=METRICS_PORT)]},
+                "spec": {"containers": [_container(target, "backend", ["python3", "-c", script], port=METRICS_PORT)]},
             },
         },
     }
@@ -232,9 +230,9 @@ def http_route(name: str, target: Target, run: str) -> dict[str, Any]:
     }
 
 
-def jobset(name: str) -> dict[str, Any]:
+def jobset(name: str, target: Target) -> dict[str, Any]:
     """A JobSet of two CPU pods: the operator's webhook defaults it, its controller creates the Jobs."""
-    pod = {"spec": {"restartPolicy": "Never", "containers": [_container("step", ["sh", "-c", "sleep 5"])]}}
+    pod = {"spec": {"restartPolicy": "Never", "containers": [_container(target, "step", ["sh", "-c", "sleep 5"])]}}
     return {
         "apiVersion": "jobset.x-k8s.io/v1alpha2",
         "kind": "JobSet",

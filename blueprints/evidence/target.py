@@ -6,7 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
+from catalog.image_digests import pinned
+from components.kubernetes.acceptance import IMAGE
 from components.kubernetes.inference_gateway import GATEWAY_NAME
+from components.kubernetes.mirror import mirrored
 from components.kubernetes.monitoring import NAMESPACE as MONITORING_NAMESPACE
 from components.kubernetes.nodes import GPU_TAINT_KEY, NODE_GROUP_LABEL
 from components.kubernetes.queueing import DEFAULT_QUEUE
@@ -35,6 +38,11 @@ class Target:
     """The namespace of the serving Gateway (None: the stack serves no model, so it declares no Gateway)."""
     gateway: str
     monitoring_namespace: str | None
+    image: str
+    """What every demonstration pod runs: the acceptance check's CUDA image (components/kubernetes/acceptance.py),
+    pinned by digest where catalog/image_digests.yaml records it and pulled through the stack's registry mirror, as
+    compose deploys it. It has python3 for the small HTTP servers, and NVIDIA's container toolkit mounts nvidia-smi
+    into a container only when it is given GPUs."""
     prometheus_service: str = PROMETHEUS_SERVICE
     prometheus_port: int = PROMETHEUS_PORT
 
@@ -60,6 +68,9 @@ def load_target(stack: str, stacks_dir=STACKS_DIR) -> Target:
         ) or ({"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"},)
     teams = sorted(spec.kubernetes.teams)
     queueing = spec.kubernetes.queueing.enabled
+    image = pinned(IMAGE)
+    if spec.kubernetes.registry.mirror:
+        image = mirrored(image, spec.kubernetes.registry.mirror)
     return Target(
         stack=stack,
         cloud=str(spec.cloud.value if hasattr(spec.cloud, "value") else spec.cloud),
@@ -71,4 +82,5 @@ def load_target(stack: str, stacks_dir=STACKS_DIR) -> Target:
         serving_namespace=spec.serving.namespace if spec.serving.models else None,
         gateway=GATEWAY_NAME,
         monitoring_namespace=MONITORING_NAMESPACE if spec.kubernetes.monitoring.enabled else None,
+        image=image,
     )
