@@ -247,7 +247,8 @@ def _schema_parser(commands) -> None:
 
 def _conformance_parser(commands) -> None:
     """`conformance`: the evidence kit (blueprints/evidence), its arguments kept beside it."""
-    from .evidence.command import EXAMPLES as CONFORMANCE_EXAMPLES, add_arguments
+    from .evidence.command import EXAMPLES as CONFORMANCE_EXAMPLES
+    from .evidence.command import add_arguments
 
     EXAMPLES.setdefault("conformance", CONFORMANCE_EXAMPLES)
     add_arguments(_command(commands, "conformance", "run the AI Conformance demonstrations on a live cluster"))

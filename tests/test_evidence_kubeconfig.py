@@ -12,12 +12,12 @@ import sys
 
 import pytest
 import yaml
-from fake_kube import FakeCluster, serve
 
 from blueprints.errors import BlueprintError
 from blueprints.evidence.kit import server_version
 from blueprints.evidence.kubeapi import ApiError, Client
 from blueprints.evidence.kubeconfig import load
+from fake_kube import FakeCluster, serve
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl binary")
 
