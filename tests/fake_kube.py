@@ -280,12 +280,12 @@ class FakeCluster:
                 return 200, {"kind": "APIGroup", "name": "resource.k8s.io", "versions": served}
             if path == "/apis/resource.k8s.io/v1/deviceclasses":
                 return 200, {"items": [{"metadata": {"name": "gpu.nvidia.com"}}]}
-            if "/services/prometheus-operated:9090/proxy/api/v1/query" in path:
+            if "/services/prometheus-operated:web/proxy/api/v1/query" in path:
                 return 200, {
                     "status": "success",
                     "data": {"resultType": "vector", "result": self._prometheus(query["query"])},
                 }
-            if f"/services/{ENVOY}:80/proxy/" in path:
+            if f"/services/{ENVOY}:http-80/proxy/" in path:
                 return self._gateway(headers)
             if path.endswith("/log"):
                 pod = self.objects.get(path[: -len("/log")])

@@ -302,7 +302,8 @@ def ai_inference(ctx: Context, rec: Record) -> str:
     if not services:
         raise ItemFailed(f"no Service of Gateway {t.serving_namespace}/{t.gateway}'s proxies ({selector})")
     svc = services[0]
-    ns, svc_name, port = svc["metadata"]["namespace"], svc["metadata"]["name"], svc["spec"]["ports"][0]["port"]
+    first = svc["spec"]["ports"][0]  # the service proxy names a port by its name (a single unnamed port: by number)
+    ns, svc_name, port = svc["metadata"]["namespace"], svc["metadata"]["name"], first.get("name") or first["port"]
 
     def answered():
         answer = ctx.api.proxy(ns, svc_name, port, "/v1/models", headers={m.ROUTE_HEADER: ctx.run})

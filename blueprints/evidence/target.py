@@ -17,10 +17,12 @@ from components.kubernetes.queueing import DEFAULT_QUEUE
 from ..errors import BlueprintError
 from ..stackconfig import STACKS_DIR, available_stacks, load_stack_spec
 
-# prometheus-operator creates this governing Service for every Prometheus it runs (pkg/prometheus, const
-# governingServiceName = "prometheus-operated"), port 9090 ("web"): the kit queries Prometheus through it.
+# prometheus-operator creates this governing Service for every Prometheus it runs (pkg/prometheus/server
+# statefulset.go makeStatefulSetService: governingServiceName "prometheus-operated", port 9090 named
+# spec.portName, default "web"): the kit queries Prometheus through the API server's service proxy, which takes the
+# port's name (https://kubernetes.io/docs/tasks/access-application-cluster/access-cluster-services/).
 PROMETHEUS_SERVICE = "prometheus-operated"
-PROMETHEUS_PORT = 9090
+PROMETHEUS_PORT = "web"
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,7 @@ class Target:
     compose deploys it. It has python3 for the small HTTP servers, and NVIDIA's container toolkit mounts nvidia-smi
     into a container only when it is given GPUs."""
     prometheus_service: str = PROMETHEUS_SERVICE
-    prometheus_port: int = PROMETHEUS_PORT
+    prometheus_port: str = PROMETHEUS_PORT
 
     @property
     def node_selector(self) -> dict[str, str]:
