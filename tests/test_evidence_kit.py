@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import re
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,7 @@ import yaml
 
 from blueprints.cli import main
 from blueprints.evidence import items as demos
+from blueprints.stackconfig import ROOT
 from catalog.ai_conformance import checklist
 from fake_kube import FakeCluster, serve
 
@@ -220,3 +224,28 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, message):
     assert main(["conformance", *argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err, err
+
+
+def test_sigterm_mid_item_cleans_up_and_exits_1(cluster_at, tmp_path):
+    cluster, kubeconfig = cluster_at(broken={"pod_autoscaling"})  # its wait goes on until the signal
+    argv = ["conformance", "--stack", "startup-serving", "--kubeconfig", str(kubeconfig), "--out", str(tmp_path)]
+    argv += ["--poll", "0.05", "--timeout", "60", "--scale-timeout", "60"]
+    child = subprocess.Popen(
+        [sys.executable, "-m", "blueprints", *argv], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    lines = []
+    try:
+        for line in child.stdout:
+            lines.append(line)
+            if "pod_autoscaling: running" in line:
+                child.send_signal(signal.SIGTERM)
+                break
+        out = "".join(lines) + child.stdout.read()
+        assert child.wait(timeout=60) == 1, out + child.stderr.read()
+    finally:
+        child.kill()
+    assert "interrupted: cleaning up" in out and "Traceback" not in out
+    assert re.search(r"^interrupted; not shown: pod_autoscaling, ai_inference, robust_controller, cluster_autoscaling",
+                     out, re.MULTILINE), out  # fmt: skip
+    assert cluster.labelled() == []
+    assert yaml.safe_load((tmp_path / "run.yaml").read_text())["items"]["pod_autoscaling"] == "not run"
