@@ -42,7 +42,7 @@ def _node(name: str) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
         "kind": "Node",
-        "metadata": {"name": name, "labels": {GROUP_LABEL: "gpu"}},
+        "metadata": {"name": name, "labels": {GROUP_LABEL: "gpu", "kubernetes.io/hostname": name}},
         "status": {"allocatable": {GPU: "1"}},
     }
 
@@ -145,11 +145,16 @@ class FakeCluster:
         kind, name = obj["kind"], obj["metadata"]["name"]
         if kind == "Pod":
             node = "gpu-node-1"
-            if name == "scale-up" and "cluster_autoscaling" not in self.broken:
+            affinity = obj["spec"].get("affinity", {}).get("nodeAffinity", {})
+            terms = affinity.get("requiredDuringSchedulingIgnoredDuringExecution", {}).get("nodeSelectorTerms", [])
+            avoid = {v for t in terms for e in t["matchExpressions"] if e["operator"] == "NotIn" for v in e["values"]}
+            if node in avoid:  # no node there now fits: the autoscaler adds one (a broken one does not)
+                node = None
+            if name == "scale-up" and node is None and "cluster_autoscaling" not in self.broken:
                 node = "gpu-node-2"
                 self._put("/api/v1/nodes", _node(node))
             obj["spec"]["nodeName"] = node
-            obj["status"] = {"phase": "Succeeded"}
+            obj["status"] = {"phase": "Succeeded" if node else "Pending"}
         elif kind == "JobSet" and "robust_controller" not in self.broken:
             for job in obj["spec"]["replicatedJobs"]:
                 job["template"]["spec"].setdefault("completionMode", "Indexed")  # the defaulting webhook

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from catalog.ai_conformance import table
 from components.kubernetes.fabric import CONTROLLER_NAMESPACE as JOBSET_NAMESPACE
-from components.kubernetes.nodes import GPU_RESOURCE, NODE_GROUP_LABEL
+from components.kubernetes.nodes import NODE_GROUP_LABEL
 
 from . import manifests as m
 from .kubeapi import ApiError, Client
@@ -218,9 +218,9 @@ def cluster_autoscaling(ctx: Context, rec: Record) -> str:
     selector = f"{NODE_GROUP_LABEL}={t.gpu_group}"
     before = ctx.api.list("v1", "Node", selector=selector)
     names = {n["metadata"]["name"] for n in before}
-    per_node = max([int((n.get("status", {}).get("allocatable") or {}).get(GPU_RESOURCE, 0)) for n in before] or [1])
+    hosts = [(n["metadata"].get("labels") or {}).get(m.HOSTNAME_LABEL, n["metadata"]["name"]) for n in before]
     ctx.observe(rec, f"nodes of group {t.gpu_group} before", sorted(names))
-    ctx.apply(rec, m.scale_up_pod("scale-up", t, max(per_node, 1)))
+    ctx.apply(rec, m.scale_up_pod("scale-up", t, hosts))
 
     def on_new_node():
         pod = ctx.api.get("v1", "Pod", "scale-up", m.NAMESPACE) or {}
@@ -229,7 +229,7 @@ def cluster_autoscaling(ctx: Context, rec: Record) -> str:
         return bool(node) and node not in names, {"pod node": node, "group nodes": now}
 
     seen = ctx.wait(rec, "the pending GPU pod runs on a node added for it", on_new_node, ctx.scale_timeout_s)
-    return f"a node was added to {t.gpu_group} for a pending pod asking {max(per_node, 1)} GPU(s): {seen['pod node']}"
+    return f"the autoscaler added node {seen['pod node']} to group {t.gpu_group} for a pending GPU pod"
 
 
 def pod_autoscaling(ctx: Context, rec: Record) -> str:

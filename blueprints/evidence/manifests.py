@@ -22,6 +22,7 @@ METRICS_PORT = 8000
 MODEL_METRIC = "vllm:num_requests_waiting"
 SERVICE_METRIC = "ai_conformance_requests_total"
 ROUTE_HEADER = "x-ai-conformance"
+HOSTNAME_LABEL = "kubernetes.io/hostname"  # a well-known label the kubelet sets on every node
 
 # A metrics endpoint in the Prometheus exposition format; {body} is the exposition text.
 _EXPORTER = """import http.server
@@ -117,10 +118,15 @@ def gang_job(name: str, target: Target, size: int) -> dict[str, Any]:
     return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta, "spec": spec}
 
 
-def scale_up_pod(name: str, target: Target, gpus: int) -> dict[str, Any]:
-    """A pod that asks for a whole GPU node's GPUs: pending until the autoscaler adds a node."""
-    container = _container(target, "pending", ["sh", "-c", "sleep 30"], gpus=gpus)
+def scale_up_pod(name: str, target: Target, avoid: list[str]) -> dict[str, Any]:
+    """A GPU pod that no node there now may take (node affinity: hostname not in ``avoid``): it stays pending until
+    the autoscaler adds a node of the group for it."""
+    container = _container(target, "pending", ["sh", "-c", "sleep 30"], gpus=1)
     spec = {"restartPolicy": "Never", "containers": [container], **_gpu_placement(target)}
+    if avoid:
+        term = {"matchExpressions": [{"key": HOSTNAME_LABEL, "operator": "NotIn", "values": sorted(avoid)}]}
+        spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [term]}}}  # fmt: skip
     return {"apiVersion": "v1", "kind": "Pod", "metadata": _meta(name, NAMESPACE, "cluster_autoscaling"), "spec": spec}
 
 
