@@ -120,6 +120,21 @@ def _demonstrate(ctx: Context, item: str) -> Record:
     return rec
 
 
+def _write_outputs(out, listed, target, version, items, results, summary, interrupted) -> None:
+    """run.yaml, an evidence file for each item the run did not reach, and the PRODUCT.yaml draft."""
+    summary["finished"] = utc_now()
+    summary["items"] = {i: ("shown" if results[i][0] else "failed") if i in results else "not run" for i in items}
+    for item in (i for i in items if i not in results):  # the run stopped first: say so in the evidence too
+        rec = Record(item, started="", finished="", status="not run")
+        rec.summary = "not run: " + (
+            "the run was interrupted" if interrupted else f"setup failed: {summary.get('setup')}"
+        )
+        results[item] = (False, rec.summary)
+        _write_yaml(out / evidence_path(item), _evidence(rec, listed, target, version))
+    _write_yaml(out / "run.yaml", summary)
+    (out / "PRODUCT.yaml").write_text(draft(listed, version, results), encoding="utf-8")
+
+
 def run_kit(
     api: Client,
     target: Target,
@@ -166,17 +181,7 @@ def run_kit(
         signal.signal(signal.SIGTERM, previous)
         summary["cleanup"] = cleanup(api, target)
         emit(f"cleaned up: {', '.join(summary['cleanup']) or 'nothing to delete'}")
-    summary["finished"] = utc_now()
-    summary["items"] = {i: ("shown" if results[i][0] else "failed") if i in results else "not run" for i in items}
-    for item in (i for i in items if i not in results):  # the run stopped first: say so in the evidence too
-        rec = Record(item, started="", finished="", status="not run")
-        rec.summary = "not run: " + (
-            "the run was interrupted" if interrupted else f"setup failed: {summary.get('setup')}"
-        )
-        results[item] = (False, rec.summary)
-        _write_yaml(out / evidence_path(item), _evidence(rec, listed, target, version))
-    _write_yaml(out / "run.yaml", summary)
-    (out / "PRODUCT.yaml").write_text(draft(listed, version, results), encoding="utf-8")
+    _write_outputs(out, listed, target, version, items, results, summary, interrupted)
     failed = [i for i in items if not results.get(i, (False, ""))[0]]
     if failed:
         why = "interrupted; not shown" if interrupted else "not shown"
