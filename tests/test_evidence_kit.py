@@ -67,6 +67,9 @@ def test_every_must_item_shown_with_evidence_and_nothing_left(cluster_at, tmp_pa
         assert re.search(rf"^\[\d/9\] {item}: shown \(", out, re.MULTILINE), out
     assert cluster.labelled() == []  # cleaned up
     assert ("DELETE", "/api/v1/namespaces/ai-conformance") in cluster.requests
+    run = yaml.safe_load((tmp_path / "out" / "run.yaml").read_text())
+    assert run["items"] == dict.fromkeys(demos.DEMONSTRATIONS, "shown") and "Namespace ai-conformance" in run["cleanup"]
+    assert [a["manifest"]["kind"] for a in run["preparation"]["applied"]] == ["Namespace"]
     for item in MUST_135:
         evidence = yaml.safe_load((tmp_path / "out" / "evidence" / f"{item}.yaml").read_text())
         assert evidence["status"] == "shown" and evidence["started"] and evidence["finished"]

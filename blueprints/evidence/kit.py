@@ -164,6 +164,7 @@ def run_kit(
         setup = Record("setup")
         ctx.wait(setup, "what an earlier run left is gone", lambda: (not (left := leftovers(api, target)), left))
         ctx.apply(setup, m.namespace())
+        summary["preparation"] = {"applied": setup.applied, "observed": setup.observed}
         for n, item in enumerate(items, 1):
             emit(f"[{n}/{len(items)}] {item}: running")
             rec = _demonstrate(ctx, item)
