@@ -485,6 +485,13 @@ class QueueingSpec(SpecModel):
         description="All-or-nothing admission: a job whose pods are not all running after this "
         "long gives its quota back and is requeued.",
     )
+    topology: Literal["auto", "rdma", "off"] = Field(
+        "auto",
+        description="Topology-aware gangs (a Kueue Topology on the cloud's network labels, catalog/topology.py): auto "
+        "gives it to RDMA groups whose nodes carry the labels and whose minNodes keep two nodes (Kueue counts only "
+        "Ready nodes, so a TAS flavor at zero nodes admits nothing); rdma to every RDMA group (readiness says where "
+        "it cannot work); off to none.",
+    )
 
 
 class FabricValidationSpec(SpecModel):

@@ -75,6 +75,10 @@ class GpuGroupArgs(Args):
     """What the acceptance check expects of a node (acceptance/gpu_check.py); None runs no check."""
     fabric_min_busbw_gbps: Optional[float] = None
     """The fabric validation's bus-bandwidth threshold; None: not judged."""
+    topology_name: Optional[str] = None
+    """The Kueue Topology the group's flavor names (topology-aware gangs); None (default): quota-only admission."""
+    topology_levels: Optional[Sequence[str]] = ()
+    """That Topology's node label keys, broadest first, ending with kubernetes.io/hostname; empty by default."""
 
     def nodes(self) -> GpuNodes:
         """The group as the Kubernetes layer sees it (node contract): one list of groups serves both sides."""
@@ -90,6 +94,8 @@ class GpuGroupArgs(Args):
             rdma_devices=self.rdma_interfaces,
             max_nodes=self.max_nodes,
             fabric_min_busbw_gbps=self.fabric_min_busbw_gbps,
+            topology_name=self.topology_name,
+            topology_levels=tuple(self.topology_levels),
         )
 
 

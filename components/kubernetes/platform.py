@@ -72,6 +72,10 @@ class GpuNodes(Args):
     """The most nodes the group may have."""
     fabric_min_busbw_gbps: Optional[float] = None
     """Threshold for the fabric validation; None: not judged."""
+    topology_name: Optional[str] = None
+    """The Kueue Topology the group's flavor names; None (default): quota-only admission."""
+    topology_levels: Optional[Sequence[str]] = ()
+    """That Topology's node label keys, broadest first; empty by default."""
 
     @property
     def workload_taints(self) -> list[Mapping[str, str]]:
@@ -455,6 +459,8 @@ class GpuPlatform(Component):
                         vcpus=g.vcpus,
                         memory_gib=g.memory_gib,
                         extended={RDMA_RESOURCES[g.rdma]: g.rdma_devices} if g.rdma != "none" else {},
+                        topology_name=g.topology_name,
+                        topology_levels=tuple(g.topology_levels),
                     )
                     for g in args.node_groups
                 ],
