@@ -642,6 +642,7 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
         readiness_start_memory,
         readiness_support,
         readiness_tokens,
+        readiness_topology,
     )
 
     topics = (
@@ -660,6 +661,7 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
         readiness_registry,
         readiness_tokens,
         readiness_controllers,
+        readiness_topology,
     )
     return [finding for topic in topics for finding in topic.check(regs)]
 

@@ -137,7 +137,9 @@ def topologies_of(flavors: Sequence[GpuFlavor]) -> dict[str, tuple[str, ...]]:
             continue
         levels = tuple(f.topology_levels)
         if out.setdefault(f.topology_name, levels) != levels:
-            raise ValueError(f"Topology {f.topology_name!r} is given two sets of levels: {out[f.topology_name]}, {levels}")
+            raise ValueError(
+                f"Topology {f.topology_name!r} is given two sets of levels: {out[f.topology_name]}, {levels}"
+            )
     return out
 
 
