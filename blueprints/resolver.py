@@ -418,11 +418,33 @@ def group_topology(
         return None, []
     if group.min_nodes < TOPOLOGY_MIN_NODES:
         return None, [
-            f"{name}: no topology-aware queueing: Kueue places a gang by topology only on Ready nodes and minNodes is "
-            f"{group.min_nodes}; set minNodes: {TOPOLOGY_MIN_NODES} (or kubernetes.queueing.topology: rdma to ask "
-            "anyway) to keep gangs under one network node"
+            f"{name}: no topology-aware queueing: Kueue places a gang by topology on Ready nodes only and minNodes "
+            f"is {group.min_nodes}; a group that keeps {TOPOLOGY_MIN_NODES} nodes up (on reserved capacity: capacity "
+            "reservation or capacity-block) gets its cloud's network Topology"
         ]
     return labelled, []
+
+
+# Clouds whose GPU nodes run the cloud's own NVIDIA device plugin (ACK: components/alicloud/cluster.py sets
+# device_plugin_preinstalled), which the GPU Operator's per-node-group configuration cannot reach.
+OWN_DEVICE_PLUGIN = ("alicloud",)
+
+
+def _check_sharing(spec: ClusterSpec, name: str, group: NodeGroupSpec) -> None:
+    """GPU sharing is the GPU Operator's device plugin configured per node group: it needs that plugin."""
+    if group.sharing is None:
+        return
+    where = f"cluster.nodeGroups.{name}.sharing"
+    if spec.cloud in OWN_DEVICE_PLUGIN:
+        raise BlueprintError(
+            where,
+            f"{spec.cloud} GPU nodes run the cloud's own device plugin, which this sharing does not configure; "
+            "remove sharing (ACK's shared-GPU scheduling is not declared by this blueprint yet)",
+        )
+    if not spec.kubernetes.enabled or spec.kubernetes.gpu_stack != "gpu-operator":
+        raise BlueprintError(
+            where, "sharing is configured through the GPU Operator: set kubernetes.gpuStack: gpu-operator"
+        )
 
 
 PRICE_MAX_AGE_DAYS = 180
@@ -579,6 +601,7 @@ def _resolve_group(
             raise BlueprintError(where, message)
         shape = _cheapest(candidates, spec)
     _check_mig(spec, name, group, shape)
+    _check_sharing(spec, name, group)
     rdma_interfaces = shape.rdma.interfaces if group_rdma(spec, group) else 0
     placement = group_placement(spec, group, rdma_interfaces)
     option = CAPACITY_OPTION[group.capacity]

@@ -51,7 +51,11 @@ class GpuGroupArgs(Args):
     mig_profile: Optional[str] = None
     """`nvidia.com/mig.config` layout; None leaves GPUs whole."""
     gpu_resources: Optional[int] = 0
-    """`nvidia.com/gpu` a node offers (GPUs x MIG slices); 0 means `gpus`."""
+    """`nvidia.com/gpu` a node offers (GPUs x MIG slices x sharing replicas); 0 means `gpus`."""
+    sharing: Optional[str] = None
+    """time-slicing or mps: the device plugin advertises each GPU `sharing_replicas` times; None (default): whole."""
+    sharing_replicas: Optional[int] = 1
+    """Pods per GPU with `sharing`; 1 by default."""
     rdma_interfaces: Optional[int] = 0
     """EFA interfaces / eRDMA devices per node; 0: no fabric."""
     placement_group: Optional[bool] = False
@@ -87,6 +91,8 @@ class GpuGroupArgs(Args):
             rdma=self.rdma if self.rdma_interfaces else "none",
             taints=list(self.taints),
             mig_profile=self.mig_profile,
+            sharing=self.sharing,
+            sharing_replicas=self.sharing_replicas,
             acceptance=self.acceptance,
             gpus=self.gpus,
             vcpus=self.vcpus,

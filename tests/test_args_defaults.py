@@ -70,6 +70,8 @@ NOT_SPEC_INPUTS = {
     (a.GpuGroupArgs, "memory_gib"),
     (a.GpuGroupArgs, "acceptance"),
     (a.GpuGroupArgs, "fabric_min_busbw_gbps"),
+    (a.GpuGroupArgs, "topology_name"),  # the resolver's choice from queueing.topology and catalog/topology.py
+    (a.GpuGroupArgs, "topology_levels"),
     (a.AutoscalingArgs, "image_tag"),
     (a.ClusterArgs, "tags"),
     (a.ClusterArgs, "protect_data"),

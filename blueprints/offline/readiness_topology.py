@@ -79,58 +79,67 @@ def check(regs: Sequence[Registration]) -> list[Finding]:
     queues = {_name(r): r.inputs.get("spec") or {} for r in regs if _kind(r) == "ClusterQueue"}
     findings = []
     for name in sorted(flavors):
-        spec = flavors[name]
-        pool = flavor_pool(spec, pools)
-        if pool is None:
-            continue
-        shape = load_catalog().get(pool.instance_type)
-        cloud = shape.cloud if shape else ""
-        topology = spec["topologyName"]
-        group = pool.labels.get(NODE_GROUP_LABEL, pool.name)
-        missing = [
-            label
-            for label in levels.get(topology, [])
-            if label != HOSTNAME and not carries(cloud, pool.instance_type, label)
-        ]
-        if missing:
+        pool = flavor_pool(flavors[name], pools)
+        if pool is not None:
+            topology = flavors[name]["topologyName"]
+            findings += _placeable(name, topology, levels.get(topology, []), pool)
+            findings += _blocks(name, pool, queues)
+    return findings
+
+
+def _placeable(name: str, topology: str, levels: Sequence[str], pool: Pool) -> list[Finding]:
+    """A level the group's nodes never carry; a group that may have no Ready nodes for a gang."""
+    shape = load_catalog().get(pool.instance_type)
+    cloud = shape.cloud if shape else ""
+    group = pool.labels.get(NODE_GROUP_LABEL, pool.name)
+    missing = [label for label in levels if label != HOSTNAME and not carries(cloud, pool.instance_type, label)]
+    findings = []
+    if missing:
+        findings.append(
+            Finding(
+                "topology-level-unlabelled",
+                BLOCKING,
+                name,
+                f"flavor {name} places gangs by Topology {topology}, but no node of group {group} "
+                f"({pool.instance_type}) carries {', '.join(missing)} (catalog/topology.py): Kueue finds no "
+                "topology domain there and admits no job on this flavor",
+                "set kubernetes.queueing.topology: auto (or off), or pick a shape the cloud labels (EKS: "
+                "p4d/p4de/p5/p5e/p5en/p6, g6e; ACK: Lingjun nodes)",
+            )
+        )
+    if pool.min_nodes < GANG_NODES:
+        findings.append(
+            Finding(
+                "topology-needs-ready-nodes",
+                BLOCKING,
+                name,
+                f"flavor {name} places gangs by topology, which counts Ready nodes only, and group {group} "
+                f"may scale to {pool.min_nodes} nodes: a job then stays suspended, so the autoscaler never adds "
+                "the nodes it waits for",
+                f"set nodeGroups.{group}.minNodes to at least {GANG_NODES}, or kubernetes.queueing.topology: auto",
+            )
+        )
+    return findings
+
+
+def _blocks(name: str, pool: Pool, queues: Mapping[str, Mapping[str, Any]]) -> list[Finding]:
+    """A team quota on the flavor larger than one topology block."""
+    group = pool.labels.get(NODE_GROUP_LABEL, pool.name)
+    most = block(pool).get(GPU, 0)
+    findings = []
+    for team in sorted(queues):
+        nominal = _quotas(queues[team]).get(name, {}).get(GPU, {}).get("nominal", 0)
+        if most and nominal > most:
             findings.append(
                 Finding(
-                    "topology-level-unlabelled",
-                    BLOCKING,
-                    name,
-                    f"flavor {name} places gangs by Topology {topology}, but no node of group {group} "
-                    f"({pool.instance_type}) carries {', '.join(missing)} (catalog/topology.py): Kueue finds no "
-                    "topology domain there and admits no job on this flavor",
-                    "set kubernetes.queueing.topology: auto (or off), or pick a shape the cloud labels (EKS: "
-                    "p4d/p4de/p5/p5e/p5en/p6, g6e; ACK: Lingjun nodes)",
+                    "gang-larger-than-block",
+                    WARNING,
+                    team,
+                    f"team {team}'s queue guarantees {nominal} {GPU} on flavor {name}, more than one topology "
+                    f"block holds ({most}: {pool.max_nodes} x {pool.instance_type}): a job that large asking "
+                    "podset-required-topology is never admitted",
+                    f"raise nodeGroups.{group}.maxNodes to {-(-nominal // (most // pool.max_nodes))}, or "
+                    "ask such jobs for podset-preferred-topology",
                 )
             )
-        if pool.min_nodes < GANG_NODES:
-            findings.append(
-                Finding(
-                    "topology-needs-ready-nodes",
-                    BLOCKING,
-                    name,
-                    f"flavor {name} places gangs by topology, which counts Ready nodes only, and group {group} "
-                    f"may scale to {pool.min_nodes} nodes: a job then stays suspended, so the autoscaler never adds "
-                    "the nodes it waits for",
-                    f"set nodeGroups.{group}.minNodes to at least {GANG_NODES}, or kubernetes.queueing.topology: auto",
-                )
-            )
-        most = block(pool).get(GPU, 0)
-        for team in sorted(queues):
-            nominal = _quotas(queues[team]).get(name, {}).get(GPU, {}).get("nominal", 0)
-            if most and nominal > most:
-                findings.append(
-                    Finding(
-                        "gang-larger-than-block",
-                        WARNING,
-                        team,
-                        f"team {team}'s queue guarantees {nominal} {GPU} on flavor {name}, more than one topology "
-                        f"block holds ({most}: {pool.max_nodes} x {pool.instance_type}): a job that large asking "
-                        "podset-required-topology is never admitted",
-                        f"raise nodeGroups.{group}.maxNodes to {-(-nominal // (most // pool.max_nodes))}, or "
-                        "ask such jobs for podset-preferred-topology",
-                    )
-                )
     return findings
