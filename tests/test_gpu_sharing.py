@@ -4,12 +4,15 @@ quotas and the plan's cost are in the shared units the device plugin advertises;
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 import yaml
+from google.protobuf import struct_pb2
 
 from blueprints.cli import main
+from blueprints.offline import readiness_sharing
 from blueprints.offline.plan import make_plan
 from components.kubernetes.nodes import DEVICE_PLUGIN_CONFIG_LABEL, GPU_RESOURCE
 from conftest import resources
@@ -126,3 +129,19 @@ def test_sharing_on_ack_which_runs_its_own_device_plugin_is_one_line_exit_2(tmp_
         c["nodeGroups"][GROUP]["gpuModel"] = "A10"
 
     assert "nodeGroups.notebooks.sharing" in _bad(tmp_path, capsys, change)
+
+
+def test_readiness_blocks_a_template_that_advertises_whole_gpus_for_a_shared_group(plan):
+    assert readiness_sharing.check(plan.registrations) == []
+    key = f"{TEMPLATE}resources/{GPU_RESOURCE}"
+    asg = _asg_of(plan)
+    whole = []
+    for r in plan.registrations:
+        tag = r.inputs.get("tag") or {}
+        if r.type == "aws:autoscaling/tag:Tag" and tag.get("key") == key and r.inputs["autoscalingGroupName"] == asg:
+            properties = struct_pb2.Struct()
+            properties.update({**r.inputs, "tag": {**tag, "value": str(_group(plan).shape.gpu.count)}})
+            r = dataclasses.replace(r, properties=properties)
+        whole.append(r)
+    [finding] = readiness_sharing.check(whole)
+    assert finding.check == "shared-gpus-from-zero" and finding.level == "blocking"
