@@ -640,9 +640,11 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
         readiness_registry,
         readiness_resources,
         readiness_serving,
+        readiness_sharing,
         readiness_start_memory,
         readiness_support,
         readiness_tokens,
+        readiness_topology,
     )
 
     topics = (
@@ -661,6 +663,8 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
         readiness_registry,
         readiness_tokens,
         readiness_controllers,
+        readiness_topology,
+        readiness_sharing,
     )
     return [finding for topic in topics for finding in topic.check(regs)]
 
