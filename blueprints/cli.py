@@ -27,7 +27,7 @@ EXIT_MEANINGS = {
     "written",
 }
 # every other command: 0, 2, 3 (it has no verdict)
-CODES_OF = {"plan": (0, 1, 2, 3), "diff": (0, 1, 2, 3), "pin-images": (0, 1, 2, 3, 4)}
+CODES_OF = {"plan": (0, 1, 2, 3), "diff": (0, 1, 2, 3), "pin-images": (0, 1, 2, 3, 4), "conformance": (0, 1, 2, 3)}
 
 
 def exit_codes(command: Optional[str] = None) -> str:
@@ -161,6 +161,7 @@ def _parser() -> argparse.ArgumentParser:
     _size_parser(commands)
     _schema_parser(commands)
     _pin_images_parser(commands)
+    _conformance_parser(commands)
     return parser
 
 
@@ -242,6 +243,15 @@ def _schema_parser(commands) -> None:
     """`schema`: where to print the stack config's JSON schema."""
     schema = _command(commands, "schema", "print the JSON schema of the stack config")
     schema.add_argument("--output", type=Path, help="write here instead of standard output")
+
+
+def _conformance_parser(commands) -> None:
+    """`conformance`: the evidence kit (blueprints/evidence), its arguments kept beside it."""
+    from .evidence.command import EXAMPLES as CONFORMANCE_EXAMPLES
+    from .evidence.command import add_arguments
+
+    EXAMPLES.setdefault("conformance", CONFORMANCE_EXAMPLES)
+    add_arguments(_command(commands, "conformance", "run the AI Conformance demonstrations on a live cluster"))
 
 
 def _pin_images_parser(commands) -> None:
@@ -529,6 +539,10 @@ def run(argv: Sequence[str], own_process: bool = False) -> int:
         return _size(args)
     if args.command == "pin-images":
         return _pin_images(args)
+    if args.command == "conformance":
+        from .evidence.command import run as conformance
+
+        return conformance(args)
     if args.command == "diff":
         from .offline.diff import check_exit_code, diff_plans, load_bundle
         from .offline.diff_render import render_diff_markdown, render_diff_text

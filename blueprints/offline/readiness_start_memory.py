@@ -22,6 +22,7 @@ from catalog.serving_engine import serving_engine
 from ..serving_spec import ModelSpec, replica_weights_bytes
 from ..sizing.memory import BYTES
 from .engine import Registration
+from .index import index
 from .readiness import BLOCKING, Finding
 from .readiness_serving import MODEL, PRECISION, _flag, _kind, _meta, _servers
 
@@ -87,7 +88,7 @@ def _parts(container: Mapping[str, Any], notes: Mapping[str, str]) -> list[tuple
 
 def check(regs: Sequence[Registration]) -> list[Finding]:
     findings = []
-    for server, pod, notes in _servers(regs):
+    for server, pod, notes in _servers(index(regs)):
         name = f"{_kind(server)} {_meta(server).get('namespace')}/{_meta(server).get('name')}"
         for container in pod.get("containers") or []:
             limit = quantity_bytes(((container.get("resources") or {}).get("limits") or {}).get("memory"))

@@ -18,6 +18,7 @@ from ..kubernetes.monitoring import NAMESPACE as MONITORING_NAMESPACE
 # GPU_PRESENT_LABEL is set from the start so the device plugin, the exporter and scale-from-zero templates all
 # match GPU nodes (chart_workloads.yaml).
 from ..kubernetes.nodes import (
+    DEVICE_PLUGIN_CONFIG_LABEL,
     EFA_PRESENT_LABEL,
     EFA_RESOURCE,
     GPU_PRESENT_LABEL,
@@ -268,6 +269,7 @@ class GpuCluster(GpuClusterBase):
             GPU_PRESENT_LABEL: "true",
             **({EFA_PRESENT_LABEL: "true"} if efa else {}),
             **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {}),
+            **({DEVICE_PLUGIN_CONFIG_LABEL: g.name} if g.sharing else {}),
         }
         client_sgs = [self._eks.security_group_id] + ([fabric.security_group.id] if fabric else [])
         return GpuNodeGroup(
