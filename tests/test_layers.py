@@ -31,11 +31,13 @@ ALLOWED = {
         "catalog",
         "blueprints.errors",
         "blueprints.platform_namespaces",
-        "blueprints.sizing.memory",
+        "blueprints.sizing.fit",
         "blueprints.sizing.workload",
     ),
     "blueprints.sizing.workload": ("blueprints.errors", "catalog"),
     "blueprints.sizing.memory": ("blueprints.sizing.workload",),
+    # issue #37: one replica fit for the advisor, the spec and the plan's readiness; pure like memory.py.
+    "blueprints.sizing.fit": ("blueprints.sizing.memory", "blueprints.sizing.workload"),
     "blueprints.schema": ("blueprints.spec", "blueprints.stackconfig", "catalog", "blueprints.errors"),
     "blueprints.stackconfig": (
         "blueprints.spec",

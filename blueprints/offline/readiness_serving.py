@@ -32,7 +32,7 @@ from components.kubernetes.nodes import EFA_PRESENT_LABEL, ERDMA_PRESENT_LABEL
 
 from ..serving_spec import (  # the spec's own fit, so the spec and this check agree
     ModelSpec,
-    replica_need_gib,
+    replica_fit_of,
 )
 from .engine import Registration
 from .index import RegistrationIndex, index
@@ -138,6 +138,7 @@ def _fit(name: str, pod: Mapping[str, Any], notes: Mapping[str, str], pools: Seq
         model=model,
         precision=notes.get(PRECISION, "fp16"),
         tensor_parallel=tp,
+        pipeline_parallel=pp,
         max_context=int(_flag(args, "--max-model-len") or shape.context),
         max_batch=int(_flag(args, "--max-num-seqs") or 256),
     )
@@ -158,10 +159,10 @@ def _pool_fit(name: str, pool: Pool, spec: ModelSpec, tp: int, pp: int) -> Optio
             "it never schedules",
             f"set tensorParallel <= {gpu.gpu.count} and spread the model over nodes with pipelineParallel",
         )
-    weights, kv = replica_need_gib(spec)
-    usable = tp * pp * gpu.gpu.memory_gib * 0.8
-    if weights + kv <= usable:
+    fit = replica_fit_of(spec, gpu.gpu.memory_gib)  # sizing/fit.py: the advisor's own fit
+    if fit.fits:
         return None
+    weights, kv, usable = fit.weights_gib, fit.kv_gib, fit.usable_gib
     nodes = f" on each of {pp} nodes" if pp > 1 else ""
     return Finding(
         "serving-fit",

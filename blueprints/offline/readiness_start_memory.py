@@ -19,7 +19,7 @@ from typing import Any, Mapping, Optional, Sequence
 from catalog.model_shapes import model_shapes
 from catalog.serving_engine import serving_engine
 
-from ..serving_spec import ModelSpec, replica_need_gib
+from ..serving_spec import ModelSpec, replica_weights_bytes
 from ..sizing.memory import BYTES
 from .engine import Registration
 from .index import index
@@ -60,7 +60,7 @@ def _streamer_buffer(args: Sequence[str], env: Sequence[Mapping[str, Any]], note
     shape = model_shapes()[1][notes[MODEL]]
     precision = notes.get(PRECISION, "fp16")
     spec = ModelSpec.model_construct(model=notes[MODEL], precision=precision, max_context=1, max_batch=1)
-    weights = replica_need_gib(spec)[0] * GIB
+    weights = replica_weights_bytes(spec)
     largest = shape.vocab * shape.hidden_size * BYTES[precision]
     limit, _ = _streamer_limit(args, env)
     if limit < 0:
