@@ -246,3 +246,13 @@ def run_on_terminal(
         reader.join(timeout=10)
         os.close(leader)
     return result, bytes(shown)
+
+
+def source_rows(source_md: Path) -> dict[str, dict[str, str]]:
+    """The rows of a SOURCE.md table, keyed by their `chart` column (tests/data/charts and its values/ folder)."""
+    lines = [line for line in source_md.read_text().splitlines() if line.startswith("|")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    return {
+        row["chart"]: row
+        for row in (dict(zip(header, (c.strip() for c in line.strip("|").split("|")))) for line in lines[2:])
+    }
