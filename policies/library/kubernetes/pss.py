@@ -60,7 +60,17 @@ SAFE_SYSCTLS = frozenset(
 SELINUX_TYPES = frozenset({"", "container_t", "container_init_t", "container_kvm_t", "container_engine_t"})
 # check_restrictedVolumes.go: the volume sources the restricted profile allows.
 RESTRICTED_VOLUME_SOURCES = frozenset(
-    {"configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "image", "persistentVolumeClaim", "projected", "secret"}
+    {
+        "configMap",
+        "csi",
+        "downwardAPI",
+        "emptyDir",
+        "ephemeral",
+        "image",
+        "persistentVolumeClaim",
+        "projected",
+        "secret",
+    }
 )
 # check_seccompProfile_*.go validSeccomp, check_appArmorProfile.go allowedProfileType.
 CONFINED_PROFILES = frozenset({"RuntimeDefault", "Localhost"})

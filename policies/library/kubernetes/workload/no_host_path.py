@@ -29,7 +29,8 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    description="Pods must not mount hostPath volumes unless they are listed node agents; no hostPath PersistentVolumes.",
+    description="Pods must not mount hostPath volumes unless they are listed node agents; no hostPath "
+    "PersistentVolumes.",
     severity="high",
     references={
         "baseline": "Kubernetes Pod Security Standards (baseline): HostPath Volumes",

@@ -9,6 +9,7 @@ from ...refs import HIPAA, MLPS
 from ...rule import ResourceRule
 from ..pods import AGENT_CONFIG, WORKLOAD_TYPES, allowed, containers, identity, pod_specs
 
+
 def check(props, config, args):
     workload = identity(props, args.name)
     if allowed(workload, config["nodeAgents"]):

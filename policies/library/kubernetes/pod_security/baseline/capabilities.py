@@ -10,7 +10,8 @@ from ...pss import BASELINE_CAPABILITIES, containers, context, control_rule, nam
 
 def check(metadata, pod):
     for container in containers(pod):
-        added = [c for c in (context(container).get("capabilities") or {}).get("add") or [] if c not in BASELINE_CAPABILITIES]
+        added = (context(container).get("capabilities") or {}).get("add") or []
+        added = [c for c in added if c not in BASELINE_CAPABILITIES]
         if added:
             yield f"{named(container)} adds {', '.join(added)}"
 

@@ -13,7 +13,7 @@ def check(metadata, pod):
     for container in containers(pod):
         capabilities = context(container).get("capabilities") or {}
         if "ALL" not in (capabilities.get("drop") or []):
-            yield f'{named(container)} does not drop ALL capabilities'
+            yield f"{named(container)} does not drop ALL capabilities"
         added = [c for c in capabilities.get("add") or [] if c != "NET_BIND_SERVICE"]
         if added:
             yield f"{named(container)} adds {', '.join(added)}"
