@@ -22,8 +22,9 @@ Allow-lists with reasons live in rule config (each entry's reason is in the conf
 `kubernetes-workload-no-privileged`, `kubernetes-workload-no-host-path` and the Pod Security Standards baseline
 rules (`kubernetes-pod-security-baseline-*`) allow named node agents (the VPC CNI, kube-proxy and EFA device plugin
 in `kube-system`, the GPU Operator's `gpu-operator`); anything else the program puts in `kube-system` is judged.
-The restricted profile's rules (`kubernetes-pod-security-restricted-*`) are advisory. `kubernetes-networking-namespace-default-deny` exempts system, agent and platform
-namespaces; `aws-iam-role-service-trust-conditioned` exempts service principals that send no
+The restricted profile's rules (`kubernetes-pod-security-restricted-*`) are advisory.
+`kubernetes-networking-namespace-default-deny` exempts system, agent and platform namespaces;
+`aws-iam-role-service-trust-conditioned` exempts service principals that send no
 aws:SourceAccount/aws:SourceArn (EC2 instance roles, CloudTrail's CloudWatch Logs role). The shipped stacks'
 only findings are advisory `kubernetes-workload-image-digest`: the images the components name are deployed by tag
 until `python -m blueprints pin-images` records their registry digests in `catalog/image_digests.yaml` when a release
@@ -47,9 +48,9 @@ def coverage() -> list[str]:
         "## Coverage beside Checkov",
         "",
         "Per resource type: the rules above that judge it, the checks Checkov 3.3.30 registers for the same type",
-        "(`benchmarks/data/checkov-3.3.30-checks.json`, from `benchmarks/checkov_checks.py`; Kubernetes checks by kind,",
-        "AWS checks by Terraform type as `benchmarks/versus_checkov.py` converts our resources), and the catalogue",
-        "controls neither implements. Control sources: `policies/library/coverage.py`.",
+        "(`benchmarks/data/checkov-3.3.30-checks.json`, from `benchmarks/checkov_checks.py`; Kubernetes checks by",
+        "kind, AWS checks by Terraform type as `benchmarks/versus_checkov.py` converts our resources), and the",
+        "catalogue controls neither implements. Control sources: `policies/library/coverage.py`.",
         "",
         "| resource type | our rules | Checkov | neither covers |",
         "|---|---|---|---|",
