@@ -26,9 +26,10 @@ The restricted profile's rules (`kubernetes-pod-security-restricted-*`) are advi
 `kubernetes-networking-namespace-default-deny` exempts system, agent and platform namespaces;
 `aws-iam-role-service-trust-conditioned` exempts service principals that send no
 aws:SourceAccount/aws:SourceArn (EC2 instance roles, CloudTrail's CloudWatch Logs role). The shipped stacks'
-only findings are advisory `kubernetes-workload-image-digest`: the images the components name are deployed by tag
+only findings are advisory: `kubernetes-workload-image-digest` (the images the components name are deployed by tag
 until `python -m blueprints pin-images` records their registry digests in `catalog/image_digests.yaml` when a release
-is cut (it holds none yet).
+is cut; it holds none yet) and, on the serving stacks, `kubernetes-pod-security-restricted-seccomp` (the vLLM and
+endpoint-picker Deployments set no seccompProfile).
 """
 
 
