@@ -57,7 +57,11 @@ def coverage() -> list[str]:
         "|---|---|---|---|",
     ]
     for row in ROWS:
-        ours = [f"`{r.name}`" for r in all_rules() if isinstance(r, ResourceRule) and set(r.types) & set(row.types)]
+        ours = [
+            f"`{r.name}`"
+            for r in all_rules()
+            if (isinstance(r, ResourceRule) and set(r.types) & set(row.types)) or r.name in row.stack_rules
+        ]
         checkov = ", ".join(checkov_checks(row.checkov)) or "none"
         lines.append(f"| {row.title} | {', '.join(ours) or 'none'} | {checkov} | {row.neither} |")
     return lines

@@ -25,6 +25,7 @@ class Row:
     types: tuple[str, ...]  # Pulumi type tokens our rules judge
     checkov: tuple[str, ...]  # Checkov resource types: Terraform types, or Kubernetes kinds prefixed "k8s:"
     neither: str
+    stack_rules: tuple[str, ...] = ()  # stack rules (they declare no types) that judge this type
 
 
 ROWS = (
@@ -91,6 +92,7 @@ ROWS = (
         ("aws:redshift/cluster:Cluster", "aws:redshift/parameterGroup:ParameterGroup"),
         ("aws_redshift_cluster", "aws_redshift_parameter_group"),
         "Redshift.8 (default admin username awsuser; Checkov CKV_AWS_391 only with public access)",
+        ("aws-redshift-cluster-audit-logging",),
     ),
     Row(
         "RDS instance, cluster",
