@@ -312,6 +312,29 @@ ISSUE_EXAMPLES = [
         {"type": "aws:redshift/cluster:Cluster", "name": "features", "props": {"encrypted": "false"}},
     ),
     (
+        "aws-redshift-cluster-audit-logging",
+        {"type": "aws:redshift/cluster:Cluster", "name": "events", "props": {"clusterIdentifier": "events"}},
+    ),
+    (
+        "aws-ecr-repository-policy-no-public-access",
+        {
+            "type": "aws:ecr/repositoryPolicy:RepositoryPolicy",
+            "name": "trainer",
+            "props": {
+                "repository": "trainer",
+                "policy": '{"Statement": [{"Effect": "Allow", "Principal": "*", "Action": "ecr:PutImage"}]}',
+            },
+        },
+    ),
+    (
+        "aws-sagemaker-endpoint-configuration-encrypted-with-kms",
+        {
+            "type": "aws:sagemaker/endpointConfiguration:EndpointConfiguration",
+            "name": "mistral-endpoint",
+            "props": {"productionVariants": [{"variantName": "primary", "modelName": "mistral"}]},
+        },
+    ),
+    (
         "aws-sagemaker-model-network-isolation",
         {
             "type": "aws:sagemaker/model:Model",
