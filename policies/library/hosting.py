@@ -4,8 +4,10 @@ The SDK's servicer (``_PolicyAnalyzerServicer``, what ``PolicyPack`` puts behind
 resource's properties once for every resource policy in the pack, whatever types the policy judges. Our rules
 declare their types, so ``TypeRouter`` holds one SDK servicer with the whole pack (GetAnalyzerInfo, AnalyzeStack,
 Remediate and every other RPC) and one per resource type with only the policies that judge that type; Analyze goes
-to the type's servicer, a type no rule judges gets an empty response. Rules therefore see the SDK's proxies
-exactly as before, and a pack's time grows with the rules for the types a program declares, not with the library.
+to the type's servicer, a type no rule judges gets an empty response. The SDK's AnalyzeStack likewise deserializes
+every resource once per stack policy, so a stack rule that declares the types it reads gets its own servicer and a
+request holding only resources of those types. Rules therefore see the SDK's proxies exactly as before, and a
+pack's time grows with the rules for the types a program declares, not with the library.
 
 ``serve`` starts the gRPC server the way ``PolicyPack.__init__`` does in pulumi-policy 1.21.0 (a thread pool of 4,
 the SDK's channel options, the port on stdout, then wait), with the router as its servicer: this is what the
@@ -22,7 +24,7 @@ from typing import Any
 from google.protobuf import empty_pb2
 
 from .packs import PACKS, pack_arguments
-from .rule import ResourceRule
+from .rule import ResourceRule, StackRule
 
 
 class TypeRouter:
@@ -51,24 +53,47 @@ class TypeRouter:
         self.whole = servicer(args["policies"])
         by_name = {p.name: p for p in args["policies"]}
         types: dict[str, list] = {}
+        whole_stack: list = []  # stack policies that read every resource
+        self.scoped: list[tuple[frozenset[str], Any]] = []  # (types read, servicer) per typed stack rule
         for rule in PACKS[pack_name].rules():
             if isinstance(rule, ResourceRule):
                 for type_ in rule.types:
                     types.setdefault(type_, []).append(by_name[rule.name])
+            elif isinstance(rule, StackRule) and rule.types:
+                self.scoped.append((frozenset(rule.types), servicer([by_name[rule.name]])))
+            else:
+                whole_stack.append(by_name[rule.name])
         self.by_type = {type_: servicer(policies) for type_, policies in types.items()}
+        self.stack = servicer(whole_stack) if whole_stack else None
+        self.servicers = [self.whole, *self.by_type.values(), *(s for _, s in self.scoped)]
+        self.servicers += [self.stack] if self.stack is not None else []
 
     def __getattr__(self, rpc: str) -> Any:
-        """Every RPC not routed here (GetAnalyzerInfo, AnalyzeStack, Remediate...) is the whole pack's."""
+        """Every RPC not routed here (GetAnalyzerInfo, Remediate...) is the whole pack's."""
         return getattr(self.whole, rpc)
 
     def Configure(self, request, context):  # noqa: N802 (the analyzer's RPC names)
-        for servicer in (self.whole, *self.by_type.values()):
+        for servicer in self.servicers:
             servicer.Configure(request, context)
         return empty_pb2.Empty()
 
     def ConfigureStack(self, request, context):  # noqa: N802
-        for servicer in (self.whole, *self.by_type.values()):
+        for servicer in self.servicers:
             response = servicer.ConfigureStack(request, context)
+        return response
+
+    def AnalyzeStack(self, request, context):  # noqa: N802
+        from pulumi.runtime.proto import analyzer_pb2 as proto
+
+        response = proto.AnalyzeResponse()
+        if self.stack is not None:
+            response.MergeFrom(self.stack.AnalyzeStack(request, context))
+        for types, servicer in self.scoped:
+            scoped = proto.AnalyzeStackRequest()
+            scoped.CopyFrom(request)
+            del scoped.resources[:]
+            scoped.resources.extend(r for r in request.resources if r.type in types)
+            response.MergeFrom(servicer.AnalyzeStack(scoped, context))
         return response
 
     def Analyze(self, request, context):  # noqa: N802

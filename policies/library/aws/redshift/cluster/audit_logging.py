@@ -37,5 +37,6 @@ RULE = StackRule(
     remediation="Add aws.redshift.Logging(cluster_identifier=cluster.cluster_identifier, log_destination_type="
     '"cloudwatch", log_exports=["connectionlog", "userlog", "useractivitylog"]).',
     url=SECURITY_HUB.format("redshift"),
+    types=(CLUSTER, LOGGING),
     check=check,
 )
