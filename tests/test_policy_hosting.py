@@ -61,3 +61,47 @@ def test_hosted_pack_lists_the_same_policies_as_the_served_one():
     finally:
         process.close()
     assert InProcessPack("hipaa").GetAnalyzerInfo(empty_pb2.Empty()) == served
+
+
+class UnroutedPack:
+    """The SDK's servicer as pulumi-policy's PolicyPack builds it, every policy in one, no routing by type."""
+
+    def __init__(self, name):
+        from pulumi_policy.policy import _PolicyAnalyzerServicer
+
+        from policies.library.packs import pack_arguments
+
+        args = pack_arguments(name)
+        self.servicer = _PolicyAnalyzerServicer(
+            args["name"], "0.0.1", args["policies"], args["enforcement_level"], args["initial_config"]
+        )
+        self.stub = self
+
+    def __getattr__(self, rpc):
+        return lambda request: getattr(self.servicer, rpc)(request, None)
+
+
+def _diagnostics(pack, name, stack, registrations, overrides):
+    from blueprints.offline.policy import Analysis
+
+    analysis = Analysis(name, pack)
+    analysis.configure(stack, overrides)
+    return sorted((d.policyName, urn, d.message, d.enforcementLevel) for d, urn in analysis.analyze(registrations))
+
+
+@pytest.mark.parametrize("pack", ["baseline", "hipaa"])
+def test_routing_by_type_judges_as_the_sdks_own_servicer(pack):
+    """hosting.TypeRouter (Analyze by resource type, typed stack rules on their types' resources) finds exactly
+    what the SDK's unrouted servicer finds: on a shipped stack, a non-compliant one and the issue #41 examples."""
+    from policy_rules.harness import registrations as fixture_registrations
+    from test_policy_packs import ISSUE_EXAMPLES
+
+    cases = [("enterprise-h100", shipped_plan("enterprise-h100")), ("noncompliant-gdpr", None)]
+    for stack, plan in cases:
+        plan = plan or make_plan(stack, NONCOMPLIANT_DIR)
+        overrides = stack_policy_config(plan.resolved.spec)
+        routed = _diagnostics(InProcessPack(pack), pack, stack, plan.registrations, overrides)
+        assert routed == _diagnostics(UnroutedPack(pack), pack, stack, plan.registrations, overrides), stack
+    examples = fixture_registrations([resource for _, resource in ISSUE_EXAMPLES])
+    routed = _diagnostics(InProcessPack(pack), pack, "policy-test", examples, {})
+    assert routed and routed == _diagnostics(UnroutedPack(pack), pack, "policy-test", examples, {})

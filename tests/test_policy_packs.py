@@ -180,3 +180,182 @@ def test_unknown_pack_is_one_line_and_exit_2():
     run = _cli("plan", "--stack", "research-a100", "--policy-pack", "sox")
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr.strip().count("\n") == 0 and "no pack named sox" in run.stderr and "baseline" in run.stderr
+
+
+# Pod Security Standards controls, as kubernetes.io "Pod Security Standards" names them (Kubernetes 1.35);
+# "Running as Non-root" is kubernetes-workload-run-as-non-root, "Privileged Containers" and "Host Namespaces"
+# kubernetes-workload-no-privileged, "HostPath Volumes" kubernetes-workload-no-host-path.
+PSS_CONTROLS = {
+    "baseline": (
+        "HostProcess",
+        "Host Namespaces",
+        "Privileged Containers",
+        "Capabilities",
+        "HostPath Volumes",
+        "Host Ports",
+        "Host Probes / Lifecycle Hooks",
+        "AppArmor",
+        "SELinux",
+        "/proc Mount Type",
+        "Seccomp",
+        "Sysctls",
+    ),
+    "restricted": (
+        "Volume Types",
+        "Privilege Escalation",
+        "Running as Non-root",
+        "Running as Non-root user",
+        "Seccomp",
+        "Capabilities",
+    ),
+}
+
+
+@pytest.mark.parametrize("profile, control", [(p, c) for p, cs in PSS_CONTROLS.items() for c in cs])
+def test_every_pod_security_standards_control_has_a_rule(profile, control):
+    prefix = f"Kubernetes Pod Security Standards ({profile}): "
+    named = [
+        r.name
+        for r in all_rules()
+        if r.references.get("baseline", "").startswith(prefix)
+        and control in r.references["baseline"][len(prefix) :].split(", ")
+    ]
+    assert named, f"no rule cites the {profile} control {control!r}"
+
+
+def _container(**security_context):
+    return {
+        "name": "main",
+        "image": "nvcr.io/nvidia/pytorch@sha256:" + "0" * 64,
+        "resources": {"requests": {"cpu": "1", "memory": "1Gi"}},
+        "securityContext": {"runAsNonRoot": True, "runAsUser": 1000, **security_context},
+    }
+
+
+def _daemonset(name, namespace, pod):
+    return {
+        "type": "kubernetes:apps/v1:DaemonSet",
+        "name": name,
+        "props": {
+            "apiVersion": "apps/v1",
+            "kind": "DaemonSet",
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {"selector": {"matchLabels": {"app": name}}, "template": {"spec": pod}},
+        },
+    }
+
+
+# The issue's examples that passed the packs without a finding (issue #41), each with the rule that now fails it.
+ISSUE_EXAMPLES = [
+    (
+        "kubernetes-pod-security-baseline-capabilities",
+        _daemonset(
+            "probe",
+            "ml",
+            {"serviceAccountName": "probe", "containers": [_container(capabilities={"add": ["NET_RAW"]})]},
+        ),
+    ),
+    (
+        "kubernetes-workload-no-privileged",
+        _daemonset(
+            "log-shipper",
+            "kube-system",
+            {"serviceAccountName": "log-agent", "containers": [_container(privileged=True)]},
+        ),
+    ),
+    (
+        "kubernetes-workload-no-host-path",
+        _daemonset(
+            "log-agent",
+            "kube-system",
+            {
+                "serviceAccountName": "log-agent",
+                "containers": [_container()],
+                "volumes": [{"name": "logs", "hostPath": {"path": "/var/log"}}],
+            },
+        ),
+    ),
+    (
+        "kubernetes-workload-no-host-path",
+        {
+            "type": "kubernetes:core/v1:PersistentVolume",
+            "name": "scratch",
+            "props": {"metadata": {"name": "scratch"}, "spec": {"hostPath": {"path": "/mnt"}}},
+        },
+    ),
+    (
+        "kubernetes-rbac-binding-no-cluster-admin",
+        {
+            "type": "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
+            "name": "ml-admin",
+            "props": {
+                "metadata": {"name": "ml-admin"},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+                "subjects": [{"kind": "ServiceAccount", "name": "default", "namespace": "ml"}],
+            },
+        },
+    ),
+    (
+        "aws-lb-load-balancer-access-logs",
+        {"type": "aws:lb/loadBalancer:LoadBalancer", "name": "serving", "props": {"internal": True}},
+    ),
+    (
+        "aws-ecs-service-no-public-ip",
+        {
+            "type": "aws:ecs/service:Service",
+            "name": "embedder",
+            "props": {"networkConfiguration": {"subnets": ["subnet-1"], "assignPublicIp": True}},
+        },
+    ),
+    (
+        "aws-redshift-cluster-encrypted",
+        {"type": "aws:redshift/cluster:Cluster", "name": "features", "props": {"encrypted": "false"}},
+    ),
+    (
+        "aws-redshift-cluster-audit-logging",
+        {"type": "aws:redshift/cluster:Cluster", "name": "events", "props": {"clusterIdentifier": "events"}},
+    ),
+    (
+        "aws-ecr-repository-policy-no-public-access",
+        {
+            "type": "aws:ecr/repositoryPolicy:RepositoryPolicy",
+            "name": "trainer",
+            "props": {
+                "repository": "trainer",
+                "policy": '{"Statement": [{"Effect": "Allow", "Principal": "*", "Action": "ecr:PutImage"}]}',
+            },
+        },
+    ),
+    (
+        "aws-sagemaker-endpoint-configuration-encrypted-with-kms",
+        {
+            "type": "aws:sagemaker/endpointConfiguration:EndpointConfiguration",
+            "name": "mistral-endpoint",
+            "props": {"productionVariants": [{"variantName": "primary", "modelName": "mistral"}]},
+        },
+    ),
+    (
+        "aws-sagemaker-model-network-isolation",
+        {
+            "type": "aws:sagemaker/model:Model",
+            "name": "mistral",
+            "props": {"executionRoleArn": "arn:aws:iam::1:role/x"},
+        },
+    ),
+]
+
+
+def test_the_issues_examples_fail_the_baseline_pack():
+    """Judged through the baseline pack's analyzer process, with its default config, as `pulumi preview` would."""
+    from blueprints.offline.policy import PackSession
+    from policy_rules.harness import STACK, registrations
+
+    resources = [resource for _, resource in ISSUE_EXAMPLES]
+    session = PackSession("baseline")
+    try:
+        findings = session.judge(STACK, registrations(resources), {})
+    finally:
+        session.close()
+    for rule, resource in ISSUE_EXAMPLES:
+        hits = [f for f in findings if f["policy"] == rule and f["resourceName"] == resource["name"]]
+        assert hits and all(f["enforcementLevel"] == "mandatory" for f in hits), (rule, resource["name"])

@@ -220,65 +220,30 @@ class InProcessPack:
     arguments (``packs.pack_arguments``); we call its RPC methods with the request messages the engine
     sends, so rules see the same proxies (tests compare the findings with the per-process packs).
 
-    The SDK's Analyze deserializes a resource's properties once for every resource policy, whatever
-    types the policy judges. Our rules declare their types, so Analyze requests are routed to a servicer
-    holding only the policies for that resource type (``Configure`` reaches every servicer); AnalyzeStack
-    and GetAnalyzerInfo go to the servicer with the whole pack. Saved: a Python process per pack (each
-    importing the SDK, gRPC and the library), the transport, and the deserializations no rule reads.
+    Analyze is routed by resource type as the packs the CLI starts route it (policies.library.hosting).
+    Saved: a Python process per pack (each importing the SDK, gRPC and the library) and the transport.
     """
 
     def __init__(self, name: str):
-        from pulumi_policy.policy import EnforcementLevel, _PolicyAnalyzerServicer  # the SDK's servicer
+        from policies.library.hosting import TypeRouter
 
-        from policies.library.packs import PACKS, pack_arguments
-        from policies.library.rule import ResourceRule
-
-        args = pack_arguments(name)
-
-        def servicer(policies):
-            return _PolicyAnalyzerServicer(
-                args["name"],
-                "0.0.1",
-                policies,
-                args["enforcement_level"] or EnforcementLevel.ADVISORY,
-                args["initial_config"],
-                args["description"],
-                args["display_name"],
-                None,
-                args["provider"],
-                None,
-                args["repository"],
-            )
-
-        self.whole = servicer(args["policies"])
-        by_name = {p.name: p for p in args["policies"]}
-        types: dict[str, list] = {}
-        for rule in PACKS[name].rules():
-            if isinstance(rule, ResourceRule):
-                for type_ in rule.types:
-                    types.setdefault(type_, []).append(by_name[rule.name])
-        self.by_type = {type_: servicer(policies) for type_, policies in types.items()}
+        self.router = TypeRouter(name)
         self.stub = self  # Analysis calls stub.<Rpc>(request)
 
     def GetAnalyzerInfo(self, request):  # noqa: N802 (the analyzer's RPC names)
-        return self.whole.GetAnalyzerInfo(request, None)
+        return self.router.GetAnalyzerInfo(request, None)
 
     def Configure(self, request):  # noqa: N802
-        for servicer in (self.whole, *self.by_type.values()):
-            servicer.Configure(request, None)
-        return empty_pb2.Empty()
+        return self.router.Configure(request, None)
 
     def ConfigureStack(self, request):  # noqa: N802
-        for servicer in (self.whole, *self.by_type.values()):
-            response = servicer.ConfigureStack(request, None)
-        return response
+        return self.router.ConfigureStack(request, None)
 
     def Analyze(self, request):  # noqa: N802
-        servicer = self.by_type.get(request.type)
-        return servicer.Analyze(request, None) if servicer is not None else proto.AnalyzeResponse()
+        return self.router.Analyze(request, None)
 
     def AnalyzeStack(self, request):  # noqa: N802
-        return self.whole.AnalyzeStack(request, None)
+        return self.router.AnalyzeStack(request, None)
 
     def connect(self) -> "InProcessPack":
         return self

@@ -5,8 +5,10 @@
 
 from __future__ import annotations
 
+from .coverage import ROWS, checkov_checks
 from .packs import PACKS
 from .registry import all_rules, rule_modules
+from .rule import ResourceRule
 
 HEADER = """# Policy rule catalogue
 
@@ -17,13 +19,17 @@ its fixtures `tests/policy_rules/cases/aws/ec2/instance/imdsv2_required.yaml`. M
 your auditor's copy.
 
 Allow-lists with reasons live in rule config (each entry's reason is in the config's description):
-`kubernetes-workload-no-privileged` and `kubernetes-workload-no-host-path` allow node agents in `kube-system`
-and `gpu-operator`; `kubernetes-networking-namespace-default-deny` exempts system, agent and platform
-namespaces; `aws-iam-role-service-trust-conditioned` exempts service principals that send no
+`kubernetes-workload-no-privileged`, `kubernetes-workload-no-host-path` and the Pod Security Standards baseline
+rules (`kubernetes-pod-security-baseline-*`) allow named node agents (the VPC CNI, kube-proxy and EFA device plugin
+in `kube-system`, the GPU Operator's `gpu-operator`); anything else the program puts in `kube-system` is judged.
+The restricted profile's rules (`kubernetes-pod-security-restricted-*`) are advisory.
+`kubernetes-networking-namespace-default-deny` exempts system, agent and platform namespaces;
+`aws-iam-role-service-trust-conditioned` exempts service principals that send no
 aws:SourceAccount/aws:SourceArn (EC2 instance roles, CloudTrail's CloudWatch Logs role). The shipped stacks'
-only findings are advisory `kubernetes-workload-image-digest`: the images the components name are deployed by tag
+only findings are advisory: `kubernetes-workload-image-digest` (the images the components name are deployed by tag
 until `python -m blueprints pin-images` records their registry digests in `catalog/image_digests.yaml` when a release
-is cut (it holds none yet).
+is cut; it holds none yet) and, on the serving stacks, `kubernetes-pod-security-restricted-seccomp` (the vLLM and
+endpoint-picker Deployments set no seccompProfile).
 """
 
 
@@ -33,7 +39,32 @@ def render() -> str:
         packs = ", ".join(name for name, pack in PACKS.items() if rule in pack.rules())
         refs = "; ".join(f"{k}: {v}" for k, v in sorted(rule.references.items()))
         lines.append(f"| `{rule.name}` | {rule.level} | {rule.severity} | {packs} | {refs} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + coverage()) + "\n"
+
+
+def coverage() -> list[str]:
+    """The coverage table: per resource type, our rules beside Checkov's checks, and what neither covers."""
+    lines = [
+        "",
+        "## Coverage beside Checkov",
+        "",
+        "Per resource type: the rules above that judge it, the checks Checkov 3.3.30 registers for the same type",
+        "(`benchmarks/data/checkov-3.3.30-checks.json`, from `benchmarks/checkov_checks.py`; Kubernetes checks by",
+        "kind, AWS checks by Terraform type as `benchmarks/versus_checkov.py` converts our resources), and the",
+        "catalogue controls neither implements. Control sources: `policies/library/coverage.py`.",
+        "",
+        "| resource type | our rules | Checkov | neither covers |",
+        "|---|---|---|---|",
+    ]
+    for row in ROWS:
+        ours = [
+            f"`{r.name}`"
+            for r in all_rules()
+            if (isinstance(r, ResourceRule) and set(r.types) & set(row.types)) or r.name in row.stack_rules
+        ]
+        checkov = ", ".join(checkov_checks(row.checkov)) or "none"
+        lines.append(f"| {row.title} | {', '.join(ours) or 'none'} | {checkov} | {row.neither} |")
+    return lines
 
 
 if __name__ == "__main__":

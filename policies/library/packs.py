@@ -9,7 +9,6 @@ from pulumi_policy import (
     EnforcementLevel,
     PolicyComplianceFramework,
     PolicyConfigSchema,
-    PolicyPack,
     ResourceValidationPolicy,
     Severity,
     StackValidationPolicy,
@@ -161,5 +160,8 @@ def pack_arguments(pack_name: str) -> dict[str, Any]:
 
 
 def serve(pack_name: str) -> None:
-    """What each pack's __main__.py does: start the analyzer the Pulumi CLI talks to."""
-    PolicyPack(**pack_arguments(pack_name))
+    """What each pack's __main__.py does: start the analyzer the Pulumi CLI talks to (hosting.serve: the SDK's
+    servicer, Analyze routed by resource type)."""
+    from .hosting import serve as serve_routed
+
+    serve_routed(pack_name)

@@ -60,3 +60,6 @@ class ResourceRule(Rule):
 @dataclass(frozen=True, kw_only=True)
 class StackRule(Rule):
     check: Optional[StackCheck] = None
+    # The resource types the check reads; the pack then hands it only those (the SDK deserializes every
+    # resource it is given once per stack policy). Empty: every resource of the stack.
+    types: tuple[str, ...] = ()

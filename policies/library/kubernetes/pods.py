@@ -35,24 +35,35 @@ def kind_of(resource_type: str) -> str:
     return resource_type.rsplit(":", 1)[-1]
 
 
-def pod_specs(resource_type: str, props: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    """(where, pod spec) for every pod template in the workload."""
+def pod_templates(
+    resource_type: str, props: Mapping[str, Any]
+) -> Iterator[tuple[str, Mapping[str, Any], Mapping[str, Any]]]:
+    """(where, pod metadata, pod spec) for every pod template in the workload (annotations live in metadata)."""
     kind, spec = kind_of(resource_type), props.get("spec") or {}
     if kind == "Pod":
-        yield "pod", spec
+        yield "pod", props.get("metadata") or {}, spec
     elif kind in TEMPLATE_KINDS:
-        yield "template", (spec.get("template") or {}).get("spec") or {}
+        template = spec.get("template") or {}
+        yield "template", template.get("metadata") or {}, template.get("spec") or {}
     elif kind == "CronJob":
         job = (spec.get("jobTemplate") or {}).get("spec") or {}
-        yield "jobTemplate", (job.get("template") or {}).get("spec") or {}
+        template = job.get("template") or {}
+        yield "jobTemplate", template.get("metadata") or {}, template.get("spec") or {}
     elif kind == "JobSet":
         for job in items(spec.get("replicatedJobs")):
             template = ((job.get("template") or {}).get("spec") or {}).get("template") or {}
-            yield f"replicatedJobs[{job.get('name')}]", template.get("spec") or {}
+            yield f"replicatedJobs[{job.get('name')}]", template.get("metadata") or {}, template.get("spec") or {}
     else:
         for field in REPLICA_SPECS:
             for role, replica in sorted((spec.get(field) or {}).items()):
-                yield f"{field}[{role}]", ((replica or {}).get("template") or {}).get("spec") or {}
+                template = (replica or {}).get("template") or {}
+                yield f"{field}[{role}]", template.get("metadata") or {}, template.get("spec") or {}
+
+
+def pod_specs(resource_type: str, props: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """(where, pod spec) for every pod template in the workload."""
+    for where, _, pod in pod_templates(resource_type, props):
+        yield where, pod
 
 
 def containers(pod: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
@@ -71,10 +82,16 @@ def allowed(workload: str, patterns: Sequence[str]) -> bool:
     return any(fnmatch(workload, p) for p in patterns)
 
 
-# Node agents that need host access by design, each with its reason; rules take these as config defaults.
+# Node agents that need host access by design, each by name with its reason; rules take these as config
+# defaults. A namespace is no exemption: a privileged pod the program itself puts in kube-system is judged.
 NODE_AGENTS = {
-    # CNI, CSI node plugins, kube-proxy: they program the host's network and mount volumes on it.
-    "kube-system/*": "cluster networking and storage node agents (CNI, CSI, kube-proxy)",
+    # Amazon VPC CNI and kube-proxy, the EKS add-ons' DaemonSets (EKS user guide, "Amazon VPC CNI plugin for
+    # Kubernetes" and "kube-proxy" add-ons): they program the node's network.
+    "kube-system/aws-node": "Amazon VPC CNI node agent (programs the node's network)",
+    "kube-system/kube-proxy": "kube-proxy (programs the node's service routing)",
+    # The EFA device plugin our platform installs (components/kubernetes/charts.yaml, aws/eks-charts
+    # stable/aws-efa-k8s-device-plugin): registers the node's EFA devices with the kubelet.
+    "kube-system/*aws-efa-k8s-device-plugin*": "EFA device plugin (registers EFA devices with the kubelet)",
     # NVIDIA GPU Operator: driver, container toolkit, device plugin, DCGM exporter and MIG manager run
     # privileged with host paths (NVIDIA GPU Operator docs, "Platform support / security considerations").
     "gpu-operator/*": "NVIDIA GPU Operator node agents (driver, toolkit, device plugin, DCGM)",
