@@ -12,7 +12,6 @@ from blueprints.offline.pack_config import stack_policy_config
 from blueprints.offline.policy import InProcessPack, evaluate
 from conftest import data_plan, shipped_plan
 
-NONCOMPLIANT_DIR = Path(__file__).resolve().parent / "data" / "stacks"
 PROGRAMS = Path(__file__).resolve().parent / "data" / "programs"
 
 
@@ -96,9 +95,11 @@ def test_routing_by_type_judges_as_the_sdks_own_servicer(pack):
     from policy_rules.harness import registrations as fixture_registrations
     from test_policy_packs import ISSUE_EXAMPLES
 
-    cases = [("enterprise-h100", shipped_plan("enterprise-h100")), ("noncompliant-gdpr", None)]
+    cases = [
+        ("enterprise-h100", shipped_plan("enterprise-h100")),
+        ("noncompliant-gdpr", data_plan("noncompliant-gdpr")),
+    ]
     for stack, plan in cases:
-        plan = plan or make_plan(stack, NONCOMPLIANT_DIR)
         overrides = stack_policy_config(plan.resolved.spec)
         routed = _diagnostics(InProcessPack(pack), pack, stack, plan.registrations, overrides)
         assert routed == _diagnostics(UnroutedPack(pack), pack, stack, plan.registrations, overrides), stack
