@@ -340,3 +340,53 @@ def test_high_performance_networking_follows_the_efa_groups():
         if not (r.type == "kubernetes:helm.sh/v3:Release" and r.inputs.get("name") == "aws-efa-k8s-device-plugin")
     ]
     assert {v.id: v for v in assess(without, "1.36").verdicts}["high_performance_networking"].status == NOT_MET
+
+
+# ----------------------------------------------------------------------------- "met" follows the readiness verdict
+def test_every_met_item_names_the_registrations_that_meet_it():
+    """A met item carries the Pulumi names of what meets it, so the readiness check's findings can be laid on them."""
+    for stack in ("startup-serving", "startup-t4-aliyun"):
+        plan = shipped_plan(stack)
+        names = {r.name for r in plan.registrations}
+        for v in assess(plan.registrations, "1.35", plan.readiness).verdicts:
+            if v.status == MET:
+                assert v.by and set(v.by) <= names, (stack, v.id)
+
+
+def test_a_serving_stack_whose_endpoint_picker_cannot_start_does_not_meet_the_inference_items():
+    """Deliberately broken: the serving plan without the InferenceObjective CRD its endpoint picker watches (as main
+    declared it before #35). The readiness check calls the picker broken, so the routed items are not met."""
+    regs = list(shipped_plan("startup-serving").registrations)
+    [objective] = [
+        r
+        for r in regs
+        if r.type == "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
+        and r.inputs["metadata"]["name"] == "inferenceobjectives.inference.networking.x-k8s.io"
+    ]
+    broken = [
+        dataclasses.replace(r, dependencies=[d for d in r.dependencies if d != objective.urn])
+        for r in regs
+        if r is not objective
+    ]
+    found = {v.id: v for v in assess(broken, "1.36").verdicts}
+    for item in ("ai_inference", "advanced_inference_ingress"):
+        assert found[item].status == NOT_MET, item
+        assert "readiness check finds it broken: controller-kind-missing on startup-serving-route-mistral-7b-epp" in (
+            found[item].detail
+        )
+    assert found["gang_scheduling"].status == MET  # nothing else is touched
+    whole = {v.id: v for v in assess(regs, "1.36").verdicts}
+    assert whole["ai_inference"].status == MET and whole["advanced_inference_ingress"].status == MET
+
+
+def test_a_blocking_finding_on_a_charts_pods_unmeets_every_item_that_chart_meets():
+    from blueprints.offline.readiness import BLOCKING, WARNING, Finding
+
+    plan = shipped_plan("startup-t4")
+    gap = Finding("controller-placement", BLOCKING, "chart gpu-operator Deployment gpu-operator", "fits no node", "")
+    found = {v.id: v for v in assess(plan.registrations, "1.35", [gap]).verdicts}
+    for item in ("secure_accelerator_access", "accelerator_metrics", "driver_runtime_management"):
+        assert found[item].status == NOT_MET and "controller-placement on chart gpu-operator" in found[item].detail
+    assert found["gang_scheduling"].status == MET
+    warned = {v.id: v for v in assess(plan.registrations, "1.35", [dataclasses.replace(gap, level=WARNING)]).verdicts}
+    assert warned["accelerator_metrics"].status == MET  # a warning is not a broken component

@@ -20,13 +20,16 @@ from components.kubernetes.nodes import ERDMA_RESOURCE, GPU_RESOURCE
 from .engine import Registration
 from .readiness import (
     ACK_CLUSTER,
+    BLOCKING,
     EKS_CLUSTER,
     HELM_RELEASE,
     POD_TEMPLATES,
+    Finding,
     Pool,
     _has_efa,
     _pools,
 )
+from .readiness import check as readiness_check
 
 MET, NOT_MET, NOT_APPLICABLE = "met", "not met", "not applicable"
 GPU = GPU_RESOURCE
@@ -43,9 +46,17 @@ class Verdict:
     area: str
     status: str  # met | not met | not applicable
     detail: str  # what meets it, or what is missing (and how to add it)
+    by: tuple[str, ...] = ()  # the registrations (Pulumi names) that meet it; empty unless met
 
-    def to_json(self) -> dict[str, str]:
-        return {"id": self.id, "level": self.level, "area": self.area, "status": self.status, "detail": self.detail}
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "level": self.level,
+            "area": self.area,
+            "status": self.status,
+            "detail": self.detail,
+            "by": list(self.by),
+        }
 
 
 @dataclass(frozen=True)
@@ -100,6 +111,24 @@ class Declared:
             and r.type.split(":")[1].rpartition("/")[0] in groups
         ]
 
+    def release(self, name: str) -> tuple[Registration, ...]:
+        """The Helm release of chart ``name``, as a one-item tuple (empty when not installed)."""
+        return (self.releases[name],) if name in self.releases else ()
+
+    def charts(self, table_key: str) -> tuple[Registration, ...]:
+        """The releases of one judging list the plan installs."""
+        return tuple(self.releases[name] for name in self.facts[table_key] if name in self.releases)
+
+    def pool_registrations(self, pools: Sequence[Pool]) -> tuple[Registration, ...]:
+        urns = {p.urn for p in pools}
+        return tuple(r for r in self.regs if r.urn in urns)
+
+    def parents(self, regs: Sequence[Registration]) -> tuple[Registration, ...]:
+        """The component each registration belongs to (its parent), for a whole serving path: a route's component
+        holds its InferencePool and endpoint picker, a model's its Deployment and scaler."""
+        urns = {r.parent for r in regs}
+        return tuple(r for r in self.regs if r.urn in urns)
+
     def chart(self, name: str) -> str:
         r = self.releases[name]
         return f"{name} {r.inputs.get('version', '')}".strip()
@@ -129,7 +158,9 @@ def _minor_at_least(minor: str, since: str) -> bool:
 
 
 # ----------------------------------------------------------------------------- one judge per checklist item
-Judgement = tuple[str, str]
+# (status, detail) or, when met, (status, detail, the registrations that meet it): a met item names what meets it, so
+# a blocking readiness finding on any of them (or on what they hold) turns it unmet (see `_broken`).
+Judgement = tuple[str, str] | tuple[str, str, tuple[Registration, ...]]
 
 
 def _dra_support(d: Declared, minor: str) -> Judgement:
@@ -144,36 +175,50 @@ def _dra_support(d: Declared, minor: str) -> Judgement:
         )
     plane = f"{d.cloud.upper()} {minor} control plane serves resource.k8s.io (on by default from {since})"
     if drivers:
-        return MET, f"{plane}; {', '.join(drivers)} publishes the GPUs as ResourceSlices"
-    return MET, (
-        f"{plane}; no DRA driver is installed, so GPUs are still requested by count through the "
-        "device plugin (add NVIDIA's k8s-dra-driver-gpu to claim them by attribute)"
+        return (
+            MET,
+            f"{plane}; {', '.join(drivers)} publishes the GPUs as ResourceSlices",
+            (
+                d.cluster,
+                *d.charts("dra_drivers"),
+            ),
+        )
+    return (
+        MET,
+        (
+            f"{plane}; no DRA driver is installed, so GPUs are still requested by count through the "
+            "device plugin (add NVIDIA's k8s-dra-driver-gpu to claim them by attribute)"
+        ),
+        (d.cluster,),
     )
 
 
-def _device_plugin(d: Declared) -> str | None:
+def _device_plugin(d: Declared) -> tuple[str, tuple[Registration, ...]] | None:
     if "gpu-operator" in d.releases and _enabled(d.values("gpu-operator"), "devicePlugin"):
-        return f"NVIDIA device plugin from {d.chart('gpu-operator')}"
+        return f"NVIDIA device plugin from {d.chart('gpu-operator')}", d.release("gpu-operator")
     if "nvidia-device-plugin" in d.releases:
-        return d.chart("nvidia-device-plugin")
+        return d.chart("nvidia-device-plugin"), d.release("nvidia-device-plugin")
     if d.cloud == "ack" and d.cluster is not None:
-        return d.facts["ack_device_plugin"]
+        return d.facts["ack_device_plugin"], (d.cluster,)
     return None
 
 
 def _secure_accelerator_access(d: Declared, minor: str) -> Judgement:
     if not d.gpu_pools:
         return NOT_APPLICABLE, "no GPU node group"
-    plugin = _device_plugin(d)
-    if plugin is None:
+    found = _device_plugin(d)
+    if found is None:
         return NOT_MET, (
             "no GPU device plugin or DRA driver: GPUs are not allocated per container "
             "(keep the GPU Operator's devicePlugin on, or kubernetes.gpuStack: device-plugin)"
         )
     # Whether the node runtime also ignores NVIDIA_VISIBLE_DEVICES set by an unprivileged container is a setting of
     # the node image's NVIDIA Container Toolkit, which the plan does not register: the detail says so.
-    return MET, (
-        f"{plugin} allocates {GPU} per container (the node image's container runtime settings are not judged here)"
+    plugin, by = found
+    return (
+        MET,
+        f"{plugin} allocates {GPU} per container (the node image's container runtime settings are not judged here)",
+        by,
     )
 
 
@@ -181,26 +226,31 @@ def _driver_runtime_management(d: Declared, minor: str) -> Judgement:
     checks = []
     if "gpu-operator" in d.releases:
         checks.append(f"{d.chart('gpu-operator')} validator")
-    acceptance = [_name(r) for r in d.objects("apps", "DaemonSet") if _name(r).startswith("gpu-acceptance")]
+    daemonsets = [r for r in d.objects("apps", "DaemonSet") if _name(r).startswith("gpu-acceptance")]
+    acceptance = [_name(r) for r in daemonsets]
     if acceptance:
         checks.append(f"GPU acceptance check on each new GPU node ({', '.join(sorted(acceptance))})")
     if not checks:
         return NOT_MET, (
             "nothing verifies the driver and container runtime on GPU nodes (set kubernetes.acceptance.enabled: true)"
         )
-    return MET, "; ".join(checks)
+    return MET, "; ".join(checks), (*d.release("gpu-operator"), *daemonsets)
 
 
 def _gpu_sharing(d: Declared, minor: str) -> Judgement:
     operator = d.values("gpu-operator")
     if "gpu-operator" in d.releases and (operator.get("migManager") or {}).get("enabled"):
-        return MET, (
-            f"MIG partitions from {d.chart('gpu-operator')} (migManager, strategy "
-            f"{(operator.get('mig') or {}).get('strategy', 'single')})"
+        return (
+            MET,
+            (
+                f"MIG partitions from {d.chart('gpu-operator')} (migManager, strategy "
+                f"{(operator.get('mig') or {}).get('strategy', 'single')})"
+            ),
+            d.release("gpu-operator"),
         )
     plugin = d.values("nvidia-device-plugin")
     if ((plugin.get("config") or {}).get("map") or {}) and "timeSlicing" in str(plugin.get("config")):
-        return MET, f"time-slicing in {d.chart('nvidia-device-plugin')}"
+        return MET, f"time-slicing in {d.chart('nvidia-device-plugin')}", d.release("nvidia-device-plugin")
     return NOT_MET, (
         "no GPU sharing: every GPU is allocated whole (MIG: set nodeGroups.<group>.migProfile on an "
         "A100/H100-class group)"
@@ -236,15 +286,24 @@ def _ai_inference(d: Declared, minor: str) -> Judgement:
             f"no {' and no '.join(missing)} declared: inference services have no Gateway API routing "
             "(the platform installs Envoy Gateway and its GatewayClass unless the Kubernetes layer is off)"
         )
-    gateways = [_name(r) for r in d.objects("gateway.networking.k8s.io", "Gateway")]
-    routes = [_name(r) for r in d.objects("gateway.networking.k8s.io", "HTTPRoute")]
+    gateway_regs = d.objects("gateway.networking.k8s.io", "Gateway")
+    route_regs = d.objects("gateway.networking.k8s.io", "HTTPRoute")
+    gateways, routes = [_name(r) for r in gateway_regs], [_name(r) for r in route_regs]
     served = f"; Gateway {', '.join(gateways)}; HTTPRoute {', '.join(routes)}" if gateways and routes else ""
-    return MET, f"{', '.join(installed)}; GatewayClass {', '.join(classes)}{served}"
+    # A declared route is part of the claim: its component (InferencePool, endpoint picker) must start too.
+    by = (
+        *d.charts("gateway_implementations"),
+        *d.objects("gateway.networking.k8s.io", "GatewayClass"),
+        *gateway_regs,
+        *route_regs,
+        *d.parents(route_regs),
+    )
+    return MET, f"{', '.join(installed)}; GatewayClass {', '.join(classes)}{served}", by
 
 
-def _routes_to_pool(d: Declared) -> list[str]:
+def _routes_to_pool(d: Declared) -> list[Registration]:
     return [
-        _name(r)
+        r
         for r in d.objects("gateway.networking.k8s.io", "HTTPRoute")
         if any(
             ref.get("kind") == "InferencePool"
@@ -255,12 +314,20 @@ def _routes_to_pool(d: Declared) -> list[str]:
 
 
 def _advanced_inference_ingress(d: Declared, minor: str) -> Judgement:
-    pools = [_name(r) for r in d.objects(INFERENCE_GROUPS, "InferencePool")]
-    pools += [d.chart("inferencepool")] if "inferencepool" in d.releases else []
-    routes = _routes_to_pool(d)
+    pool_regs = (*d.objects(INFERENCE_GROUPS, "InferencePool"), *d.release("inferencepool"))
+    pools = [d.chart("inferencepool") if r.type == HELM_RELEASE else _name(r) for r in pool_regs]
+    route_regs = _routes_to_pool(d)
+    routes = [_name(r) for r in route_regs]
     implementation = _gateway_implementation(d)
     if pools and routes and implementation:
-        return MET, f"InferencePool {', '.join(pools)} behind HTTPRoute {', '.join(routes)} ({implementation})"
+        by = (
+            *pool_regs,
+            *route_regs,
+            *d.parents([*pool_regs, *route_regs]),
+            *d.charts("gateway_implementations"),
+            *d.objects("gateway.networking.k8s.io", "GatewayClass"),
+        )
+        return MET, f"InferencePool {', '.join(pools)} behind HTTPRoute {', '.join(routes)} ({implementation})", by
     missing = [
         w
         for w, ok in (
@@ -274,32 +341,35 @@ def _advanced_inference_ingress(d: Declared, minor: str) -> Judgement:
 
 
 def _high_performance_networking(d: Declared, minor: str) -> Judgement:
-    efa = [r.name for r in d.regs if r.type == type_of("aws", "node_group") and _has_efa(d.regs, r)]
+    efa_groups = [r for r in d.regs if r.type == type_of("aws", "node_group") and _has_efa(d.regs, r)]
+    efa = [r.name for r in efa_groups]
     erdma = d.cloud == "ack" and any(
         ERDMA_RESOURCE in str(r.inputs) for r in d.regs if r.type in POD_TEMPLATES or "jobset" in r.type
     )
     if not efa and not erdma:
         return NOT_APPLICABLE, "no GPU group has an RDMA fabric (EFA or eRDMA)"
     if efa and "aws-efa-k8s-device-plugin" in d.releases:
-        return MET, (
-            f"{d.chart('aws-efa-k8s-device-plugin')} exposes vpc.amazonaws.com/efa on {', '.join(efa)} "
-            "(a device plugin, not DRANET)"
+        return (
+            MET,
+            (
+                f"{d.chart('aws-efa-k8s-device-plugin')} exposes vpc.amazonaws.com/efa on {', '.join(efa)} "
+                "(a device plugin, not DRANET)"
+            ),
+            (*d.release("aws-efa-k8s-device-plugin"), *efa_groups),
         )
     addons = [a.get("name") for a in (d.cluster.inputs.get("addons") or [])] if d.cluster is not None else []
     if erdma and "ack-erdma-controller" in addons:
-        return MET, "ack-erdma-controller exposes aliyun/erdma (a device plugin, not DRANET)"
+        return MET, "ack-erdma-controller exposes aliyun/erdma (a device plugin, not DRANET)", (d.cluster,)
     return NOT_MET, "RDMA groups are declared but no device plugin exposes their interfaces to pods"
 
 
 def _disaggregated_inference(d: Declared, minor: str) -> Judgement:
+    workloads = [r for r in d.regs if r.type in POD_TEMPLATES or r.type.endswith(":LeaderWorkerSet")]
     roles = {
-        str(v).lower()
-        for r in d.regs
-        if r.type in POD_TEMPLATES or r.type.endswith(":LeaderWorkerSet")
-        for v in ((r.inputs.get("metadata") or {}).get("labels") or {}).values()
+        str(v).lower(): r for r in workloads for v in ((r.inputs.get("metadata") or {}).get("labels") or {}).values()
     }
-    if {"prefill", "decode"} <= roles:
-        return MET, "separate prefill and decode workloads are declared"
+    if {"prefill", "decode"} <= set(roles):
+        return MET, "separate prefill and decode workloads are declared", (roles["prefill"], roles["decode"])
     return NOT_MET, "no separate prefill and decode instances are declared (single-phase serving at most)"
 
 
@@ -312,7 +382,7 @@ def _gang_scheduling(d: Declared, minor: str) -> Judgement:
         )
     config = str((d.values("kueue").get("managerConfig") or {}).get("controllerManagerConfigYaml", ""))
     extra = "; waitForPodsReady holds admission until all pods run" if "waitForPodsReady" in config else ""
-    return MET, f"{', '.join(installed)} admits a job's pods all or nothing{extra}"
+    return MET, f"{', '.join(installed)} admits a job's pods all or nothing{extra}", d.charts("gang_schedulers")
 
 
 def _scalable(pool: Pool, d: Declared) -> bool:
@@ -327,22 +397,27 @@ def _cluster_autoscaling(d: Declared, minor: str) -> Judgement:
     if not d.gpu_pools:
         return NOT_APPLICABLE, "no GPU node group"
     if d.cloud == "ack":
-        scaler = (
-            "ACK node autoscaling" if any(r.type == type_of("alicloud", "autoscaling_config") for r in d.regs) else None
-        )
+        scalers = tuple(r for r in d.regs if r.type == type_of("alicloud", "autoscaling_config"))
+        scaler = "ACK node autoscaling" if scalers else None
     else:
-        scaler = d.chart("cluster-autoscaler") if "cluster-autoscaler" in d.releases else None
+        scalers = d.release("cluster-autoscaler")
+        scaler = d.chart("cluster-autoscaler") if scalers else None
     if scaler is None:
         return NOT_MET, (
             "no cluster autoscaler: GPU groups keep their declared size whatever pods are pending "
             "(set autoscaling.enabled: true)"
         )
-    groups = [f"{p.name} ({p.min_nodes}-{p.max_nodes})" for p in d.gpu_pools if _scalable(p, d)]
+    scalable = [p for p in d.gpu_pools if _scalable(p, d)]
+    groups = [f"{p.name} ({p.min_nodes}-{p.max_nodes})" for p in scalable]
     if not groups:
         return NOT_MET, (
             f"{scaler} is installed but no GPU group can scale on pending {GPU} pods (raise maxNodes above minNodes)"
         )
-    return MET, f"{scaler} scales GPU groups {', '.join(groups)} on pending {GPU} pods"
+    return (
+        MET,
+        f"{scaler} scales GPU groups {', '.join(groups)} on pending {GPU} pods",
+        (*scalers, *d.pool_registrations(scalable)),
+    )
 
 
 def _scale_target_gpus(d: Declared, target: Mapping[str, Any]) -> bool | None:
@@ -358,7 +433,7 @@ def _scale_target_gpus(d: Declared, target: Mapping[str, Any]) -> bool | None:
     return None
 
 
-def _gpu_scalers(d: Declared) -> list[str]:
+def _gpu_scalers(d: Declared) -> list[tuple[str, Registration]]:
     """Declared ScaledObjects and custom-metric HPAs whose target asks for GPUs (or is not declared here)."""
     scalers = [("ScaledObject", r) for r in d.objects("keda.sh", "ScaledObject") if "keda" in d.releases]
     scalers += [
@@ -367,7 +442,7 @@ def _gpu_scalers(d: Declared) -> list[str]:
         if any(m.get("type") in CUSTOM_METRICS for m in (r.inputs.get("spec") or {}).get("metrics") or [])
     ]
     return [
-        f"{kind} {_name(r)}"
+        (f"{kind} {_name(r)}", r)
         for kind, r in scalers
         if _scale_target_gpus(d, (r.inputs.get("spec") or {}).get("scaleTargetRef") or {}) is not False
     ]
@@ -392,25 +467,32 @@ def _pod_autoscaling(d: Declared, minor: str) -> Judgement:
             "(set kubernetes.monitoring.enabled: true)"
         )
     gpu = _gpu_scalers(d)
-    used = f"; in use by {', '.join(gpu)}" if gpu else ""
-    return MET, (
-        f"{', '.join(adapters)} serves custom and external metrics to the HorizontalPodAutoscaler, read from "
-        f"Prometheus ({d.chart('kube-prometheus-stack')}: DCGM GPU metrics, model servers' own), for any workload "
-        f"including {GPU} pods{used}"
+    used = f"; in use by {', '.join(label for label, _ in gpu)}" if gpu else ""
+    scalers = [r for _, r in gpu]
+    by = (*d.charts("metric_autoscalers"), *d.release("kube-prometheus-stack"), *scalers, *d.parents(scalers))
+    return (
+        MET,
+        (
+            f"{', '.join(adapters)} serves custom and external metrics to the HorizontalPodAutoscaler, read from "
+            f"Prometheus ({d.chart('kube-prometheus-stack')}: DCGM GPU metrics, model servers' own), for any workload "
+            f"including {GPU} pods{used}"
+        ),
+        by,
     )
 
 
 def _accelerator_metrics(d: Declared, minor: str) -> Judgement:
     if not d.gpu_pools:
         return NOT_APPLICABLE, "no GPU node group"
-    exporter = None
+    exporter, by = None, ()
     if "gpu-operator" in d.releases and _enabled(d.values("gpu-operator"), "dcgmExporter"):
-        exporter, config = (
+        exporter, config, by = (
             f"DCGM exporter from {d.chart('gpu-operator')}",
             ((d.values("gpu-operator").get("dcgmExporter") or {}).get("config") or {}).get("name"),
+            d.release("gpu-operator"),
         )
     elif "dcgm-exporter" in d.releases:
-        exporter, config = d.chart("dcgm-exporter"), None
+        exporter, config, by = d.chart("dcgm-exporter"), None, d.release("dcgm-exporter")
     if exporter is None:
         return NOT_MET, (
             "no accelerator metrics exporter: nothing exposes per-GPU utilization and memory "
@@ -422,7 +504,7 @@ def _accelerator_metrics(d: Declared, minor: str) -> Judgement:
         absent = [m for m in d.facts["core_gpu_metrics"] if m not in counters]
         if absent:
             return NOT_MET, f"{exporter} runs with counters {config}, which lack {', '.join(absent)}"
-    return MET, f"{exporter}: per-GPU {', '.join(d.facts['core_gpu_metrics'])} and more in Prometheus format"
+    return MET, f"{exporter}: per-GPU {', '.join(d.facts['core_gpu_metrics'])} and more in Prometheus format", by
 
 
 def _ai_service_metrics(d: Declared, minor: str) -> Judgement:
@@ -442,7 +524,11 @@ def _ai_service_metrics(d: Declared, minor: str) -> Judgement:
             f"{d.chart('kube-prometheus-stack')}'s Prometheus selects only its own release's monitors: "
             "a workload's ServiceMonitor is never scraped"
         )
-    return MET, f"{d.chart('kube-prometheus-stack')}: Prometheus discovers {' and '.join(open_to)} of any workload"
+    return (
+        MET,
+        f"{d.chart('kube-prometheus-stack')}: Prometheus discovers {' and '.join(open_to)} of any workload",
+        d.release("kube-prometheus-stack"),
+    )
 
 
 def _robust_controller(d: Declared, minor: str) -> Judgement:
@@ -453,7 +539,7 @@ def _robust_controller(d: Declared, minor: str) -> Judgement:
     reconciled = ""
     if queues and "kueue" in d.releases:
         reconciled = f"; Kueue reconciles the declared ClusterQueues {', '.join(queues)}"
-    return MET, f"{', '.join(installed)}{reconciled}"
+    return MET, f"{', '.join(installed)}{reconciled}", d.charts("ai_operators")
 
 
 JUDGES: dict[str, Callable[[Declared, str], Judgement]] = {
@@ -475,14 +561,64 @@ JUDGES: dict[str, Callable[[Declared, str], Judgement]] = {
 }
 
 
-def assess(registrations: Sequence[Registration], minor: str) -> Assessment:
-    """Judge every item of the checklist for Kubernetes ``minor`` against what the plan registers."""
+# ----------------------------------------------------------------------------- the readiness verdict
+def _refers_to(resource: str, r: Registration) -> bool:
+    """Whether a readiness finding's resource names this registration: by its Pulumi name, as "Kind name" or
+    "Kind namespace/name" (pods the plan declares), or as "chart <chart> ..." (a chart's pods, catalog facts)."""
+    if resource == r.name:
+        return True
+    if r.type == HELM_RELEASE:
+        chart = f"chart {r.inputs.get('name', '')}"
+        return resource == chart or resource.startswith(f"{chart} ")
+    if r.type.startswith("kubernetes:"):
+        meta = r.inputs.get("metadata") or {}
+        kind = r.type.rpartition(":")[2]
+        return resource in (f"{kind} {meta.get('name')}", f"{kind} {meta.get('namespace')}/{meta.get('name')}")
+    return False
+
+
+def _broken(regs: Sequence[Registration], by: Sequence[Registration], findings: Sequence[Finding]) -> list[Finding]:
+    """The blocking readiness findings on a registration that meets the item, or on anything it holds (its children,
+    transitively): what the readiness check says cannot work on day one cannot meet a checklist item."""
+    meeting = {r.urn for r in by}
+    parent = {r.urn: r.parent for r in regs}
+    broken = []
+    for f in findings:
+        if f.level != BLOCKING:
+            continue
+        for r in regs:
+            if not _refers_to(f.resource, r):
+                continue
+            urn: str | None = r.urn
+            while urn and urn not in meeting:
+                urn = parent.get(urn)
+            if urn:
+                broken.append(f)
+                break
+    return broken
+
+
+def assess(registrations: Sequence[Registration], minor: str, findings: Sequence[Finding] | None = None) -> Assessment:
+    """Judge every item of the checklist for Kubernetes ``minor`` against what the plan registers. An item is met
+    only when the registrations that meet it carry no blocking readiness finding (``findings``: the plan's readiness
+    check; run here when not given)."""
     found = checklist(minor)
     if found is None:
         return Assessment(minor, None)
-    declared = Declared(list(registrations))
+    regs = list(registrations)
+    if findings is None:
+        findings = readiness_check(regs)
+    declared = Declared(regs)
     verdicts = []
     for item in found.items:
-        status, detail = JUDGES[item.id](declared, minor)
-        verdicts.append(Verdict(item.id, item.level, item.area, status, detail))
+        status, detail, *rest = JUDGES[item.id](declared, minor)
+        by: tuple[Registration, ...] = rest[0] if rest else ()
+        broken = _broken(regs, by, findings) if status == MET else []
+        if broken:
+            status = NOT_MET
+            detail = f"{detail}, but the readiness check finds it broken: " + "; ".join(
+                f"{f.check} on {f.resource}: {f.message}" for f in broken
+            )
+            by = ()
+        verdicts.append(Verdict(item.id, item.level, item.area, status, detail, tuple(r.name for r in by)))
     return Assessment(minor, found, tuple(verdicts))
