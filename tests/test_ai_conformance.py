@@ -190,10 +190,10 @@ def test_the_device_plugin_stack_is_judged_by_its_own_charts(plan_variant):
     plan = plan_variant("startup-t4", lambda c: c.setdefault("kubernetes", {}).update(gpuStack="device-plugin"))
     found = verdicts(plan)
     assert found["accelerator_metrics"].status == MET and "dcgm-exporter" in found["accelerator_metrics"].detail
-    assert (
-        found["secure_accelerator_access"].status == MET
-        and "nvidia-device-plugin" in found["secure_accelerator_access"].detail
-    )
+    # The device plugin chart alone leaves the node's runtime as the image ships it: the runtime half is not met.
+    secure = found["secure_accelerator_access"]
+    assert secure.status == NOT_MET and "nvidia-device-plugin" in secure.detail
+    assert "does not configure the container runtime" in secure.detail
 
 
 # ----------------------------------------------------------------------------- serving resources flip the items
@@ -390,3 +390,68 @@ def test_a_blocking_finding_on_a_charts_pods_unmeets_every_item_that_chart_meets
     assert found["gang_scheduling"].status == MET
     warned = {v.id: v for v in assess(plan.registrations, "1.35", [dataclasses.replace(gap, level=WARNING)]).verdicts}
     assert warned["accelerator_metrics"].status == MET  # a warning is not a broken component
+
+
+# ----------------------------------------------------------------------------- secure_accelerator_access: the runtime
+RUNTIME_SETTINGS = (
+    "accept-nvidia-visible-devices-envvar-when-unprivileged=false, accept-nvidia-visible-devices-as-volume-mounts=true"
+)
+
+
+@pytest.mark.parametrize("stack", SHIPPED)
+def test_every_shipped_stack_sets_the_runtime_half_of_secure_accelerator_access(stack):
+    """The plan registers the toolkit's two settings, CDI off and the plugin's volume-mount device lists, on both
+    clouds (on ACK, ACK's own device plugin off on every GPU pool); the reason text names exactly those settings."""
+    plan = shipped_plan(stack)
+    [operator] = [
+        r.inputs
+        for r in plan.registrations
+        if r.type == "kubernetes:helm.sh/v3:Release" and r.inputs.get("name") == "gpu-operator"
+    ]
+    values = operator["values"]
+    env = {e["name"]: e["value"] for e in values["toolkit"]["env"]}
+    assert values["toolkit"]["enabled"] is True and values["cdi"] == {"enabled": False}
+    assert env == {
+        "ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED": "false",
+        "ACCEPT_NVIDIA_VISIBLE_DEVICES_AS_VOLUME_MOUNTS": "true",
+    }
+    assert values["devicePlugin"]["enabled"] is True
+    assert {"name": "DEVICE_LIST_STRATEGY", "value": "volume-mounts"} in values["devicePlugin"]["env"]
+    found = verdicts(plan)["secure_accelerator_access"]
+    assert found.status == MET
+    assert RUNTIME_SETTINGS in found.detail and "DEVICE_LIST_STRATEGY=volume-mounts" in found.detail
+    assert "not judged" not in found.detail
+    if plan.resolved.spec.cloud == "alicloud":
+        pools = [r for r in plan.registrations if r.type == "alicloud:cs/nodePool:NodePool"]
+        gpu = [p for p in pools if any(label["key"] == "nvidia.com/gpu.present" for label in p.inputs["labels"])]
+        assert gpu and all({"key": "ack.node.gpu.schedule", "value": "disabled"} in p.inputs["labels"] for p in gpu), (
+            "ACK's own device plugin must be off where the operator's runs"
+        )
+        assert "ack.node.gpu.schedule=disabled" in found.detail
+
+
+@pytest.mark.parametrize(
+    "change, gap",
+    [
+        (lambda v: v["toolkit"].update(enabled=False), "container toolkit is off"),
+        (lambda v: v["toolkit"].update(env=[]), "toolkit.env does not set"),
+        (lambda v: v["cdi"].update(enabled=True), "cdi.enabled is on"),
+        (lambda v: v["devicePlugin"].update(env=[]), "DEVICE_LIST_STRATEGY=volume-mounts"),
+    ],
+)
+def test_each_missing_runtime_setting_leaves_secure_accelerator_access_unmet(change, gap):
+    regs = _with_values(shipped_plan("startup-t4").registrations, "gpu-operator", change)
+    found = {v.id: v for v in assess(regs, "1.35").verdicts}["secure_accelerator_access"]
+    assert found.status == NOT_MET and gap in found.detail
+
+
+def test_an_ack_gpu_pool_where_acks_own_device_plugin_runs_is_unmet():
+    regs = []
+    for r in shipped_plan("startup-t4-aliyun").registrations:
+        if r.type == "alicloud:cs/nodePool:NodePool":
+            inputs = r.inputs
+            inputs["labels"] = [label for label in inputs["labels"] if label["key"] != "ack.node.gpu.schedule"]
+            r = dataclasses.replace(r, properties=_struct(inputs))
+        regs.append(r)
+    found = {v.id: v for v in assess(regs, "1.35").verdicts}["secure_accelerator_access"]
+    assert found.status == NOT_MET and "ACK's own device plugin still runs on" in found.detail

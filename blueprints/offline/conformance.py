@@ -15,7 +15,8 @@ from typing import Any
 from catalog import load_catalog
 from catalog.ai_conformance import Checklist, checklist, table
 from catalog.clouds import type_of
-from components.kubernetes.nodes import ERDMA_RESOURCE, GPU_RESOURCE
+from components.kubernetes.nodes import ACK_DEVICE_PLUGIN_OFF, ACK_GPU_SCHEDULE_LABEL, ERDMA_RESOURCE, GPU_RESOURCE
+from components.kubernetes.platform import DEVICE_LIST_STRATEGY, RUNTIME_ISOLATION_ENV
 
 from .engine import Registration
 from .readiness import (
@@ -203,22 +204,76 @@ def _device_plugin(d: Declared) -> tuple[str, tuple[Registration, ...]] | None:
     return None
 
 
+def _env(section: Mapping[str, Any]) -> dict[str, str]:
+    return {str(e.get("name")): str(e.get("value")) for e in section.get("env") or []}
+
+
+def _runtime_gaps(d: Declared) -> list[str]:
+    """What keeps the container runtime from refusing GPUs a container was not given: the GPU Operator's toolkit with
+    RUNTIME_ISOLATION_ENV, CDI off, its device plugin passing device lists as volume mounts, and on ACK no other
+    device plugin on the GPU pools."""
+    values = d.values("gpu-operator")
+    toolkit, plugin = values.get("toolkit") or {}, values.get("devicePlugin") or {}
+    gaps = []
+    if not _enabled(values, "toolkit"):
+        gaps.append("the GPU Operator's container toolkit is off, so the node image's runtime settings apply")
+    wrong = [f"{k}={v}" for k, v in RUNTIME_ISOLATION_ENV.items() if _env(toolkit).get(k) != v]
+    if _enabled(values, "toolkit") and wrong:
+        gaps.append(f"toolkit.env does not set {', '.join(wrong)}")
+    if _enabled(values, "cdi"):
+        gaps.append("cdi.enabled is on (the runtime then reads CDI annotations, not volume-mount device lists)")
+    if _env(plugin).get("DEVICE_LIST_STRATEGY") != DEVICE_LIST_STRATEGY:
+        gaps.append(f"devicePlugin.env does not set DEVICE_LIST_STRATEGY={DEVICE_LIST_STRATEGY}")
+    if d.cloud == "ack":
+        open_pools = [p.name for p in d.gpu_pools if p.labels.get(ACK_GPU_SCHEDULE_LABEL) != ACK_DEVICE_PLUGIN_OFF]
+        if open_pools:
+            gaps.append(
+                f"ACK's own device plugin still runs on {', '.join(open_pools)} "
+                f"(label {ACK_GPU_SCHEDULE_LABEL}={ACK_DEVICE_PLUGIN_OFF} keeps it off)"
+            )
+    return gaps
+
+
 def _secure_accelerator_access(d: Declared, minor: str) -> Judgement:
+    """Both halves the item names: the device plugin allocates GPUs per container, and the container runtime gives a
+    container only those (it ignores NVIDIA_VISIBLE_DEVICES set by an unprivileged container). The runtime half is
+    judged only where the plan configures the runtime, through the GPU Operator (components/kubernetes/platform.py
+    RUNTIME_ISOLATION_ENV)."""
     if not d.gpu_pools:
         return NOT_APPLICABLE, "no GPU node group"
-    found = _device_plugin(d)
-    if found is None:
+    if "gpu-operator" not in d.releases or not _enabled(d.values("gpu-operator"), "devicePlugin"):
+        found = _device_plugin(d)
+        if found is None:
+            return NOT_MET, (
+                "no GPU device plugin or DRA driver: GPUs are not allocated per container "
+                "(keep the GPU Operator's devicePlugin on, or kubernetes.gpuStack: device-plugin)"
+            )
         return NOT_MET, (
-            "no GPU device plugin or DRA driver: GPUs are not allocated per container "
-            "(keep the GPU Operator's devicePlugin on, or kubernetes.gpuStack: device-plugin)"
+            f"{found[0]} allocates {GPU} per container, but the plan does not configure the container runtime: an "
+            "unprivileged container that sets NVIDIA_VISIBLE_DEVICES=all may see every GPU of its node "
+            "(use kubernetes.gpuStack: gpu-operator, whose toolkit and device plugin the platform configures)"
         )
-    # Whether the node runtime also ignores NVIDIA_VISIBLE_DEVICES set by an unprivileged container is a setting of
-    # the node image's NVIDIA Container Toolkit, which the plan does not register: the detail says so.
-    plugin, by = found
+    gaps = _runtime_gaps(d)
+    if gaps:
+        return NOT_MET, f"the container runtime does not refuse GPUs a container was not given: {'; '.join(gaps)}"
+    settings = ", ".join(
+        f"{k.lower().replace('_', '-')}={v}" for k, v in RUNTIME_ISOLATION_ENV.items()
+    )  # the installer's env names are the config.toml keys, upper-cased
+    ack = (
+        f"; ACK's own device plugin is off on every GPU pool ({ACK_GPU_SCHEDULE_LABEL}={ACK_DEVICE_PLUGIN_OFF})"
+        if d.cloud == "ack"
+        else ""
+    )
     return (
         MET,
-        f"{plugin} allocates {GPU} per container (the node image's container runtime settings are not judged here)",
-        by,
+        (
+            f"NVIDIA device plugin from {d.chart('gpu-operator')} allocates {GPU} per container and passes the "
+            f"device list as volume mounts (DEVICE_LIST_STRATEGY={DEVICE_LIST_STRATEGY}); the operator's NVIDIA "
+            f"Container Toolkit, containerd's default runtime (CDI off), sets {settings}: a container without a GPU "
+            f"request that sets NVIDIA_VISIBLE_DEVICES=all sees no GPU (privileged pods excepted; team namespaces "
+            f"enforce the baseline Pod Security level, which refuses them){ack}"
+        ),
+        (*d.release("gpu-operator"), *d.pool_registrations(d.gpu_pools)),
     )
 
 

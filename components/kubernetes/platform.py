@@ -43,6 +43,22 @@ from .storage import ClusterStorage, ClusterStorageArgs, SharedVolumeSpec, Stora
 OPERATOR_NAMESPACE = "gpu-operator"
 DCGM_METRICS = "gpu-metrics"  # ConfigMap with the exporter's counters (key dcgm-metrics.csv, GPU Operator docs)
 KEDA_NAMESPACE = "keda"
+# Only what the device plugin allocates reaches a container: the plugin passes a container's GPUs as volume mounts
+# under /var/run/nvidia-container-devices, and the NVIDIA runtime takes the device list from those mounts only and
+# ignores an NVIDIA_VISIBLE_DEVICES an unprivileged container sets itself (a pod without a GPU request that sets
+# NVIDIA_VISIBLE_DEVICES=all sees no GPU). The toolkit installer's env (NVIDIA/nvidia-container-toolkit v1.20.0, the GPU
+# Operator v26.7.0 default: cmd/nvidia-ctk-installer/toolkit/toolkit.go) writes accept-nvidia-visible-devices-envvar-
+# when-unprivileged and accept-nvidia-visible-devices-as-volume-mounts into the runtime's config.toml (defaults true and
+# false: api/config/v1/toml.go); the device plugin reads DEVICE_LIST_STRATEGY (NVIDIA/k8s-device-plugin v0.20.0
+# cmd/nvidia-device-plugin/main.go, "volume-mounts": api/config/v1/consts.go). The operator applies toolkit.env and
+# devicePlugin.env after its own settings (gpu-operator v26.7.0 controllers/object_controls.go TransformToolkit,
+# TransformDevicePlugin). CDI is off: with cdi.enabled (the chart's default) the operator puts the runtime in CDI
+# mode and the plugin on CDI annotations, where volume-mount device lists are not read.
+RUNTIME_ISOLATION_ENV = {
+    "ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED": "false",
+    "ACCEPT_NVIDIA_VISIBLE_DEVICES_AS_VOLUME_MOUNTS": "true",
+}
+DEVICE_LIST_STRATEGY = "volume-mounts"
 LWS_NAMESPACE = "lws-system"  # the LeaderWorkerSet CRD's conversion webhook names its Service there (charts.yaml)
 
 
@@ -150,7 +166,8 @@ class PlatformArgs(Args):
     """PriorityClass values."""
     # What the cloud's GPU nodes ship; the cluster component sets both, since it knows its node images.
     driver_preinstalled: Optional[bool] = False
-    """The node image ships the NVIDIA driver and container toolkit."""
+    """The node image ships the NVIDIA driver (the GPU Operator then installs only the container toolkit, whose
+    settings keep a container from GPUs it was not given: RUNTIME_ISOLATION_ENV)."""
     device_plugin_preinstalled: Optional[bool] = False
     """The cloud runs its own NVIDIA device plugin on GPU nodes."""
     labels: Optional[Mapping[str, str]] = field(default_factory=dict)
@@ -215,8 +232,14 @@ def operator_values(args: PlatformArgs) -> dict:
             "worker": {"tolerations": tolerations},
         },
         "driver": {"enabled": not args.driver_preinstalled},
-        "toolkit": {"enabled": not args.driver_preinstalled},
-        "devicePlugin": {"enabled": not args.device_plugin_preinstalled},
+        # The operator's toolkit on every node, whatever the image ships: its runtime (set as containerd's default)
+        # honours only the device plugin's volume-mount device lists (RUNTIME_ISOLATION_ENV).
+        "cdi": {"enabled": False},
+        "toolkit": {"enabled": True, "env": [{"name": k, "value": v} for k, v in RUNTIME_ISOLATION_ENV.items()]},
+        "devicePlugin": {
+            "enabled": not args.device_plugin_preinstalled,
+            "env": [{"name": "DEVICE_LIST_STRATEGY", "value": DEVICE_LIST_STRATEGY}],
+        },
         "dcgmExporter": exporter,
         "mig": {"strategy": "single"},
         "migManager": {"enabled": mig},
