@@ -71,8 +71,11 @@ def test_every_shipped_stack_meets_the_platform_must_items(stack):
     assert "gpu-operator" in found["accelerator_metrics"].detail
     assert "kueue" in found["gang_scheduling"].detail
     assert "kube-prometheus-stack" in found["ai_service_metrics"].detail
-    # every cluster ships the custom-metrics path (KEDA reading Prometheus), serving or not
-    assert found["pod_autoscaling"].status == MET and "KEDA (keda 2.20.2)" in found["pod_autoscaling"].detail
+    # every cluster ships the custom metrics API (the Prometheus Adapter reading Prometheus), serving or not
+    assert found["pod_autoscaling"].status == MET
+    assert (
+        "Prometheus Adapter (prometheus-adapter 5.3.0) serves custom.metrics.k8s.io" in found["pod_autoscaling"].detail
+    )
 
 
 def test_every_shipped_stack_meets_ai_inference_through_the_platforms_gateway():
@@ -105,7 +108,10 @@ def test_a_stack_without_the_gateway_implementation_reports_ai_inference_unmet(d
 
 @pytest.mark.parametrize(
     "field, missing",
-    [("podAutoscaling", "no custom-metrics server"), ("monitoring", "no Prometheus holds GPU or model metrics")],
+    [
+        ("podAutoscaling", "no custom metrics API (custom.metrics.k8s.io)"),
+        ("monitoring", "KEDA (keda 2.20.2) serves external.metrics.k8s.io only"),
+    ],
 )
 def test_a_stack_without_keda_or_its_prometheus_reports_pod_autoscaling_unmet(plan_variant, field, missing):
     plan = plan_variant("research-a100", lambda c: c.setdefault("kubernetes", {}).update({field: {"enabled": False}}))
@@ -289,16 +295,55 @@ def _without_keda(regs):
     return [r for r in regs if not (r.type == "kubernetes:helm.sh/v3:Release" and r.inputs.get("name") == "keda")]
 
 
-def test_the_prometheus_adapter_is_a_custom_metrics_path_too_and_an_hpa_alone_is_not():
+def _without(regs, chart):
+    return [r for r in regs if not (r.type == "kubernetes:helm.sh/v3:Release" and r.inputs.get("name") == chart)]
+
+
+def test_keda_alone_serves_no_custom_metrics_and_an_hpa_alone_is_no_custom_metrics_api():
+    """KEDA registers external.metrics.k8s.io only (kedacore/charts v2.20.2 metrics-server/apiservice.yaml): without
+    the Prometheus Adapter the item is not met, whatever HPA is declared."""
     hpa = _object(
         "hpa",
         "kubernetes:autoscaling/v2:HorizontalPodAutoscaler",
         {"metadata": {"name": "llama"}, "spec": {"metrics": [{"type": "Pods", "pods": {"metric": {"name": "x"}}}]}},
     )
-    regs = _without_keda(shipped_plan("research-a100").registrations) + [hpa]
-    assert {v.id: v for v in assess(regs, "1.35").verdicts}["pod_autoscaling"].status == NOT_MET
-    found = {v.id: v for v in assess(regs + [_release("prometheus-adapter")], "1.35").verdicts}["pod_autoscaling"]
-    assert found.status == MET and "Prometheus Adapter (prometheus-adapter 1.0.0)" in found.detail
+    base = list(shipped_plan("research-a100").registrations)
+    found = {v.id: v for v in assess(_without(base, "prometheus-adapter") + [hpa], "1.35").verdicts}["pod_autoscaling"]
+    assert found.status == NOT_MET and "KEDA (keda 2.20.2) serves external.metrics.k8s.io only" in found.detail
+    found = {v.id: v for v in assess(_without_keda(base), "1.35").verdicts}["pod_autoscaling"]
+    assert found.status == MET and "KEDA" not in found.detail
+
+
+def test_an_adapter_without_gpu_rules_does_not_meet_pod_autoscaling():
+    regs = _with_values(
+        shipped_plan("research-a100").registrations,
+        "prometheus-adapter",
+        lambda v: v["rules"].update(custom=[r for r in v["rules"]["custom"] if "DCGM" not in r["seriesQuery"]]),
+    )
+    found = {v.id: v for v in assess(regs, "1.35").verdicts}["pod_autoscaling"]
+    assert found.status == NOT_MET and "serves no accelerator metric" in found.detail
+
+
+@pytest.mark.parametrize("stack", SHIPPED)
+def test_every_shipped_stack_serves_gpu_and_model_metrics_on_the_custom_metrics_api(stack):
+    """The adapter's rules, as registered, serve the DCGM and vLLM gauges as pod metrics, from the monitoring
+    stack's Prometheus, on the system nodes, and the reason text names exactly those series."""
+    plan = shipped_plan(stack)
+    [adapter] = [
+        r.inputs
+        for r in plan.registrations
+        if r.type == "kubernetes:helm.sh/v3:Release" and r.inputs.get("name") == "prometheus-adapter"
+    ]
+    values = adapter["values"]
+    assert values["rules"]["default"] is False
+    assert values["prometheus"] == {"url": "http://prometheus-operated.monitoring.svc", "port": 9090}
+    assert values["nodeSelector"] == {"gpu-blueprints/node-group": "system"}
+    assert adapter["namespace"] == "monitoring" and adapter["version"] == "5.3.0"
+    series = " ".join(r["seriesQuery"] for r in values["rules"]["custom"])
+    found = verdicts(plan)["pod_autoscaling"]
+    for name in ("DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED", "num_requests_waiting", "kv_cache_usage_perc"):
+        assert name in series and name in found.detail
+    assert found.status == MET
 
 
 def test_a_scaler_of_a_workload_without_gpus_is_not_named_as_gpu_autoscaling():

@@ -8,6 +8,7 @@ creates has the mechanism the item asks for; the demonstration the CNCF submissi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -503,36 +504,61 @@ def _gpu_scalers(d: Declared) -> list[tuple[str, Registration]]:
     ]
 
 
+def _custom_series(values: Mapping[str, Any]) -> list[str]:
+    """The Prometheus series an adapter's custom rules select (their seriesQuery's __name__ alternatives)."""
+    names = []
+    for rule in (values.get("rules") or {}).get("custom") or []:
+        found = re.search(r'__name__=~"\^?(.*?)\$?"', str(rule.get("seriesQuery", "")))
+        if found:
+            prefix, _, rest = found.group(1).partition("(")
+            names += [prefix + n for n in rest.rstrip(")").split("|")] if rest else [prefix]
+    return names
+
+
 def _pod_autoscaling(d: Declared, minor: str) -> Judgement:
-    """Judged from the capability the plan installs, not from a model being served: a custom/external metrics
-    server for the HPA (KEDA's metrics API server, or the Prometheus Adapter: the `metric_autoscalers` releases)
-    reading a Prometheus that holds the GPU and model metrics (the kube-prometheus-stack release), on a cluster with
-    GPU groups. Declared scalers of GPU workloads are named as its use."""
+    """Judged from the capability the plan installs, not from a model being served: a custom metrics API
+    (custom.metrics.k8s.io, the `custom_metrics_adapters` releases) whose rules serve an accelerator metric and a
+    model server's metric from a Prometheus that holds them (the kube-prometheus-stack release), on a cluster with GPU
+    groups. KEDA's external metrics are named beside it; declared scalers of GPU workloads are named as its use."""
     if not d.gpu_pools:
         return NOT_APPLICABLE, "no GPU node group"
-    adapters = d.installed("metric_autoscalers")
+    adapters = d.charts("custom_metrics_adapters")
+    external = d.installed("external_metrics_servers")
+    keda = f"; {', '.join(external)} serves external.metrics.k8s.io only" if external else ""
     if not adapters:
         return NOT_MET, (
-            "no custom-metrics server for the HorizontalPodAutoscaler (KEDA or Prometheus Adapter): GPU pods "
-            "scale on CPU and memory at most (set kubernetes.podAutoscaling.enabled: true)"
+            f"no custom metrics API (custom.metrics.k8s.io) for the HorizontalPodAutoscaler{keda}: GPU pods cannot "
+            "scale on custom metrics (set kubernetes.podAutoscaling.enabled and kubernetes.monitoring.enabled: true "
+            "for the Prometheus Adapter)"
         )
+    installed = d.installed("custom_metrics_adapters")
     if "kube-prometheus-stack" not in d.releases:
         return NOT_MET, (
-            f"{', '.join(adapters)} installed but no Prometheus holds GPU or model metrics to scale on "
+            f"{', '.join(installed)} installed but no Prometheus holds GPU or model metrics to serve "
             "(set kubernetes.monitoring.enabled: true)"
         )
-    gpu = _gpu_scalers(d)
-    used = f"; in use by {', '.join(label for label, _ in gpu)}" if gpu else ""
-    scalers = [r for _, r in gpu]
-    by = (*d.charts("metric_autoscalers"), *d.release("kube-prometheus-stack"), *scalers, *d.parents(scalers))
+    series = [n for r in adapters for n in _custom_series(r.inputs.get("values") or {})]
+    gpu = [n for n in series if n in d.facts["core_gpu_metrics"]]
+    model = [n for n in series if n.startswith("vllm:")]
+    if not gpu:
+        return NOT_MET, (
+            f"{', '.join(installed)} serves no accelerator metric ({', '.join(d.facts['core_gpu_metrics'])}) as a "
+            "custom metric: GPU pods cannot scale on their GPUs' load"
+        )
+    scalers = _gpu_scalers(d)
+    used = f"; in use by {', '.join(label for label, _ in scalers)}" if scalers else ""
+    regs = [r for _, r in scalers]
+    by = (*adapters, *d.release("kube-prometheus-stack"), *d.charts("external_metrics_servers"), *regs)
+    queues = " or their model servers' queues" if model else ""
+    besides = keda.replace(" only", " besides") if keda else ""
     return (
         MET,
         (
-            f"{', '.join(adapters)} serves custom and external metrics to the HorizontalPodAutoscaler, read from "
-            f"Prometheus ({d.chart('kube-prometheus-stack')}: DCGM GPU metrics, model servers' own), for any workload "
-            f"including {GPU} pods{used}"
+            f"{', '.join(installed)} serves custom.metrics.k8s.io to the HorizontalPodAutoscaler: pod metrics from "
+            f"the Prometheus series {', '.join(gpu + model)} ({d.chart('kube-prometheus-stack')}), so {GPU} pods scale "
+            f"on their GPUs' utilization{queues}{besides}{used}"
         ),
-        by,
+        (*by, *d.parents(regs)),
     )
 
 

@@ -18,6 +18,8 @@ from .acceptance import NAMESPACE as ACCEPTANCE_NAMESPACE
 from .acceptance import GpuAcceptance, GpuAcceptanceArgs
 from .autoscaler import AutoscalerArgs, ClusterAutoscaler
 from .charts import chart_release
+from .custom_metrics import RELEASE as CUSTOM_METRICS_RELEASE
+from .custom_metrics import adapter_values
 from .fabric import FabricArgs, FabricTarget, FabricValidation
 from .inference_gateway import (
     InferenceRoute,
@@ -37,7 +39,7 @@ from .nodes import (
     STARTUP_TAINT_PREFIX,
 )
 from .queueing import FairQueueing, GpuFlavor, QueueingArgs, TeamQueue
-from .serving import PORT, ModelServing, ServingAccess, ServingArgs
+from .serving import MONITORING_NAMESPACE, PORT, ModelServing, ServingAccess, ServingArgs
 from .storage import ClusterStorage, ClusterStorageArgs, SharedVolumeSpec, StorageClassSpec
 
 OPERATOR_NAMESPACE = "gpu-operator"
@@ -274,7 +276,7 @@ class GpuPlatform(Component):
         self._identity_storage_and_autoscaler(name, args, labels)
         self._queueing(name, args)
         self._acceptance_and_fabric(name, args, labels)
-        self._pod_autoscaling(name, args)
+        self._pod_autoscaling(name, args, monitoring_deps)
         self._gateway_api(name, args, labels)
         if args.serving is not None and args.serving.models:
             self._serve(name, args, labels, monitoring_deps)
@@ -542,12 +544,23 @@ class GpuPlatform(Component):
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[acceptance, *self.priority_classes.values()]),
             )
 
-    def _pod_autoscaling(self, name: str, args: PlatformArgs) -> None:
+    def _pod_autoscaling(self, name: str, args: PlatformArgs, monitoring_deps: Sequence[pulumi.Resource]) -> None:
         """KEDA on the system nodes: its metrics server gives the HorizontalPodAutoscaler external metrics, so any
-        workload, GPU pods included, scales on a Prometheus query (CNCF AI Conformance pod_autoscaling); the
-        Prometheus is the monitoring stack's (serving.PROMETHEUS). https://keda.sh/docs/2.20/concepts/"""
+        workload, GPU pods included, scales on a Prometheus query; with monitoring, the Prometheus Adapter serves the
+        custom metrics API (GPU pods' DCGM gauges, model servers' vLLM gauges as pod metrics: custom_metrics.py), which
+        KEDA does not (CNCF AI Conformance pod_autoscaling). The Prometheus is the monitoring stack's
+        (serving.PROMETHEUS). https://keda.sh/docs/2.20/concepts/"""
         if not args.pod_autoscaling:
             return
+        if args.monitoring is not None:
+            self.releases[CUSTOM_METRICS_RELEASE] = chart_release(
+                self,
+                f"{name}-{CUSTOM_METRICS_RELEASE}",
+                CUSTOM_METRICS_RELEASE,
+                MONITORING_NAMESPACE,
+                adapter_values(args.system_node_selector),
+                depends_on=monitoring_deps,  # the namespace and the Prometheus it reads
+            )
         self.releases["keda"] = chart_release(
             self,
             f"{name}-keda",
