@@ -131,6 +131,7 @@ def test_device_plugin_path_installs_plugin_and_dcgm_exporter(plan_variant):
         "kueue",
         "kube-prometheus-stack",
         "keda",
+        "prometheus-adapter",  # the custom metrics API (custom_metrics.py)
         "gateway-helm",  # inference routing on every cluster (inference_gateway.py)
         "ai-gateway-crds-helm",
         "ai-gateway-helm",
