@@ -15,7 +15,7 @@ from google.protobuf import struct_pb2
 from blueprints.offline.conformance import JUDGES, MET, NOT_MET, assess
 from blueprints.offline.engine import Registration
 from blueprints.offline.render import render_markdown, render_text
-from catalog.ai_conformance import checklist, minors, table
+from catalog.ai_conformance import base_conformance, checklist, minors, table
 from conftest import SHIPPED, shipped_plan
 
 UPSTREAM = Path(__file__).parent / "data" / "ai_conformance"
@@ -500,3 +500,25 @@ def test_an_ack_gpu_pool_where_acks_own_device_plugin_runs_is_unmet():
         regs.append(r)
     found = {v.id: v for v in assess(regs, "1.35").verdicts}["secure_accelerator_access"]
     assert found.status == NOT_MET and "ACK's own device plugin still runs on" in found.detail
+
+
+# ----------------------------------------------------------------------------- base conformance per minor
+@pytest.mark.parametrize("stack", ["startup-t4", "startup-t4-aliyun"])
+def test_each_cloud_names_its_base_conformance_entry_for_the_cluster_minor(plan_variant, stack):
+    """cncf/k8s-ai-conformance scripts/validate.go requires k8sConformanceUrl; the plan names the platform's entry
+    for the cluster's own minor (ACK's product directory in cncf/k8s-conformance is `alicloud`)."""
+    product = "alicloud" if stack.endswith("aliyun") else "eks"
+    data = shipped_plan(stack).to_json()["aiConformance"]
+    assert data["k8sConformanceUrl"] == (
+        f"https://github.com/cncf/k8s-conformance/tree/master/v{data['kubernetesVersion']}/{product}"
+    )
+    assert f"base conformance (k8sConformanceUrl): {data['k8sConformanceUrl']}" in render_text(shipped_plan(stack))
+    newer = plan_variant(stack, lambda c: c.update(kubernetesVersion="1.36"))
+    assert newer.to_json()["aiConformance"]["k8sConformanceUrl"].endswith(f"/v1.36/{product}")
+
+
+def test_every_checklist_minor_has_both_clouds_base_conformance_entries():
+    for minor in minors():
+        for cloud, product in (("eks", "eks"), ("ack", "alicloud")):
+            entry = base_conformance(cloud, minor)
+            assert entry is not None and entry.path == f"v{minor}/{product}" and len(entry.commit) == 40

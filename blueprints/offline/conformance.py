@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from catalog import load_catalog
-from catalog.ai_conformance import Checklist, checklist, table
+from catalog.ai_conformance import BaseConformance, Checklist, base_conformance, checklist, table
 from catalog.clouds import type_of
 from components.kubernetes.nodes import ACK_DEVICE_PLUGIN_OFF, ACK_GPU_SCHEDULE_LABEL, ERDMA_RESOURCE, GPU_RESOURCE
 from components.kubernetes.platform import DEVICE_LIST_STRATEGY, RUNTIME_ISOLATION_ENV
@@ -66,6 +66,7 @@ class Assessment:
     minor: str
     checklist: Checklist | None  # None: CNCF publishes no checklist for this minor
     verdicts: tuple[Verdict, ...] = ()
+    base: BaseConformance | None = None  # the platform's cncf/k8s-conformance entry for this minor
 
     def count(self, level: str, status: str = MET) -> int:
         return sum(1 for v in self.verdicts if v.level == level and v.status == status)
@@ -78,6 +79,7 @@ class Assessment:
             return {"kubernetesVersion": self.minor, "checklist": None, "items": []}
         return {
             "kubernetesVersion": self.minor,
+            "k8sConformanceUrl": self.base.url if self.base is not None else None,
             "checklist": {
                 "source": self.checklist.source,
                 "commit": self.checklist.commit,
@@ -702,4 +704,5 @@ def assess(registrations: Sequence[Registration], minor: str, findings: Sequence
             )
             by = ()
         verdicts.append(Verdict(item.id, item.level, item.area, status, detail, tuple(r.name for r in by)))
-    return Assessment(minor, found, tuple(verdicts))
+    base = base_conformance(declared.cloud, minor) if declared.cluster is not None else None
+    return Assessment(minor, found, tuple(verdicts), base)
