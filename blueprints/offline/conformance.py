@@ -615,14 +615,31 @@ def _ai_service_metrics(d: Declared, minor: str) -> Judgement:
 
 
 def _robust_controller(d: Declared, minor: str) -> Judgement:
-    installed = d.installed("ai_operators")
-    if not installed:
-        return NOT_MET, "no AI operator with CRDs and webhooks (Kueue, JobSet, KubeRay, Kubeflow) is installed"
-    queues = [_name(r) for r in d.objects("kueue.x-k8s.io", "ClusterQueue")]
-    reconciled = ""
-    if queues and "kueue" in d.releases:
-        reconciled = f"; Kueue reconciles the declared ClusterQueues {', '.join(queues)}"
-    return MET, f"{', '.join(installed)}{reconciled}", d.charts("ai_operators")
+    """An AI operator with CRDs (the checklist's Ray or Kubeflow), installed with its CRDs; its custom resources
+    admitted through Kueue where Kueue lists its frameworks. That its controllers can start (every kind they watch
+    served, and before them) is the readiness check's controller verdict, which a blocking gap on the release turns
+    unmet (see `_broken`)."""
+    operators = d.charts("ai_operators")
+    if not operators:
+        return NOT_MET, (
+            "no AI operator with CRDs (KubeRay, Kubeflow Trainer) is installed; Kueue queues jobs but is not one "
+            "(set kubernetes.queueing.enabled: true with teams: the platform installs KubeRay beside Kueue)"
+        )
+    config = str((d.values("kueue").get("managerConfig") or {}).get("controllerManagerConfigYaml", ""))
+    parts = []
+    for r in operators:
+        chart = r.inputs.get("name", "")
+        queued = [f for f in d.facts["operator_queue_frameworks"].get(chart, []) if f in config]
+        admitted = (
+            f"; its custom resources are admitted all or nothing through Kueue ({', '.join(queued)})" if queued else ""
+        )
+        parts.append(f"{d.facts['ai_operators'][chart]} ({d.chart(chart)}): its CRDs come with the chart{admitted}")
+    kueue = d.release("kueue") if "ray.io/rayjob" in config else ()
+    return (
+        MET,
+        "; ".join(parts) + "; the readiness check finds every kind its controllers watch served before they start",
+        (*operators, *kueue),
+    )
 
 
 JUDGES: dict[str, Callable[[Declared, str], Judgement]] = {

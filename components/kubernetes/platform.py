@@ -45,6 +45,7 @@ from .storage import ClusterStorage, ClusterStorageArgs, SharedVolumeSpec, Stora
 OPERATOR_NAMESPACE = "gpu-operator"
 DCGM_METRICS = "gpu-metrics"  # ConfigMap with the exporter's counters (key dcgm-metrics.csv, GPU Operator docs)
 KEDA_NAMESPACE = "keda"
+AI_OPERATOR, AI_OPERATOR_NAMESPACE = "kuberay-operator", "kuberay-system"  # a namespace of its own (chart: any)
 # Only what the device plugin allocates reaches a container: the plugin passes a container's GPUs as volume mounts
 # under /var/run/nvidia-container-devices, and the NVIDIA runtime takes the device list from those mounts only and
 # ignores an NVIDIA_VISIBLE_DEVICES an unprivileged container sets itself (a pod without a GPU request that sets
@@ -275,6 +276,7 @@ class GpuPlatform(Component):
         self._team_limits(name, args, labels)
         self._identity_storage_and_autoscaler(name, args, labels)
         self._queueing(name, args)
+        self._ai_operator(name, args)
         self._acceptance_and_fabric(name, args, labels)
         self._pod_autoscaling(name, args, monitoring_deps)
         self._gateway_api(name, args, labels)
@@ -495,6 +497,21 @@ class GpuPlatform(Component):
                 _depends_on=[self.namespaces[t] for t in sorted(args.teams)],
             ),
             opts=pulumi.ResourceOptions(parent=self),
+        )
+
+    def _ai_operator(self, name: str, args: PlatformArgs) -> None:
+        """KubeRay's operator on the system nodes where Kueue queues the teams' work: its RayJobs and RayClusters in
+        a team namespace are admitted through the team's queue (queueing.py integrations), all or nothing (CNCF AI
+        Conformance robust_controller: an AI operator with CRDs). Its CRDs come with the chart."""
+        if args.queueing is None or not args.teams:
+            return
+        self.releases[AI_OPERATOR] = chart_release(
+            self,
+            f"{name}-{AI_OPERATOR}",
+            AI_OPERATOR,
+            AI_OPERATOR_NAMESPACE,
+            {"nodeSelector": dict(args.system_node_selector)},
+            create_namespace=True,
         )
 
     def _acceptance_and_fabric(self, name: str, args: PlatformArgs, labels: Mapping[str, str]) -> None:
