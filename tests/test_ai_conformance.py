@@ -522,3 +522,37 @@ def test_every_checklist_minor_has_both_clouds_base_conformance_entries():
         for cloud, product in (("eks", "eks"), ("ack", "alicloud")):
             entry = base_conformance(cloud, minor)
             assert entry is not None and entry.path == f"v{minor}/{product}" and len(entry.commit) == 40
+
+
+# ----------------------------------------------------------------------------- robust_controller: an AI operator
+@pytest.mark.parametrize("stack", SHIPPED)
+def test_every_shipped_stack_runs_kuberay_admitted_through_kueue(stack):
+    """KubeRay's operator (pinned chart, system nodes) beside Kueue, whose integrations admit RayJob and RayCluster;
+    the reason text names the operator and the frameworks the plan registers."""
+    plan = shipped_plan(stack)
+    releases = {r.inputs["name"]: r.inputs for r in plan.registrations if r.type == "kubernetes:helm.sh/v3:Release"}
+    ray = releases["kuberay-operator"]
+    assert ray["version"] == "1.7.0" and ray["values"]["nodeSelector"] == {"gpu-blueprints/node-group": "system"}
+    config = yaml.safe_load(releases["kueue"]["values"]["managerConfig"]["controllerManagerConfigYaml"])
+    assert {"ray.io/rayjob", "ray.io/raycluster"} <= set(config["integrations"]["frameworks"])
+    found = verdicts(plan)["robust_controller"]
+    assert found.status == MET
+    assert found.detail.startswith("KubeRay (kuberay-operator 1.7.0): its CRDs come with the chart")
+    assert "admitted all or nothing through Kueue (ray.io/rayjob, ray.io/raycluster)" in found.detail
+    assert not [f for f in plan.readiness if f.resource == f"{stack}-kuberay-operator"]
+
+
+def test_kueue_alone_is_no_ai_operator():
+    """The plan as it was before KubeRay: Kueue, JobSet and LWS are not the Ray/Kubeflow operator the item asks."""
+    regs = _without(shipped_plan("startup-t4").registrations, "kuberay-operator")
+    found = {v.id: v for v in assess(regs, "1.35").verdicts}["robust_controller"]
+    assert found.status == NOT_MET and "Kueue queues jobs but is not one" in found.detail
+
+
+def test_a_kuberay_that_cannot_start_does_not_meet_robust_controller():
+    from blueprints.offline.readiness import BLOCKING, Finding
+
+    plan = shipped_plan("startup-t4")
+    gap = Finding("controller-kind-missing", BLOCKING, "startup-t4-kuberay-operator", "RayCluster not served", "")
+    found = {v.id: v for v in assess(plan.registrations, "1.35", [gap]).verdicts}["robust_controller"]
+    assert found.status == NOT_MET and "controller-kind-missing on startup-t4-kuberay-operator" in found.detail

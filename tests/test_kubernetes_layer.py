@@ -129,6 +129,7 @@ def test_device_plugin_path_installs_plugin_and_dcgm_exporter(plan_variant):
         "dcgm-exporter",
         "cluster-autoscaler",
         "kueue",
+        "kuberay-operator",  # the AI operator beside Kueue (platform._ai_operator)
         "kube-prometheus-stack",
         "keda",
         "prometheus-adapter",  # the custom metrics API (custom_metrics.py)
