@@ -556,3 +556,45 @@ def test_a_kuberay_that_cannot_start_does_not_meet_robust_controller():
     gap = Finding("controller-kind-missing", BLOCKING, "startup-t4-kuberay-operator", "RayCluster not served", "")
     found = {v.id: v for v in assess(plan.registrations, "1.35", [gap]).verdicts}["robust_controller"]
     assert found.status == NOT_MET and "controller-kind-missing on startup-t4-kuberay-operator" in found.detail
+
+
+# ----------------------------------------------------------------------------- each MUST item's reason, as registered
+def _releases(plan) -> dict[str, dict]:
+    return {r.inputs["name"]: r.inputs for r in plan.registrations if r.type == "kubernetes:helm.sh/v3:Release"}
+
+
+@pytest.mark.parametrize("stack", SHIPPED)
+def test_the_remaining_must_items_reason_text_is_what_the_plan_registers(stack):
+    """dra_support, gang_scheduling, cluster_autoscaling, accelerator_metrics and ai_service_metrics: each reason names
+    the versions, switches and groups as the plan registers them (ai_inference, pod_autoscaling,
+    secure_accelerator_access and robust_controller have tests of their own above)."""
+    plan = shipped_plan(stack)
+    releases, found = _releases(plan), verdicts(plan)
+    assert all(v.status == MET for v in found.values() if v.level == "MUST"), stack
+    cloud = "ACK" if plan.resolved.spec.cloud == "alicloud" else "EKS"
+    minor = plan.resolved.spec.kubernetes_version
+    assert found["dra_support"].detail.startswith(f"{cloud} {minor} control plane serves resource.k8s.io")
+    kueue = releases["kueue"]
+    assert found["gang_scheduling"].detail.startswith(f"Kueue (kueue {kueue['version']}) admits a job's pods")
+    config = yaml.safe_load(kueue["values"]["managerConfig"]["controllerManagerConfigYaml"])
+    assert ("waitForPodsReady holds admission" in found["gang_scheduling"].detail) == bool(config["waitForPodsReady"])
+    for group in plan.resolved.node_groups:
+        assert f"{group.name}" in found["cluster_autoscaling"].detail
+    if cloud == "EKS":
+        scaler = releases["cluster-autoscaler"]
+        assert found["cluster_autoscaling"].detail.startswith(f"cluster-autoscaler {scaler['version']} scales GPU")
+    else:
+        assert found["cluster_autoscaling"].detail.startswith("ACK node autoscaling scales GPU groups")
+    operator = releases["gpu-operator"]
+    assert found["accelerator_metrics"].detail.startswith(
+        f"DCGM exporter from gpu-operator {operator['version']}: per-GPU DCGM_FI_DEV_GPU_UTIL, DCGM_FI_DEV_FB_USED"
+    )
+    spec = releases["kube-prometheus-stack"]["values"]["prometheus"]["prometheusSpec"]
+    assert (
+        spec["serviceMonitorSelectorNilUsesHelmValues"] is False
+        and spec["podMonitorSelectorNilUsesHelmValues"] is False
+    )
+    assert found["ai_service_metrics"].detail == (
+        f"kube-prometheus-stack {releases['kube-prometheus-stack']['version']}: Prometheus discovers ServiceMonitors "
+        "and PodMonitors of any workload"
+    )
