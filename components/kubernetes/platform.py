@@ -200,7 +200,8 @@ class PlatformArgs(Args):
     acceptance_image: Optional[str] = ACCEPTANCE_IMAGE
     """The acceptance check's image: PyTorch's CUDA runtime by tag by default; a stack passes it pinned by digest."""
     pod_autoscaling: Optional[bool] = True
-    """KEDA on the system nodes: pods scale on custom metrics from Prometheus (serving needs it); on by default."""
+    """KEDA (external metrics, serving needs it) and, with monitoring, the Prometheus Adapter (the custom metrics API:
+    GPU and vLLM pod metrics) on the system nodes; on by default."""
     serving: Optional[ServingArgs] = None
     """Models served with vLLM and scaled by KEDA (serving.py); None serves none."""
     image_mirror: Optional[str] = None
