@@ -15,6 +15,7 @@ PLATFORM_NAMESPACES = frozenset(
         "monitoring",
         "keda",
         "lws-system",
+        "kuberay-system",  # KubeRay's operator (components/kubernetes/platform.py AI_OPERATOR_NAMESPACE)
         "envoy-gateway-system",  # Envoy Gateway and Envoy AI Gateway (components/kubernetes/inference_gateway.py)
         "envoy-ai-gateway-system",
     }

@@ -266,13 +266,15 @@ class ModelSpec(SpecModel):
 
 
 class PodAutoscalingSpec(SpecModel):
-    """KEDA on every cluster: the HorizontalPodAutoscaler on custom metrics for any workload, GPU pods included
+    """KEDA and the Prometheus Adapter on every cluster: the HorizontalPodAutoscaler on external metrics (KEDA) and
+    on custom metrics (the adapter's custom.metrics.k8s.io, with monitoring) for any workload, GPU pods included
     (CNCF AI Conformance MUST item pod_autoscaling), reading the Prometheus the monitoring stack ships."""
 
     enabled: bool = Field(
         True,
-        description="Install KEDA (pinned, on the system nodes): pods scale on custom metrics read from Prometheus "
-        "(GPU utilization, a model's queue depth). Served models need it.",
+        description="Install KEDA and, with monitoring, the Prometheus Adapter (pinned, on the system nodes): pods "
+        "scale on external metrics (KEDA) and on custom pod metrics (GPU utilization and memory, a model's queue "
+        "depth and KV cache) read from Prometheus. Served models need KEDA.",
     )
 
 

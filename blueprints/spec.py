@@ -739,7 +739,8 @@ class KubernetesSpec(SpecModel):
         default_factory=RegistrySpec, description="Where the platform's charts and images are pulled from."
     )
     pod_autoscaling: PodAutoscalingSpec = Field(
-        default_factory=PodAutoscalingSpec, description="Pods scale on custom metrics (KEDA)."
+        default_factory=PodAutoscalingSpec,
+        description="Pods scale on external (KEDA) and custom (Prometheus Adapter) metrics.",
     )
 
     @property

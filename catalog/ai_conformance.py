@@ -49,3 +49,24 @@ def checklist(minor: str) -> Checklist | None:
 
 def minors() -> list[str]:
     return list(table()["versions"])
+
+
+@dataclass(frozen=True)
+class BaseConformance:
+    """A platform's cncf/k8s-conformance entry for one Kubernetes minor (the submission's k8sConformanceUrl)."""
+
+    cloud: str  # eks | ack
+    minor: str
+    path: str  # v1.35/eks
+    commit: str  # a commit of cncf/k8s-conformance that holds <path>/PRODUCT.yaml
+
+    @property
+    def url(self) -> str:
+        """The form cncf/k8s-ai-conformance scripts/validate.go accepts: .../tree/master/v{version}/{product}."""
+        return f"{table()['k8s_conformance']['repository']}/tree/master/{self.path}"
+
+
+def base_conformance(cloud: str, minor: str) -> BaseConformance | None:
+    """EKS's or ACK's entry for Kubernetes ``minor``; None where the catalog records none."""
+    entry = (table()["k8s_conformance"].get(cloud) or {}).get(minor)
+    return None if entry is None else BaseConformance(cloud, minor, entry["path"], entry["commit"])

@@ -129,6 +129,7 @@ def test_kueue_admits_all_or_nothing_and_manages_only_team_namespaces():
         "matchExpressions": [{"key": "gpu-blueprints/team", "operator": "Exists"}]
     }
     assert "jobset.x-k8s.io/jobset" in config["integrations"]["frameworks"]
+    assert {"ray.io/rayjob", "ray.io/raycluster"} <= set(config["integrations"]["frameworks"])  # KubeRay's
     assert values["values"]["controllerManager"]["nodeSelector"] == {"gpu-blueprints/node-group": "system"}
 
 
@@ -442,6 +443,7 @@ def test_fabric_validation_and_monitoring_can_be_left_out_and_retention_set(plan
         "aws-efa-k8s-device-plugin",
         "cluster-autoscaler",
         "kueue",
+        "kuberay-operator",  # the AI operator beside Kueue (platform._ai_operator)
         "keda",  # kubernetes.podAutoscaling is its own switch
         "gateway-helm",  # inference routing on every cluster (components/kubernetes/inference_gateway.py)
         "ai-gateway-crds-helm",

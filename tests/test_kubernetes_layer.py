@@ -67,9 +67,21 @@ def test_efa_device_plugin_only_where_node_groups_have_efa(stack):
 def test_gpu_operator_keeps_off_what_the_node_image_ships(stack):
     plan = shipped_plan(stack)
     values = {k: unmirrored(v) for k, v in releases(plan)["gpu-operator"]["values"].items()}
-    assert values["driver"] == {"enabled": False} and values["toolkit"] == {"enabled": False}
-    # EKS's AL2023 NVIDIA AMI has no device plugin; ACK GPU nodes run their own.
-    assert values["devicePlugin"] == {"enabled": plan.resolved.spec.cloud == "aws"}
+    assert values["driver"] == {"enabled": False}
+    # The operator's toolkit runs on both clouds, whatever the image ships, so its runtime settings are ours; the
+    # operator's device plugin too (EKS's AL2023 NVIDIA AMI has none; ACK's own is off by pool label).
+    assert values["toolkit"] == {
+        "enabled": True,
+        "env": [
+            {"name": "ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED", "value": "false"},
+            {"name": "ACCEPT_NVIDIA_VISIBLE_DEVICES_AS_VOLUME_MOUNTS", "value": "true"},
+        ],
+    }
+    assert values["devicePlugin"] == {
+        "enabled": True,
+        "env": [{"name": "DEVICE_LIST_STRATEGY", "value": "volume-mounts"}],
+    }
+    assert values["cdi"] == {"enabled": False}
     assert values["dcgmExporter"] == {
         "enabled": True,
         "config": {"name": "gpu-metrics"},
@@ -117,8 +129,10 @@ def test_device_plugin_path_installs_plugin_and_dcgm_exporter(plan_variant):
         "dcgm-exporter",
         "cluster-autoscaler",
         "kueue",
+        "kuberay-operator",  # the AI operator beside Kueue (platform._ai_operator)
         "kube-prometheus-stack",
         "keda",
+        "prometheus-adapter",  # the custom metrics API (custom_metrics.py)
         "gateway-helm",  # inference routing on every cluster (inference_gateway.py)
         "ai-gateway-crds-helm",
         "ai-gateway-helm",

@@ -74,7 +74,7 @@ class Plan:
             "policyPacks": list(self.packs),
             "findings": list(self.findings),
             "readiness": [f.to_json() for f in self.readiness],
-            "aiConformance": assess_conformance(self.registrations, spec.kubernetes_version).to_json(),
+            "aiConformance": assess_conformance(self.registrations, spec.kubernetes_version, self.readiness).to_json(),
             "coldStart": cold_starts(self.resolved, self.registrations),
             "exitCode": self.exit_code,
         }

@@ -173,6 +173,8 @@ def _conformance_lines(c: dict) -> list[str]:
             lines += [f"  [{v['level']}] {v['id']}: not met", f"      {v['detail']}"]
     if c["checklist"] is not None:
         lines.append(f"  checklist: {c['checklist']['source']}")
+    if c.get("k8sConformanceUrl"):
+        lines.append(f"  base conformance (k8sConformanceUrl): {c['k8sConformanceUrl']}")
     return lines
 
 
@@ -312,6 +314,8 @@ def _conformance_markdown(c: dict) -> list[str]:
     out += ["", "| level | item | status | met by / missing |", "|---|---|---|---|"]
     out += [f"| {v['level']} | `{v['id']}` | {v['status']} | {_cell(v['detail'])} |" for v in c["items"]]
     out += ["", f"Checklist: {c['checklist']['source']}"]
+    if c.get("k8sConformanceUrl"):
+        out += ["", f"Base conformance (k8sConformanceUrl): {c['k8sConformanceUrl']}"]
     return out
 
 

@@ -12,6 +12,8 @@ from ..base import ALICLOUD, as_args
 from ..cluster_args import AlicloudClusterArgs, FileSystemArgs, GpuGroupArgs, platform_args
 from ..cluster_base import GpuClusterBase
 from ..kubernetes.nodes import (
+    ACK_DEVICE_PLUGIN_OFF,
+    ACK_GPU_SCHEDULE_LABEL,
     DEVICE_PLUGIN_CONFIG_LABEL,
     ERDMA_PRESENT_LABEL,
     GPU_PRESENT_LABEL,
@@ -296,6 +298,7 @@ class GpuCluster(GpuClusterBase):
                     NODE_GROUP_LABEL: g.name,
                     "gpu-blueprints/gpu-model": g.gpu_model,
                     GPU_PRESENT_LABEL: "true",
+                    ACK_GPU_SCHEDULE_LABEL: ACK_DEVICE_PLUGIN_OFF,  # the GPU Operator's device plugin instead
                     **({ERDMA_PRESENT_LABEL: "true"} if g.rdma_interfaces else {}),
                     **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {}),
                     **({DEVICE_PLUGIN_CONFIG_LABEL: g.name} if g.sharing else {}),
@@ -454,7 +457,8 @@ class GpuCluster(GpuClusterBase):
         if args.platform is None:
             return
         # ACK GPU nodes come with the NVIDIA driver, container runtime and device plugin
-        # (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/gpu-overview).
+        # (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/gpu-overview); the driver
+        # is kept, the GPU Operator brings the runtime settings and the device plugin (ACK's is off by label).
         kube = k8s.Provider(f"{name}-k8s", kubeconfig=kubeconfig, opts=self._child)
         classes = [
             StorageClassSpec(
@@ -470,7 +474,7 @@ class GpuCluster(GpuClusterBase):
                 args.platform,
                 node_groups=[g.nodes() for g in args.gpu_groups],
                 driver_preinstalled=True,
-                device_plugin_preinstalled=True,
+                device_plugin_preinstalled=False,  # ACK's own is off on our GPU pools (ACK_GPU_SCHEDULE_LABEL)
                 system_node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP},
                 namespaces={ns: {RRSA_INJECTION_LABEL: "on"} for ns in self._trainer_namespaces},
                 service_accounts=[

@@ -25,6 +25,14 @@ GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
 EFA_PRESENT_LABEL = "vpc.amazonaws.com/efa.present"
 # ACK node pools with eRDMA carry it (the ack-erdma-controller's device plugin lands there).
 ERDMA_PRESENT_LABEL = "alibabacloud.com/erdma"
+# ACK runs its own NVIDIA device plugin (the ack-nvidia-device-plugin DaemonSet) on GPU nodes labelled
+# ack.node.gpu.schedule=default, a label ACK adds; the value "disabled" keeps it off the node so another plugin owns
+# nvidia.com/gpu (ACK "Schedule GPUs using DRA", https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/
+# user-guide/scheduling-gpu-using-dra, as ACK's own AI conformance entry applies it: cncf/k8s-ai-conformance
+# v1.35/ack secure_accelerator_access; HAMi's "Install HAMi on ACK", verified on v1.36.2-aliyun.1). Our GPU pools carry
+# it so the GPU Operator's plugin, with its volume-mount device lists, is the only one.
+ACK_GPU_SCHEDULE_LABEL = "ack.node.gpu.schedule"
+ACK_DEVICE_PLUGIN_OFF = "disabled"
 # The untainted on-demand CPU group for cluster services: its NODE_GROUP_LABEL value.
 SYSTEM_GROUP = "system"
 

@@ -19,6 +19,8 @@ from .acceptance import NAMESPACE as ACCEPTANCE_NAMESPACE
 from .acceptance import GpuAcceptance, GpuAcceptanceArgs
 from .autoscaler import AutoscalerArgs, ClusterAutoscaler
 from .charts import chart_release
+from .custom_metrics import RELEASE as CUSTOM_METRICS_RELEASE
+from .custom_metrics import adapter_values
 from .fabric import FabricArgs, FabricTarget, FabricValidation
 from .inference_gateway import (
     InferenceRoute,
@@ -38,12 +40,29 @@ from .nodes import (
     STARTUP_TAINT_PREFIX,
 )
 from .queueing import FairQueueing, GpuFlavor, QueueingArgs, TeamQueue
-from .serving import PORT, ModelServing, ServingAccess, ServingArgs
+from .serving import MONITORING_NAMESPACE, PORT, ModelServing, ServingAccess, ServingArgs
 from .storage import ClusterStorage, ClusterStorageArgs, SharedVolumeSpec, StorageClassSpec
 
 OPERATOR_NAMESPACE = "gpu-operator"
 DCGM_METRICS = "gpu-metrics"  # ConfigMap with the exporter's counters (key dcgm-metrics.csv, GPU Operator docs)
 KEDA_NAMESPACE = "keda"
+AI_OPERATOR, AI_OPERATOR_NAMESPACE = "kuberay-operator", "kuberay-system"  # a namespace of its own (chart: any)
+# Only what the device plugin allocates reaches a container: the plugin passes a container's GPUs as volume mounts
+# under /var/run/nvidia-container-devices, and the NVIDIA runtime takes the device list from those mounts only and
+# ignores an NVIDIA_VISIBLE_DEVICES an unprivileged container sets itself (a pod without a GPU request that sets
+# NVIDIA_VISIBLE_DEVICES=all sees no GPU). The toolkit installer's env (NVIDIA/nvidia-container-toolkit v1.20.0, the GPU
+# Operator v26.7.0 default: cmd/nvidia-ctk-installer/toolkit/toolkit.go) writes accept-nvidia-visible-devices-envvar-
+# when-unprivileged and accept-nvidia-visible-devices-as-volume-mounts into the runtime's config.toml (defaults true and
+# false: api/config/v1/toml.go); the device plugin reads DEVICE_LIST_STRATEGY (NVIDIA/k8s-device-plugin v0.20.0
+# cmd/nvidia-device-plugin/main.go, "volume-mounts": api/config/v1/consts.go). The operator applies toolkit.env and
+# devicePlugin.env after its own settings (gpu-operator v26.7.0 controllers/object_controls.go TransformToolkit,
+# TransformDevicePlugin). CDI is off: with cdi.enabled (the chart's default) the operator puts the runtime in CDI
+# mode and the plugin on CDI annotations, where volume-mount device lists are not read.
+RUNTIME_ISOLATION_ENV = {
+    "ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED": "false",
+    "ACCEPT_NVIDIA_VISIBLE_DEVICES_AS_VOLUME_MOUNTS": "true",
+}
+DEVICE_LIST_STRATEGY = "volume-mounts"
 LWS_NAMESPACE = "lws-system"  # the LeaderWorkerSet CRD's conversion webhook names its Service there (charts.yaml)
 
 
@@ -164,7 +183,8 @@ class PlatformArgs(Args):
     """PriorityClass values."""
     # What the cloud's GPU nodes ship; the cluster component sets both, since it knows its node images.
     driver_preinstalled: Optional[bool] = False
-    """The node image ships the NVIDIA driver and container toolkit."""
+    """The node image ships the NVIDIA driver (the GPU Operator then installs only the container toolkit, whose
+    settings keep a container from GPUs it was not given: RUNTIME_ISOLATION_ENV)."""
     device_plugin_preinstalled: Optional[bool] = False
     """The cloud runs its own NVIDIA device plugin on GPU nodes."""
     labels: Optional[Mapping[str, str]] = field(default_factory=dict)
@@ -194,7 +214,8 @@ class PlatformArgs(Args):
     acceptance_image: Optional[str] = ACCEPTANCE_IMAGE
     """The acceptance check's image: PyTorch's CUDA runtime by tag by default; a stack passes it pinned by digest."""
     pod_autoscaling: Optional[bool] = True
-    """KEDA on the system nodes: pods scale on custom metrics from Prometheus (serving needs it); on by default."""
+    """KEDA (external metrics, serving needs it) and, with monitoring, the Prometheus Adapter (the custom metrics API:
+    GPU and vLLM pod metrics) on the system nodes; on by default."""
     serving: Optional[ServingArgs] = None
     """Models served with vLLM and scaled by KEDA (serving.py); None serves none."""
     image_mirror: Optional[str] = None
@@ -237,8 +258,12 @@ def operator_values(args: PlatformArgs) -> dict:
     """GPU Operator values: operands off where the node image ships them; controllers on the system group,
     node agents (NFD worker, operands) on every GPU node whatever its taints."""
     mig = any(g.mig_profile for g in args.node_groups)
-    plugin = {"enabled": not args.device_plugin_preinstalled}
-    config = device_plugin_config(args.node_groups)
+    plugin: dict = {
+        "enabled": not args.device_plugin_preinstalled,
+        "env": [{"name": "DEVICE_LIST_STRATEGY", "value": DEVICE_LIST_STRATEGY}],
+    }
+    if config := device_plugin_config(args.node_groups):
+        plugin["config"] = config  # per-group sharing, chosen by each node's DEVICE_PLUGIN_CONFIG_LABEL
     tolerations = gpu_tolerations(args.node_groups)
     system = dict(args.system_node_selector)
     exporter: dict = {"enabled": True}
@@ -253,14 +278,14 @@ def operator_values(args: PlatformArgs) -> dict:
             "worker": {"tolerations": tolerations},
         },
         "driver": {"enabled": not args.driver_preinstalled},
-        "toolkit": {"enabled": not args.driver_preinstalled},
+        # The operator's toolkit on every node, whatever the image ships: its runtime (set as containerd's default)
+        # honours only the device plugin's volume-mount device lists (RUNTIME_ISOLATION_ENV).
+        "cdi": {"enabled": False},
+        "toolkit": {"enabled": True, "env": [{"name": k, "value": v} for k, v in RUNTIME_ISOLATION_ENV.items()]},
         "devicePlugin": plugin,
         "dcgmExporter": exporter,
         "mig": {"strategy": "single"},
         "migManager": {"enabled": mig},
-        **(
-            {"devicePlugin": {**plugin, "config": config}} if (config := device_plugin_config(args.node_groups)) else {}
-        ),
         "daemonsets": {"tolerations": tolerations},
     }
 
@@ -291,8 +316,9 @@ class GpuPlatform(Component):
         self._team_limits(name, args, labels)
         self._identity_storage_and_autoscaler(name, args, labels)
         self._queueing(name, args)
+        self._ai_operator(name, args)
         self._acceptance_and_fabric(name, args, labels)
-        self._pod_autoscaling(name, args)
+        self._pod_autoscaling(name, args, monitoring_deps)
         self._gateway_api(name, args, labels)
         if args.serving is not None and args.serving.models:
             self._serve(name, args, labels, monitoring_deps)
@@ -515,6 +541,21 @@ class GpuPlatform(Component):
             opts=pulumi.ResourceOptions(parent=self),
         )
 
+    def _ai_operator(self, name: str, args: PlatformArgs) -> None:
+        """KubeRay's operator on the system nodes where Kueue queues the teams' work: its RayJobs and RayClusters in
+        a team namespace are admitted through the team's queue (queueing.py integrations), all or nothing (CNCF AI
+        Conformance robust_controller: an AI operator with CRDs). Its CRDs come with the chart."""
+        if args.queueing is None or not args.teams:
+            return
+        self.releases[AI_OPERATOR] = chart_release(
+            self,
+            f"{name}-{AI_OPERATOR}",
+            AI_OPERATOR,
+            AI_OPERATOR_NAMESPACE,
+            {"nodeSelector": dict(args.system_node_selector)},
+            create_namespace=True,
+        )
+
     def _acceptance_and_fabric(self, name: str, args: PlatformArgs, labels: Mapping[str, str]) -> None:
         """The per-node GPU acceptance check, and the multi-node fabric check on RDMA groups that can reach two
         nodes."""
@@ -562,12 +603,23 @@ class GpuPlatform(Component):
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[acceptance, *self.priority_classes.values()]),
             )
 
-    def _pod_autoscaling(self, name: str, args: PlatformArgs) -> None:
+    def _pod_autoscaling(self, name: str, args: PlatformArgs, monitoring_deps: Sequence[pulumi.Resource]) -> None:
         """KEDA on the system nodes: its metrics server gives the HorizontalPodAutoscaler external metrics, so any
-        workload, GPU pods included, scales on a Prometheus query (CNCF AI Conformance pod_autoscaling); the
-        Prometheus is the monitoring stack's (serving.PROMETHEUS). https://keda.sh/docs/2.20/concepts/"""
+        workload, GPU pods included, scales on a Prometheus query; with monitoring, the Prometheus Adapter serves the
+        custom metrics API (GPU pods' DCGM gauges, model servers' vLLM gauges as pod metrics: custom_metrics.py), which
+        KEDA does not (CNCF AI Conformance pod_autoscaling). The Prometheus is the monitoring stack's
+        (serving.PROMETHEUS). https://keda.sh/docs/2.20/concepts/"""
         if not args.pod_autoscaling:
             return
+        if args.monitoring is not None:
+            self.releases[CUSTOM_METRICS_RELEASE] = chart_release(
+                self,
+                f"{name}-{CUSTOM_METRICS_RELEASE}",
+                CUSTOM_METRICS_RELEASE,
+                MONITORING_NAMESPACE,
+                adapter_values(args.system_node_selector),
+                depends_on=monitoring_deps,  # the namespace and the Prometheus it reads
+            )
         self.releases["keda"] = chart_release(
             self,
             f"{name}-keda",

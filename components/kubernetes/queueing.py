@@ -119,6 +119,10 @@ def manager_config(pods_ready_timeout_minutes: int) -> str:
                     "jobset.x-k8s.io/jobset",
                     "kubeflow.org/mpijob",
                     "trainer.kubeflow.org/trainjob",
+                    # KubeRay's (platform._ai_operator): kubernetes-sigs/kueue v0.19.2
+                    # pkg/controller/jobs/{rayjob,raycluster}/*_controller.go FrameworkName
+                    "ray.io/rayjob",
+                    "ray.io/raycluster",
                     "pod",
                 ]
             },
