@@ -495,7 +495,7 @@ def test_an_ack_gpu_pool_where_acks_own_device_plugin_runs_is_unmet():
     regs = []
     for r in shipped_plan("startup-t4-aliyun").registrations:
         if r.type == "alicloud:cs/nodePool:NodePool":
-            inputs = r.inputs
+            inputs = copy.deepcopy(r.inputs)  # a registration's inputs are shared: edit a copy
             inputs["labels"] = [label for label in inputs["labels"] if label["key"] != "ack.node.gpu.schedule"]
             r = dataclasses.replace(r, properties=_struct(inputs))
         regs.append(r)
