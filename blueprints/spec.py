@@ -194,11 +194,18 @@ class SystemNodesSpec(SpecModel):
 class AutoscalingSpec(SpecModel):
     """Scale GPU groups from zero when GPU pods are pending, and give idle nodes back.
 
-    EKS: the Kubernetes Cluster Autoscaler (upstream chart). ACK: node pool auto scaling with the
-    cluster's autoscaling configuration. Defaults follow the seed guidance: scale in below 30% use.
+    EKS: the Kubernetes Cluster Autoscaler (upstream chart) over managed node groups, or Karpenter (`engine`),
+    which launches GPU nodes itself from one EC2NodeClass and NodePool per group. ACK: node pool auto scaling with
+    the cluster's autoscaling configuration. Defaults follow the seed guidance: scale in below 30% use.
     """
 
     enabled: bool = Field(True, description="Run the autoscaler; off leaves node counts as declared.")
+    engine: Literal["cluster-autoscaler", "karpenter"] = Field(
+        "cluster-autoscaler",
+        description="EKS only: cluster-autoscaler (managed GPU node groups, the default; works with Kueue's "
+        "ProvisioningRequest admission) or karpenter (a NodePool per GPU group instead of a managed node group; "
+        "the scale-down thresholds do not apply: GPU pools consolidate only when empty).",
+    )
     scale_down_unneeded_minutes: int = Field(
         10, ge=1, le=1_440, description="Minutes a node must be unneeded before it is removed (idle GPUs go back)."
     )
@@ -859,6 +866,14 @@ class ClusterSpec(SpecModel):
                     f"kubernetes.monitoring.alerts.receivers.{name}.sns.subscribeBudgetContacts: budget.contacts is "
                     "empty, so nobody would be subscribed; list addresses in budget.contacts, or use sns: true"
                 )
+        if self.autoscaling.engine == "karpenter" and self.cloud != "aws":
+            raise ValueError(
+                f"autoscaling.engine: karpenter runs on EKS only; on {self.cloud} use cluster-autoscaler "
+                "(ACK node pool auto scaling)"
+            )
+        if self.autoscaling.engine == "karpenter" and not self.autoscaling.enabled:
+            raise ValueError("autoscaling.engine: karpenter needs autoscaling.enabled: true (it is the only way its "
+                             "GPU nodes start)")
         if "mlps" in self.compliance.frameworks and self.logging.retention_days < 180:
             raise ValueError("MLPS 2.0 level 3 keeps audit logs at least 180 days; set logging.retentionDays >= 180")
         for problem in serving_problems(self)[:1]:
