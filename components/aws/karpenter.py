@@ -199,7 +199,9 @@ def controller_policies(
             Statement(
                 sid="AllowSSMReadActions",
                 actions=["ssm:GetParameter"],
-                resources=[pulumi.Output.concat("arn:", partition, f":ssm:{region}::parameter/aws/service/*")],
+                # AWS's public parameters: the template writes no account (`::`); `*` matches the same parameters
+                # (only AWS publishes under /aws/service/) in the ARN form IAM's reference gives for ssm:GetParameter.
+                resources=[arn("ssm", "parameter/aws/service/*")],
             ),
             Statement(sid="AllowPricingReadActions", actions=["pricing:GetProducts"], resources=["*"]),
             Statement(sid="AllowUnscopedInstanceProfileListAction", actions=["iam:ListInstanceProfiles"], resources=["*"]),
