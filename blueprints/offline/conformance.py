@@ -320,6 +320,8 @@ def _scalable(pool: Pool, d: Declared) -> bool:
         return False
     if d.cloud == "ack":
         return pool.autoscaled
+    if pool.karpenter:  # Karpenter knows a NodePool's GPUs from its instance types
+        return "karpenter" in d.releases
     return pool.min_nodes > 0 or TEMPLATE_GPU in pool.template  # from zero: the autoscaler must know the GPUs
 
 
@@ -331,7 +333,8 @@ def _cluster_autoscaling(d: Declared, minor: str) -> Judgement:
             "ACK node autoscaling" if any(r.type == type_of("alicloud", "autoscaling_config") for r in d.regs) else None
         )
     else:
-        scaler = d.chart("cluster-autoscaler") if "cluster-autoscaler" in d.releases else None
+        engine = next((e for e in ("cluster-autoscaler", "karpenter") if e in d.releases), None)
+        scaler = d.chart(engine) if engine else None
     if scaler is None:
         return NOT_MET, (
             "no cluster autoscaler: GPU groups keep their declared size whatever pods are pending "

@@ -23,6 +23,7 @@ BLOCKING, WARNING = "blocking", "warning"
 NODE_GROUP, NODE_POOL = type_of("aws", "node_group"), type_of("alicloud", "node_group")
 EKS_CLUSTER, ACK_CLUSTER = type_of("aws", "cluster"), type_of("alicloud", "cluster")
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
 POD_TEMPLATES = {
     "kubernetes:apps/v1:Deployment": "Deployment",
     "kubernetes:apps/v1:StatefulSet": "StatefulSet",
@@ -70,6 +71,7 @@ class Pool:
     instance_type: str
     autoscaled: bool  # ACK: the pool's scaling is enabled; EKS: decided by the cluster autoscaler's presence
     template: Mapping[str, str] = field(default_factory=dict)  # autoscaler node-template tags (EKS)
+    karpenter: bool = False  # a Karpenter NodePool: Karpenter launches its nodes, sized from its instance types
 
     @property
     def gpu(self) -> bool:
@@ -181,7 +183,41 @@ def _pools(regs: Sequence[Registration]) -> list[Pool]:
                     bool(scaling.get("enable")),
                 )
             )
-    return pools
+    return pools + [_karpenter_pool(r) for r in regs if r.type == KARPENTER_NODE_POOL]
+
+
+def _karpenter_pool(r: Registration) -> Pool:
+    """A Karpenter NodePool as the nodes it launches: its template's labels plus the labels its single-valued `In`
+    requirements fix (instance type, capacity type, zone), its taints and startup taints, from zero up to its GPU
+    limit in nodes of its (first) instance type."""
+    spec = r.inputs.get("spec") or {}
+    template = spec.get("template") or {}
+    node = template.get("spec") or {}
+    labels = dict((template.get("metadata") or {}).get("labels") or {})
+    types: list[str] = []
+    for req in node.get("requirements") or []:
+        if req.get("operator") == "In" and len(req.get("values") or []) == 1:
+            labels.setdefault(req["key"], str(req["values"][0]))
+        if req.get("key") == "node.kubernetes.io/instance-type":
+            types = [str(v) for v in req.get("values") or []]
+    instance_type = types[0] if types else ""
+    shape = load_catalog().get(instance_type)
+    limit = (spec.get("limits") or {}).get(GPU_RESOURCE)
+    gpus = shape.gpu.count if shape is not None else 0
+    return Pool(
+        (r.inputs.get("metadata") or {}).get("name", r.name),
+        r.urn,
+        labels,
+        tuple(
+            (t["key"], t.get("value", ""), t.get("effect", "NoSchedule"))
+            for t in [*(node.get("taints") or []), *(node.get("startupTaints") or [])]
+        ),
+        0,
+        int(limit) // gpus if limit is not None and gpus else 0,
+        instance_type,
+        True,
+        karpenter=True,
+    )
 
 
 def _template_pods(regs: Sequence[Registration]) -> list[Pod]:
@@ -370,11 +406,29 @@ def _gpu_agents(pools: Sequence[Pool], pods: Sequence[Pod], runtime: Mapping[str
 
 
 def _scale_from_zero(
-    pools: Sequence[Pool], autoscaler: bool, ack_config: Optional[Mapping[str, Any]], efa_groups: set[str], ack: bool
+    pools: Sequence[Pool],
+    autoscaler: bool,
+    ack_config: Optional[Mapping[str, Any]],
+    efa_groups: set[str],
+    ack: bool,
+    karpenter: bool = False,
 ) -> list[Finding]:
     findings = []
     for pool in (p for p in pools if p.gpu and p.min_nodes == 0):
         where = pool.name
+        if pool.karpenter:  # Karpenter reads a NodePool's labels, taints and instance types itself: no template tags
+            if not karpenter:
+                findings.append(
+                    Finding(
+                        "scale-from-zero",
+                        BLOCKING,
+                        where,
+                        f"NodePool {where} has no Karpenter controller to launch its nodes: pending GPU pods never "
+                        "get a node",
+                        "set autoscaling.engine: karpenter with autoscaling.enabled: true",
+                    )
+                )
+            continue
         if ack:  # ACK scales node pools itself: the pool's auto scaling plus the cluster's configuration
             if not pool.autoscaled:
                 findings.append(
@@ -615,7 +669,8 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
             runtime.update(runtime_gpu_labels(r.inputs.get("name", "")))
     findings += _gpu_agents(pools, pods, runtime)
     ack = any(r.type == ACK_CLUSTER for r in regs)
-    findings += _scale_from_zero(pools, autoscaler, ack_config, efa_groups, ack)
+    karpenter = any(r.type == HELM_RELEASE and r.inputs.get("name") == "karpenter" for r in regs)
+    findings += _scale_from_zero(pools, autoscaler, ack_config, efa_groups, ack, karpenter)
     findings += _claims(regs)
     findings += _identities(regs)
     findings += _api_reach(regs)
