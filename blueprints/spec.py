@@ -22,6 +22,8 @@ from .serving_spec import PodAutoscalingSpec, ServingSpec
 from .serving_spec import spec_problems as serving_problems
 
 Cloud = Literal["aws", "alicloud"]
+# EC2NodeClass capacityReservationSelectorTerms[].id (karpenter-provider-aws v1.14.1 CRD pattern ^cr-[0-9a-z]+$).
+KARPENTER_RESERVATION = re.compile(r"^cr-[0-9a-z]+$")
 Capacity = Literal["on-demand", "spot", "reservation", "capacity-block"]
 # How a group is billed, for per-option `prices:` (a reservation, an ODCR, bills at the on-demand rate).
 PriceOption = Literal["on-demand", "spot", "capacity-block"]
@@ -871,6 +873,15 @@ class ClusterSpec(SpecModel):
                 f"autoscaling.engine: karpenter runs on EKS only; on {self.cloud} use cluster-autoscaler "
                 "(ACK node pool auto scaling)"
             )
+        if self.autoscaling.engine == "karpenter":
+            for name, group in self.node_groups.items():
+                reservation = group.capacity_reservation_id
+                if group.capacity in ("reservation", "capacity-block") and not KARPENTER_RESERVATION.match(reservation):
+                    raise ValueError(
+                        f"nodeGroups.{name}.capacityReservationId: with autoscaling.engine karpenter, a reservation "
+                        f"or capacity block id (cr-...), not {reservation!r} (EC2NodeClass "
+                        "capacityReservationSelectorTerms selects by id)"
+                    )
         if self.autoscaling.engine == "karpenter" and not self.autoscaling.enabled:
             raise ValueError("autoscaling.engine: karpenter needs autoscaling.enabled: true (it is the only way its "
                              "GPU nodes start)")

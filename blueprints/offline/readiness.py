@@ -15,6 +15,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 from catalog import load_catalog
 from catalog.chart_workloads import Workload, addon_workloads, cluster_workloads, release_workloads, runtime_gpu_labels
 from catalog.clouds import profile, type_of, types_of
+from components.kubernetes.karpenter import NODE_POOL_TYPE as KARPENTER_NODE_POOL
 from components.kubernetes.nodes import GPU_RESOURCE, GPU_TAINT_KEY, STARTUP_TAINT_PREFIX
 
 from .engine import Registration
@@ -23,7 +24,6 @@ BLOCKING, WARNING = "blocking", "warning"
 NODE_GROUP, NODE_POOL = type_of("aws", "node_group"), type_of("alicloud", "node_group")
 EKS_CLUSTER, ACK_CLUSTER = type_of("aws", "cluster"), type_of("alicloud", "cluster")
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
-KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
 POD_TEMPLATES = {
     "kubernetes:apps/v1:Deployment": "Deployment",
     "kubernetes:apps/v1:StatefulSet": "StatefulSet",
@@ -684,6 +684,7 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
     from . import (
         readiness_alerts,
         readiness_capacity,
+        readiness_karpenter,
         readiness_controllers,
         readiness_key_grants,
         readiness_keys,
@@ -715,6 +716,7 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
         readiness_registry,
         readiness_tokens,
         readiness_controllers,
+        readiness_karpenter,
     )
     return [finding for topic in topics for finding in topic.check(regs)]
 

@@ -270,8 +270,10 @@ class KarpenterAws(Component):
         args = as_args(KarpenterAwsArgs, args)
         child = pulumi.ResourceOptions(parent=self)
         tags = dict(args.tags)
+        # Named after the cluster, as the template names it (QueueName: ClusterName), so the chart's settings know it.
         self.queue = aws.sqs.Queue(
             f"{name}-interruption",
+            name=f"{args.cluster_name}-karpenter",
             message_retention_seconds=QUEUE_RETENTION_SECONDS,
             sqs_managed_sse_enabled=True,
             tags=tags,

@@ -31,6 +31,9 @@ from .nodes import GPU_RESOURCE, STARTUP_TAINT_PREFIX
 NAMESPACE = "kube-system"
 NODE_POOL_API = "karpenter.sh/v1"
 NODE_CLASS_API = "karpenter.k8s.aws/v1"
+NODE_POOL_TYPE = f"kubernetes:{NODE_POOL_API}:NodePool"
+NODE_CLASS_TYPE = f"kubernetes:{NODE_CLASS_API}:EC2NodeClass"
+"""The Pulumi type tokens of the two objects, as the offline plan reads them back."""
 CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type"
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 ZONE_LABEL = "topology.kubernetes.io/zone"
@@ -104,7 +107,10 @@ def controller_values(args: KarpenterArgs, cluster_name: str, role_arn: str, que
     """The chart's values: this cluster and queue, the IRSA role, and the system nodes (charts/karpenter/values.yaml
     at v1.14.1: settings.clusterName, settings.interruptionQueue, serviceAccount.annotations, nodeSelector)."""
     return {
-        "settings": {"clusterName": cluster_name, "interruptionQueue": queue},
+        # nodeRepair (alpha, off by default) replaces a node whose GPU the EKS node monitoring agent reports failed
+        # (AcceleratedHardwareReady false for 10 minutes: pkg/cloudprovider/cloudprovider.go RepairPolicies), as
+        # EKS node auto repair does for the managed node groups it replaces.
+        "settings": {"clusterName": cluster_name, "interruptionQueue": queue, "featureGates": {"nodeRepair": True}},
         "serviceAccount": {"annotations": {"eks.amazonaws.com/role-arn": role_arn}},
         "nodeSelector": {"kubernetes.io/os": "linux", **args.node_selector},
     }
