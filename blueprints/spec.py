@@ -883,8 +883,9 @@ class ClusterSpec(SpecModel):
                         "capacityReservationSelectorTerms selects by id)"
                     )
         if self.autoscaling.engine == "karpenter" and not self.autoscaling.enabled:
-            raise ValueError("autoscaling.engine: karpenter needs autoscaling.enabled: true (it is the only way its "
-                             "GPU nodes start)")
+            raise ValueError(
+                "autoscaling.engine: karpenter needs autoscaling.enabled: true (it is the only way its GPU nodes start)"
+            )
         if "mlps" in self.compliance.frameworks and self.logging.retention_days < 180:
             raise ValueError("MLPS 2.0 level 3 keeps audit logs at least 180 days; set logging.retentionDays >= 180")
         for problem in serving_problems(self)[:1]:

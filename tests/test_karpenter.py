@@ -55,8 +55,8 @@ def two_groups(engine: str):
 
 @pytest.fixture(scope="module")
 def both(tmp_path_factory):
-    from conftest import shipped_cluster, write_stack
     from blueprints.offline.plan import make_plan
+    from conftest import shipped_cluster, write_stack
 
     folder = tmp_path_factory.mktemp("stacks")
     plans = {}
@@ -80,9 +80,7 @@ def test_each_gpu_group_is_one_node_pool_and_no_managed_node_group(both):
     karpenter = both["karpenter"]
     groups = sorted(karpenter.resolved.spec.node_groups)
     assert sorted(_pools(karpenter)) == sorted(_classes(karpenter)) == groups
-    gpu_node_groups = [
-        r for t in NODE_GROUP_TYPES for r in resources(karpenter, t) if group_label(r) != "system"
-    ]
+    gpu_node_groups = [r for t in NODE_GROUP_TYPES for r in resources(karpenter, t) if group_label(r) != "system"]
     assert gpu_node_groups == []
     assert [r["name"] for r in resources(karpenter, "kubernetes:helm.sh/v3:Release") if r["name"] == "karpenter"]
     assert not [r for r in resources(karpenter, "kubernetes:helm.sh/v3:Release") if r["name"] == "cluster-autoscaler"]
@@ -90,9 +88,7 @@ def test_each_gpu_group_is_one_node_pool_and_no_managed_node_group(both):
 
 def test_node_pool_carries_the_managed_groups_instance_type_labels_taints_and_gpu_limit(both):
     """The same resolved spec: what the Cluster Autoscaler's node group says, the NodePool says."""
-    managed = {
-        group_label(r): r for r in resources(both["cluster-autoscaler"], "aws:eks/nodeGroup:NodeGroup")
-    }
+    managed = {group_label(r): r for r in resources(both["cluster-autoscaler"], "aws:eks/nodeGroup:NodeGroup")}
     resolved = {g.name: g for g in both["karpenter"].resolved.node_groups}
     for name, pool in _pools(both["karpenter"]).items():
         group, template = managed[name], pool["template"]
@@ -156,7 +152,9 @@ def test_interruption_queue_is_encrypted_tls_only_and_fed_by_the_documented_rule
     statements = {s["Sid"]: s for s in json.loads(policy["policy"])["Statement"]}
     assert statements["DenyHTTP"]["Effect"] == "Deny"
     assert statements["DenyHTTP"]["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
-    patterns = sorted(json.loads(r["eventPattern"])["detail-type"][0] for r in resources(plan, "aws:cloudwatch/eventRule:EventRule"))
+    patterns = sorted(
+        json.loads(r["eventPattern"])["detail-type"][0] for r in resources(plan, "aws:cloudwatch/eventRule:EventRule")
+    )
     assert patterns == sorted(
         [
             "AWS Health Event",
@@ -236,3 +234,51 @@ def test_test_stack_plans_with_exit_zero(capsys):
     from blueprints.cli import main
 
     assert main(["plan", "--stack", "karpenter", "--stacks-dir", str(Path(ROOT, "tests/data/stacks"))]) == 0
+
+
+@pytest.mark.parametrize(
+    "base, change, fragments",
+    [
+        (
+            "research-a100-aliyun",
+            lambda c: c.update(autoscaling={"engine": "karpenter"}),
+            ("autoscaling.engine: karpenter runs on EKS only",),
+        ),
+        (
+            "research-a100",
+            lambda c: c.update(
+                autoscaling={"engine": "karpenter"},
+                nodeGroups={
+                    "gpu": {
+                        "gpuModel": "A100-80GB",
+                        "gpusPerNode": 8,
+                        "capacity": "reservation",
+                        "capacityReservationId": "arn:aws:resource-groups:us-east-1:123456789012:group/odcrs",
+                        "zone": "us-east-1c",
+                    }
+                },
+            ),
+            ("nodeGroups.gpu.capacityReservationId", "(cr-...)"),
+        ),
+        (
+            "research-a100",
+            lambda c: c.update(
+                autoscaling={"engine": "karpenter"},
+                nodeGroups={"gpu": {"gpuModel": "A100-80GB", "gpusPerNode": 8, "capacity": "capacity-block"}},
+            ),
+            ("capacityReservationId",),
+        ),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(tmp_path, capsys, base, change, fragments):
+    from blueprints.cli import main
+    from conftest import shipped_cluster, write_stack
+
+    cluster = shipped_cluster(base)
+    change(cluster)
+    write_stack(tmp_path, "bad", cluster)
+    code = main(["plan", "--stack", "bad", "--stacks-dir", str(tmp_path)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].startswith("error: ") and "Traceback" not in err[0]
+    for fragment in fragments:
+        assert fragment in err[0]

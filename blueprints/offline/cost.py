@@ -208,7 +208,9 @@ def estimate(
         instance_prices or {},
         kubernetes_support,
     )
-    node_classes = {(r.inputs.get("metadata") or {}).get("name"): r.inputs for r in regs if r.type == KARPENTER_NODE_CLASS}
+    node_classes = {
+        (r.inputs.get("metadata") or {}).get("name"): r.inputs for r in regs if r.type == KARPENTER_NODE_CLASS
+    }
     for reg in regs:
         price = _PRICERS.get(role_of(reg.type) or "")
         if price is not None:

@@ -684,8 +684,8 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
     from . import (
         readiness_alerts,
         readiness_capacity,
-        readiness_karpenter,
         readiness_controllers,
+        readiness_karpenter,
         readiness_key_grants,
         readiness_keys,
         readiness_network,

@@ -112,7 +112,9 @@ def controller_policies(
                     "StringEquals": owned,
                     **nodepool,
                     "StringEqualsIfExists": {"aws:RequestTag/eks:eks-cluster-name": cluster},
-                    "ForAllValues:StringEquals": {"aws:TagKeys": ["eks:eks-cluster-name", "karpenter.sh/nodeclaim", "Name"]},
+                    "ForAllValues:StringEquals": {
+                        "aws:TagKeys": ["eks:eks-cluster-name", "karpenter.sh/nodeclaim", "Name"]
+                    },
                 },
             ),
             Statement(
@@ -152,16 +154,18 @@ def controller_policies(
             ),
             Statement(
                 sid="AllowScopedInstanceProfileActions",
-                actions=["iam:AddRoleToInstanceProfile", "iam:RemoveRoleFromInstanceProfile", "iam:DeleteInstanceProfile"],
+                actions=[
+                    "iam:AddRoleToInstanceProfile",
+                    "iam:RemoveRoleFromInstanceProfile",
+                    "iam:DeleteInstanceProfile",
+                ],
                 resources=[profile],
                 conditions={
                     "StringEquals": {**owned, **region_tag},
                     "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*"},
                 },
             ),
-            Statement(
-                sid="AllowInstanceProfileReadActions", actions=["iam:GetInstanceProfile"], resources=[profile]
-            ),
+            Statement(sid="AllowInstanceProfileReadActions", actions=["iam:GetInstanceProfile"], resources=[profile]),
         ],
         "eks-integration": [
             Statement(
@@ -204,7 +208,9 @@ def controller_policies(
                 resources=[arn("ssm", "parameter/aws/service/*")],
             ),
             Statement(sid="AllowPricingReadActions", actions=["pricing:GetProducts"], resources=["*"]),
-            Statement(sid="AllowUnscopedInstanceProfileListAction", actions=["iam:ListInstanceProfiles"], resources=["*"]),
+            Statement(
+                sid="AllowUnscopedInstanceProfileListAction", actions=["iam:ListInstanceProfiles"], resources=["*"]
+            ),
         ],
     }
 
@@ -288,11 +294,16 @@ class KarpenterAws(Component):
                 opts=child,
             )
             aws.cloudwatch.EventTarget(
-                f"{name}-{event}", rule=rule.name, arn=self.queue.arn, target_id="KarpenterInterruptionQueueTarget",
+                f"{name}-{event}",
+                rule=rule.name,
+                arn=self.queue.arn,
+                target_id="KarpenterInterruptionQueueTarget",
                 opts=child,
             )
             rules.append(rule.arn)
-        aws.sqs.QueuePolicy(f"{name}-interruption", queue_url=self.queue.url, policy=queue_policy(self.queue.arn, rules), opts=child)
+        aws.sqs.QueuePolicy(
+            f"{name}-interruption", queue_url=self.queue.url, policy=queue_policy(self.queue.arn, rules), opts=child
+        )
         self.role = WorkloadRole(
             name,
             WorkloadRoleArgs(
@@ -308,9 +319,7 @@ class KarpenterAws(Component):
         for policy, statements in controller_policies(
             args.cluster_name, args.region, args.account_id, args.partition, args.node_role_arn, self.queue.arn
         ).items():
-            aws.iam.RolePolicy(
-                f"{name}-{policy}", role=self.role.role.id, policy=policy_json(statements), opts=child
-            )
+            aws.iam.RolePolicy(f"{name}-{policy}", role=self.role.role.id, policy=policy_json(statements), opts=child)
         # Managed node groups add their role's access entry themselves; nodes Karpenter launches need one declared.
         # https://docs.aws.amazon.com/eks/latest/userguide/creating-access-entries.html (type EC2_LINUX)
         self.access_entry = aws.eks.AccessEntry(

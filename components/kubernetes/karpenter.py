@@ -175,7 +175,10 @@ def node_pool_spec(pool: KarpenterPool) -> dict[str, Any]:
         "disruption": {
             "consolidationPolicy": "WhenEmpty",
             "consolidateAfter": f"{pool.consolidate_after_minutes}m",
-            "budgets": [{"nodes": "0", "reasons": ["Drifted", "Underutilized"]}, {"nodes": "10%", "reasons": ["Empty"]}],
+            "budgets": [
+                {"nodes": "0", "reasons": ["Drifted", "Underutilized"]},
+                {"nodes": "10%", "reasons": ["Empty"]},
+            ],
         },
     }
 

@@ -17,7 +17,6 @@ from .acceptance import IMAGE as ACCEPTANCE_IMAGE
 from .acceptance import NAMESPACE as ACCEPTANCE_NAMESPACE
 from .acceptance import GpuAcceptance, GpuAcceptanceArgs
 from .autoscaler import AutoscalerArgs, ClusterAutoscaler
-from .karpenter import Karpenter, KarpenterArgs
 from .charts import chart_release
 from .fabric import FabricArgs, FabricTarget, FabricValidation
 from .inference_gateway import (
@@ -27,6 +26,7 @@ from .inference_gateway import (
     ServingGatewayArgs,
     install_gateway_api,
 )
+from .karpenter import Karpenter, KarpenterArgs
 from .mirror import mirror_transformation
 from .monitoring import DCGM_COUNTERS, GpuMonitoring, MonitoringArgs, SnsTarget
 from .nodes import (
