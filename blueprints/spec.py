@@ -868,6 +868,15 @@ class ClusterSpec(SpecModel):
                     f"kubernetes.monitoring.alerts.receivers.{name}.sns.subscribeBudgetContacts: budget.contacts is "
                     "empty, so nobody would be subscribed; list addresses in budget.contacts, or use sns: true"
                 )
+        if "mlps" in self.compliance.frameworks and self.logging.retention_days < 180:
+            raise ValueError("MLPS 2.0 level 3 keeps audit logs at least 180 days; set logging.retentionDays >= 180")
+        for problem in serving_problems(self)[:1]:
+            raise ValueError(problem)
+        return self
+
+    @model_validator(mode="after")
+    def _karpenter(self) -> "ClusterSpec":
+        """Karpenter (autoscaling.engine) is EKS's; its reserved pools select reservations by id."""
         if self.autoscaling.engine == "karpenter" and self.cloud != "aws":
             raise ValueError(
                 f"autoscaling.engine: karpenter runs on EKS only; on {self.cloud} use cluster-autoscaler "
@@ -886,10 +895,6 @@ class ClusterSpec(SpecModel):
             raise ValueError(
                 "autoscaling.engine: karpenter needs autoscaling.enabled: true (it is the only way its GPU nodes start)"
             )
-        if "mlps" in self.compliance.frameworks and self.logging.retention_days < 180:
-            raise ValueError("MLPS 2.0 level 3 keeps audit logs at least 180 days; set logging.retentionDays >= 180")
-        for problem in serving_problems(self)[:1]:
-            raise ValueError(problem)
         return self
 
     @property

@@ -405,30 +405,28 @@ def _gpu_agents(pools: Sequence[Pool], pods: Sequence[Pod], runtime: Mapping[str
     return findings
 
 
+def _karpenter_pools(pools: Sequence[Pool], karpenter: bool) -> list[Finding]:
+    """Karpenter reads a NodePool's labels, taints and instance types itself (no node-template tags): its GPU pools
+    scale from zero wherever its controller is installed."""
+    return [
+        Finding(
+            "scale-from-zero",
+            BLOCKING,
+            pool.name,
+            f"NodePool {pool.name} has no Karpenter controller to launch its nodes: pending GPU pods never get a node",
+            "set autoscaling.engine: karpenter with autoscaling.enabled: true",
+        )
+        for pool in pools
+        if pool.karpenter and pool.gpu and not karpenter
+    ]
+
+
 def _scale_from_zero(
-    pools: Sequence[Pool],
-    autoscaler: bool,
-    ack_config: Optional[Mapping[str, Any]],
-    efa_groups: set[str],
-    ack: bool,
-    karpenter: bool = False,
+    pools: Sequence[Pool], autoscaler: bool, ack_config: Optional[Mapping[str, Any]], efa_groups: set[str], ack: bool
 ) -> list[Finding]:
     findings = []
     for pool in (p for p in pools if p.gpu and p.min_nodes == 0):
         where = pool.name
-        if pool.karpenter:  # Karpenter reads a NodePool's labels, taints and instance types itself: no template tags
-            if not karpenter:
-                findings.append(
-                    Finding(
-                        "scale-from-zero",
-                        BLOCKING,
-                        where,
-                        f"NodePool {where} has no Karpenter controller to launch its nodes: pending GPU pods never "
-                        "get a node",
-                        "set autoscaling.engine: karpenter with autoscaling.enabled: true",
-                    )
-                )
-            continue
         if ack:  # ACK scales node pools itself: the pool's auto scaling plus the cluster's configuration
             if not pool.autoscaled:
                 findings.append(
@@ -670,7 +668,8 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
     findings += _gpu_agents(pools, pods, runtime)
     ack = any(r.type == ACK_CLUSTER for r in regs)
     karpenter = any(r.type == HELM_RELEASE and r.inputs.get("name") == "karpenter" for r in regs)
-    findings += _scale_from_zero(pools, autoscaler, ack_config, efa_groups, ack, karpenter)
+    findings += _scale_from_zero([p for p in pools if not p.karpenter], autoscaler, ack_config, efa_groups, ack)
+    findings += _karpenter_pools(pools, karpenter)
     findings += _claims(regs)
     findings += _identities(regs)
     findings += _api_reach(regs)

@@ -39,6 +39,190 @@ INTERRUPTION_EVENTS: Mapping[str, tuple[str, str]] = {
 }
 
 
+@dataclass(frozen=True)
+class _Scope:
+    """What the grants are scoped to: this cluster's tags, its region and account."""
+
+    cluster: str
+    region: str
+    account_id: pulumi.Input[str]
+    partition: pulumi.Input[str]
+
+    def arn(self, service: str, resource: str, account: pulumi.Input[str] = "*") -> pulumi.Output[str]:
+        return pulumi.Output.concat("arn:", self.partition, f":{service}:{self.region}:", account, ":", resource)
+
+    def tagged(self) -> list[pulumi.Output[str]]:
+        kinds = ("fleet", "instance", "volume", "network-interface", "launch-template", "spot-instances-request")
+        return [self.arn("ec2", f"{kind}/*") for kind in kinds]
+
+    @property
+    def owned(self) -> dict[str, str]:
+        return {f"aws:ResourceTag/kubernetes.io/cluster/{self.cluster}": "owned"}
+
+    @property
+    def request_owned(self) -> dict[str, str]:
+        return {
+            f"aws:RequestTag/kubernetes.io/cluster/{self.cluster}": "owned",
+            "aws:RequestTag/eks:eks-cluster-name": self.cluster,
+        }
+
+    nodepool = {"StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"}}
+    request_nodepool = {"StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"}}
+
+    @property
+    def region_tag(self) -> dict[str, str]:
+        return {"aws:ResourceTag/topology.kubernetes.io/region": self.region}
+
+    @property
+    def request_region(self) -> dict[str, str]:
+        return {"aws:RequestTag/topology.kubernetes.io/region": self.region}
+
+    @property
+    def profile(self) -> pulumi.Output[str]:
+        return pulumi.Output.concat("arn:", self.partition, ":iam::", self.account_id, ":instance-profile/*")
+
+
+def _node_lifecycle(c: _Scope) -> list[Statement]:
+    """KarpenterControllerNodeLifecyclePolicy: launch, tag and terminate only what carries this cluster's tags."""
+    return [
+        Statement(
+            sid="AllowScopedEC2InstanceAccessActions",
+            actions=["ec2:RunInstances", "ec2:CreateFleet"],
+            resources=[
+                pulumi.Output.concat("arn:", c.partition, f":ec2:{c.region}::image/*"),
+                pulumi.Output.concat("arn:", c.partition, f":ec2:{c.region}::snapshot/*"),
+                c.arn("ec2", "security-group/*"),
+                c.arn("ec2", "subnet/*"),
+                c.arn("ec2", "capacity-reservation/*"),
+                c.arn("ec2", "placement-group/*"),
+            ],
+        ),
+        Statement(
+            sid="AllowScopedEC2LaunchTemplateAccessActions",
+            actions=["ec2:RunInstances", "ec2:CreateFleet"],
+            resources=[c.arn("ec2", "launch-template/*")],
+            conditions={"StringEquals": c.owned, **c.nodepool},
+        ),
+        Statement(
+            sid="AllowScopedEC2InstanceActionsWithTags",
+            actions=["ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate"],
+            resources=c.tagged(),
+            conditions={"StringEquals": c.request_owned, **c.request_nodepool},
+        ),
+        Statement(
+            sid="AllowScopedResourceCreationTagging",
+            actions=["ec2:CreateTags"],
+            resources=c.tagged(),
+            conditions={
+                "StringEquals": {
+                    **c.request_owned,
+                    "ec2:CreateAction": ["RunInstances", "CreateFleet", "CreateLaunchTemplate"],
+                },
+                **c.request_nodepool,
+            },
+        ),
+        Statement(
+            sid="AllowScopedResourceTagging",
+            actions=["ec2:CreateTags"],
+            resources=[c.arn("ec2", "instance/*")],
+            conditions={
+                "StringEquals": c.owned,
+                **c.nodepool,
+                "StringEqualsIfExists": {"aws:RequestTag/eks:eks-cluster-name": c.cluster},
+                "ForAllValues:StringEquals": {
+                    "aws:TagKeys": ["eks:eks-cluster-name", "karpenter.sh/nodeclaim", "Name"]
+                },
+            },
+        ),
+        Statement(
+            sid="AllowScopedDeletion",
+            actions=["ec2:TerminateInstances", "ec2:DeleteLaunchTemplate"],
+            resources=[c.arn("ec2", "instance/*"), c.arn("ec2", "launch-template/*")],
+            conditions={"StringEquals": c.owned, **c.nodepool},
+        ),
+    ]
+
+
+def _iam_integration(c: _Scope, node_role_arn: pulumi.Input[str]) -> list[Statement]:
+    """KarpenterControllerIAMIntegrationPolicy: pass only the node role; manage only its tagged instance profiles."""
+    return [
+        Statement(
+            sid="AllowPassingInstanceRole",
+            actions=["iam:PassRole"],
+            resources=[node_role_arn],
+            conditions={"StringEquals": {"iam:PassedToService": ["ec2.amazonaws.com", "ec2.amazonaws.com.cn"]}},
+        ),
+        Statement(
+            sid="AllowScopedInstanceProfileCreationActions",
+            actions=["iam:CreateInstanceProfile"],
+            resources=[c.profile],
+            conditions={
+                "StringEquals": {**c.request_owned, **c.request_region},
+                "StringLike": {"aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*"},
+            },
+        ),
+        Statement(
+            sid="AllowScopedInstanceProfileTagActions",
+            actions=["iam:TagInstanceProfile"],
+            resources=[c.profile],
+            conditions={
+                "StringEquals": {**c.owned, **c.region_tag, **c.request_owned, **c.request_region},
+                "StringLike": {
+                    "aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*",
+                    "aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*",
+                },
+            },
+        ),
+        Statement(
+            sid="AllowScopedInstanceProfileActions",
+            actions=[
+                "iam:AddRoleToInstanceProfile",
+                "iam:RemoveRoleFromInstanceProfile",
+                "iam:DeleteInstanceProfile",
+            ],
+            resources=[c.profile],
+            conditions={
+                "StringEquals": {**c.owned, **c.region_tag},
+                "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*"},
+            },
+        ),
+        Statement(sid="AllowInstanceProfileReadActions", actions=["iam:GetInstanceProfile"], resources=[c.profile]),
+    ]
+
+
+def _resource_discovery(c: _Scope) -> list[Statement]:
+    """KarpenterControllerResourceDiscoveryPolicy: reads (Describe* take no resource), in this region."""
+    return [
+        Statement(
+            sid="AllowRegionalReadActions",
+            actions=[
+                "ec2:DescribeCapacityReservations",
+                "ec2:DescribeImages",
+                "ec2:DescribeInstances",
+                "ec2:DescribeInstanceStatus",
+                "ec2:DescribeInstanceTypeOfferings",
+                "ec2:DescribeInstanceTypes",
+                "ec2:DescribeLaunchTemplates",
+                "ec2:DescribePlacementGroups",
+                "ec2:DescribeSecurityGroups",
+                "ec2:DescribeSpotPriceHistory",
+                "ec2:DescribeSubnets",
+            ],
+            resources=["*"],
+            conditions={"StringEquals": {"aws:RequestedRegion": c.region}},
+        ),
+        Statement(
+            sid="AllowSSMReadActions",
+            actions=["ssm:GetParameter"],
+            # AWS's public parameters: the template writes no account (`::`); `*` matches the same parameters
+            # (only AWS publishes under /aws/service/) in the ARN form IAM's reference gives for ssm:GetParameter.
+            resources=[c.arn("ssm", "parameter/aws/service/*")],
+        ),
+        Statement(sid="AllowPricingReadActions", actions=["pricing:GetProducts"], resources=["*"]),
+        Statement(sid="AllowUnscopedInstanceProfileListAction", actions=["iam:ListInstanceProfiles"], resources=["*"]),
+    ]
+
+
 def controller_policies(
     cluster: str,
     region: str,
@@ -48,130 +232,15 @@ def controller_policies(
     queue_arn: pulumi.Input[str],
 ) -> dict[str, list[Statement]]:
     """The controller's grants, by AWS's policy name, scoped to this cluster's tags, region and account."""
-
-    def arn(service: str, resource: str, account: pulumi.Input[str] = "*") -> pulumi.Output[str]:
-        return pulumi.Output.concat("arn:", partition, f":{service}:{region}:", account, ":", resource)
-
-    owned = {f"aws:ResourceTag/kubernetes.io/cluster/{cluster}": "owned"}
-    request_owned = {
-        f"aws:RequestTag/kubernetes.io/cluster/{cluster}": "owned",
-        "aws:RequestTag/eks:eks-cluster-name": cluster,
-    }
-    nodepool = {"StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"}}
-    request_nodepool = {"StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"}}
-    tagged = [
-        arn("ec2", f"{kind}/*")
-        for kind in ("fleet", "instance", "volume", "network-interface", "launch-template", "spot-instances-request")
-    ]
-    profile = pulumi.Output.concat("arn:", partition, ":iam::", account_id, ":instance-profile/*")
-    region_tag = {"aws:ResourceTag/topology.kubernetes.io/region": region}
-    request_region = {"aws:RequestTag/topology.kubernetes.io/region": region}
+    c = _Scope(cluster, region, account_id, partition)
     return {
-        "node-lifecycle": [
-            Statement(
-                sid="AllowScopedEC2InstanceAccessActions",
-                actions=["ec2:RunInstances", "ec2:CreateFleet"],
-                resources=[
-                    pulumi.Output.concat("arn:", partition, f":ec2:{region}::image/*"),
-                    pulumi.Output.concat("arn:", partition, f":ec2:{region}::snapshot/*"),
-                    arn("ec2", "security-group/*"),
-                    arn("ec2", "subnet/*"),
-                    arn("ec2", "capacity-reservation/*"),
-                    arn("ec2", "placement-group/*"),
-                ],
-            ),
-            Statement(
-                sid="AllowScopedEC2LaunchTemplateAccessActions",
-                actions=["ec2:RunInstances", "ec2:CreateFleet"],
-                resources=[arn("ec2", "launch-template/*")],
-                conditions={"StringEquals": owned, **nodepool},
-            ),
-            Statement(
-                sid="AllowScopedEC2InstanceActionsWithTags",
-                actions=["ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate"],
-                resources=tagged,
-                conditions={"StringEquals": request_owned, **request_nodepool},
-            ),
-            Statement(
-                sid="AllowScopedResourceCreationTagging",
-                actions=["ec2:CreateTags"],
-                resources=tagged,
-                conditions={
-                    "StringEquals": {
-                        **request_owned,
-                        "ec2:CreateAction": ["RunInstances", "CreateFleet", "CreateLaunchTemplate"],
-                    },
-                    **request_nodepool,
-                },
-            ),
-            Statement(
-                sid="AllowScopedResourceTagging",
-                actions=["ec2:CreateTags"],
-                resources=[arn("ec2", "instance/*")],
-                conditions={
-                    "StringEquals": owned,
-                    **nodepool,
-                    "StringEqualsIfExists": {"aws:RequestTag/eks:eks-cluster-name": cluster},
-                    "ForAllValues:StringEquals": {
-                        "aws:TagKeys": ["eks:eks-cluster-name", "karpenter.sh/nodeclaim", "Name"]
-                    },
-                },
-            ),
-            Statement(
-                sid="AllowScopedDeletion",
-                actions=["ec2:TerminateInstances", "ec2:DeleteLaunchTemplate"],
-                resources=[arn("ec2", "instance/*"), arn("ec2", "launch-template/*")],
-                conditions={"StringEquals": owned, **nodepool},
-            ),
-        ],
-        "iam-integration": [
-            Statement(
-                sid="AllowPassingInstanceRole",
-                actions=["iam:PassRole"],
-                resources=[node_role_arn],
-                conditions={"StringEquals": {"iam:PassedToService": ["ec2.amazonaws.com", "ec2.amazonaws.com.cn"]}},
-            ),
-            Statement(
-                sid="AllowScopedInstanceProfileCreationActions",
-                actions=["iam:CreateInstanceProfile"],
-                resources=[profile],
-                conditions={
-                    "StringEquals": {**request_owned, **request_region},
-                    "StringLike": {"aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*"},
-                },
-            ),
-            Statement(
-                sid="AllowScopedInstanceProfileTagActions",
-                actions=["iam:TagInstanceProfile"],
-                resources=[profile],
-                conditions={
-                    "StringEquals": {**owned, **region_tag, **request_owned, **request_region},
-                    "StringLike": {
-                        "aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*",
-                        "aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*",
-                    },
-                },
-            ),
-            Statement(
-                sid="AllowScopedInstanceProfileActions",
-                actions=[
-                    "iam:AddRoleToInstanceProfile",
-                    "iam:RemoveRoleFromInstanceProfile",
-                    "iam:DeleteInstanceProfile",
-                ],
-                resources=[profile],
-                conditions={
-                    "StringEquals": {**owned, **region_tag},
-                    "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*"},
-                },
-            ),
-            Statement(sid="AllowInstanceProfileReadActions", actions=["iam:GetInstanceProfile"], resources=[profile]),
-        ],
+        "node-lifecycle": _node_lifecycle(c),
+        "iam-integration": _iam_integration(c, node_role_arn),
         "eks-integration": [
             Statement(
                 sid="AllowAPIServerEndpointDiscovery",
                 actions=["eks:DescribeCluster"],
-                resources=[arn("eks", f"cluster/{cluster}", account_id)],
+                resources=[c.arn("eks", f"cluster/{c.cluster}", account_id)],
             ),
         ],
         "interruption": [
@@ -181,37 +250,7 @@ def controller_policies(
                 resources=[queue_arn],
             ),
         ],
-        "resource-discovery": [
-            Statement(
-                sid="AllowRegionalReadActions",
-                actions=[
-                    "ec2:DescribeCapacityReservations",
-                    "ec2:DescribeImages",
-                    "ec2:DescribeInstances",
-                    "ec2:DescribeInstanceStatus",
-                    "ec2:DescribeInstanceTypeOfferings",
-                    "ec2:DescribeInstanceTypes",
-                    "ec2:DescribeLaunchTemplates",
-                    "ec2:DescribePlacementGroups",
-                    "ec2:DescribeSecurityGroups",
-                    "ec2:DescribeSpotPriceHistory",
-                    "ec2:DescribeSubnets",
-                ],
-                resources=["*"],
-                conditions={"StringEquals": {"aws:RequestedRegion": region}},
-            ),
-            Statement(
-                sid="AllowSSMReadActions",
-                actions=["ssm:GetParameter"],
-                # AWS's public parameters: the template writes no account (`::`); `*` matches the same parameters
-                # (only AWS publishes under /aws/service/) in the ARN form IAM's reference gives for ssm:GetParameter.
-                resources=[arn("ssm", "parameter/aws/service/*")],
-            ),
-            Statement(sid="AllowPricingReadActions", actions=["pricing:GetProducts"], resources=["*"]),
-            Statement(
-                sid="AllowUnscopedInstanceProfileListAction", actions=["iam:ListInstanceProfiles"], resources=["*"]
-            ),
-        ],
+        "resource-discovery": _resource_discovery(c),
     }
 
 
@@ -276,34 +315,7 @@ class KarpenterAws(Component):
         args = as_args(KarpenterAwsArgs, args)
         child = pulumi.ResourceOptions(parent=self)
         tags = dict(args.tags)
-        # Named after the cluster, as the template names it (QueueName: ClusterName), so the chart's settings know it.
-        self.queue = aws.sqs.Queue(
-            f"{name}-interruption",
-            name=f"{args.cluster_name}-karpenter",
-            message_retention_seconds=QUEUE_RETENTION_SECONDS,
-            sqs_managed_sse_enabled=True,
-            tags=tags,
-            opts=child,
-        )
-        rules = []
-        for event, (source, detail_type) in INTERRUPTION_EVENTS.items():
-            rule = aws.cloudwatch.EventRule(
-                f"{name}-{event}",
-                event_pattern=pulumi.Output.json_dumps({"source": [source], "detail-type": [detail_type]}),
-                tags=tags,
-                opts=child,
-            )
-            aws.cloudwatch.EventTarget(
-                f"{name}-{event}",
-                rule=rule.name,
-                arn=self.queue.arn,
-                target_id="KarpenterInterruptionQueueTarget",
-                opts=child,
-            )
-            rules.append(rule.arn)
-        aws.sqs.QueuePolicy(
-            f"{name}-interruption", queue_url=self.queue.url, policy=queue_policy(self.queue.arn, rules), opts=child
-        )
+        self._interruption_queue(name, args, tags, child)
         self.role = WorkloadRole(
             name,
             WorkloadRoleArgs(
@@ -333,3 +345,36 @@ class KarpenterAws(Component):
         self.role_arn = self.role.arn
         self.queue_name = self.queue.name
         self.register_outputs({"role_arn": self.role_arn, "queue_name": self.queue_name})
+
+    def _interruption_queue(
+        self, name: str, args: KarpenterAwsArgs, tags: dict[str, str], child: pulumi.ResourceOptions
+    ) -> None:
+        """The queue (named after the cluster, as the template names it: QueueName ClusterName), its policy and the
+        EventBridge rules that feed it."""
+        self.queue = aws.sqs.Queue(
+            f"{name}-interruption",
+            name=f"{args.cluster_name}-karpenter",
+            message_retention_seconds=QUEUE_RETENTION_SECONDS,
+            sqs_managed_sse_enabled=True,
+            tags=tags,
+            opts=child,
+        )
+        rules = []
+        for event, (source, detail_type) in INTERRUPTION_EVENTS.items():
+            rule = aws.cloudwatch.EventRule(
+                f"{name}-{event}",
+                event_pattern=pulumi.Output.json_dumps({"source": [source], "detail-type": [detail_type]}),
+                tags=tags,
+                opts=child,
+            )
+            aws.cloudwatch.EventTarget(
+                f"{name}-{event}",
+                rule=rule.name,
+                arn=self.queue.arn,
+                target_id="KarpenterInterruptionQueueTarget",
+                opts=child,
+            )
+            rules.append(rule.arn)
+        aws.sqs.QueuePolicy(
+            f"{name}-interruption", queue_url=self.queue.url, policy=queue_policy(self.queue.arn, rules), opts=child
+        )
