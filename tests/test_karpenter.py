@@ -130,6 +130,14 @@ def test_gpu_pools_only_consolidate_when_empty_and_never_expire_or_drift_under_a
         assert "terminationGracePeriod" not in pool["template"]["spec"]  # it would override do-not-disrupt
 
 
+def test_local_nvme_is_striped_where_the_managed_group_stripes_it(both):
+    plan = both["karpenter"]
+    for group in plan.resolved.node_groups:
+        raid0 = plan.resolved.spec.storage.local_nvme_scratch and group.shape.local_nvme_gb > 0
+        assert _classes(plan)[group.name].get("instanceStorePolicy") == ("RAID0" if raid0 else None)
+    assert any(g.shape.local_nvme_gb for g in plan.resolved.node_groups)
+
+
 def test_root_volumes_are_encrypted_with_the_stack_key_and_imds_v2_only(both):
     for spec in _classes(both["karpenter"]).values():
         (device,) = spec["blockDeviceMappings"]

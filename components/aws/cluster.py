@@ -547,6 +547,7 @@ class GpuCluster(GpuClusterBase):
                     placement_group_name=self._placement_group(g),
                     ami_alias=alias,
                     consolidate_after_minutes=args.autoscaling.unneeded_minutes,
+                    local_nvme_raid0=g.local_nvme_raid0,
                 )
                 for g in args.gpu_groups
             ],

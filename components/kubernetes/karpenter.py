@@ -81,6 +81,8 @@ class KarpenterPool(Args):
     """EC2NodeClass amiSelectorTerms alias (family@version); AL2023 picks its NVIDIA variant for GPU types."""
     consolidate_after_minutes: Optional[int] = 10
     """Minutes a GPU node must be empty before Karpenter removes it."""
+    local_nvme_raid0: Optional[bool] = False
+    """Stripe instance-store NVMe for kubelet and containerd (EC2NodeClass instanceStorePolicy RAID0); off by default."""
 
 
 @dataclass(frozen=True)
@@ -142,6 +144,8 @@ def node_class_spec(pool: KarpenterPool, role: Any, tags: Mapping[str, str]) -> 
         "metadataOptions": {"httpEndpoint": "enabled", "httpTokens": "required", "httpPutResponseHopLimit": 1},
         "tags": dict(tags),
     }
+    if pool.local_nvme_raid0:
+        spec["instanceStorePolicy"] = "RAID0"
     if pool.placement_group_name is not None:
         spec["placementGroupSelector"] = {"name": pool.placement_group_name}
     if CAPACITY_TYPES[pool.capacity] == "reserved":
