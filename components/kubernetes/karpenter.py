@@ -82,7 +82,7 @@ class KarpenterPool(Args):
     consolidate_after_minutes: Optional[int] = 10
     """Minutes a GPU node must be empty before Karpenter removes it."""
     local_nvme_raid0: Optional[bool] = False
-    """Stripe instance-store NVMe for kubelet and containerd (EC2NodeClass instanceStorePolicy RAID0); off by default."""
+    """Stripe instance-store NVMe for kubelet and containerd (instanceStorePolicy RAID0); off by default."""
 
 
 @dataclass(frozen=True)
