@@ -290,3 +290,18 @@ def test_bad_input_is_one_line_exit_2(tmp_path, capsys, base, change, fragments)
     assert code == 2 and len(err) == 1 and err[0].startswith("error: ") and "Traceback" not in err[0]
     for fragment in fragments:
         assert fragment in err[0]
+
+
+def test_the_plan_notes_what_a_node_pool_does_not_hold():
+    from blueprints.resolver import resolve
+    from blueprints.stackconfig import parse_cluster
+    from conftest import shipped_cluster
+
+    def notes(engine: str, min_nodes: int) -> list[str]:
+        cluster = shipped_cluster("research-a100")
+        cluster["autoscaling"] = {"engine": engine}
+        cluster["nodeGroups"] = {"gpu": {"gpuModel": "A100-80GB", "gpusPerNode": 8, "minNodes": min_nodes}}
+        return [n for g in resolve(parse_cluster(cluster, "test")).node_groups for n in g.notes]
+
+    assert any("minNodes" in n and "Karpenter" in n for n in notes("karpenter", 1))
+    assert not any("Karpenter" in n for n in notes("karpenter", 0) + notes("cluster-autoscaler", 1))
