@@ -80,6 +80,8 @@ bench: install
 	$(PY) benchmarks/policy_rate.py
 	$(PY) benchmarks/size_time.py
 	$(PY) benchmarks/versus_checkov.py
+	$(PY) benchmarks/models_scaling.py
+	$(PY) benchmarks/plan_profile.py
 
 clean:
 	rm -rf $(VENV) node_modules .pytest_cache tools

@@ -1,6 +1,6 @@
 """CPU and wall time of the offline plan with its packs, beside Checkov on the same resources.
 
-    python benchmarks/versus_checkov.py [runs] [--stack enterprise-h100] [--checkov-venv DIR]
+    python benchmarks/versus_checkov.py [runs] [--stack enterprise-h100] [--checkov-venv DIR] [--baseline DIR]
 
 What is timed (each a fresh process; CPU = user + system of the process and its children; medians):
 
@@ -11,7 +11,9 @@ What is timed (each a fresh process; CPU = user + system of the process and its 
   collector on (how the plan ran before issue #19);
 - checkov: Checkov on the same stack's resources: the AWS resources written as a Terraform plan JSON
   (`planned_values`, types mapped from Pulumi tokens, inputs in snake_case) and the Kubernetes objects as
-  manifests, `checkov -f plan.json -f manifests.yaml --framework terraform_plan kubernetes`.
+  manifests, `checkov -f plan.json -f manifests.yaml --framework terraform_plan kubernetes`;
+- with --baseline DIR: plan+packs of another checkout of the project (e.g. `git worktree add /tmp/base <commit>`),
+  run with this interpreter in the same interleaved rounds, for a before/after from one run.
 
 Checkov is never a project dependency: the script creates its own virtualenv (default
 /tmp/checkov-venv) and pip-installs checkov there the first time. Prints figures; asserts nothing.
@@ -109,13 +111,13 @@ def checkov_binary(venv: Path) -> Path:
     return binary
 
 
-def timed(command: list[str], env: dict | None = None) -> tuple[float, float]:
+def timed(command: list[str], env: dict | None = None, cwd: Path = ROOT) -> tuple[float, float]:
     """(CPU seconds of the process tree, wall seconds) of one run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(
         command,
-        cwd=ROOT,
+        cwd=cwd,
         env={**os.environ, **(env or {})},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -131,6 +133,7 @@ def main() -> None:
     parser.add_argument("runs", nargs="?", type=int, default=5)
     parser.add_argument("--stack", default="enterprise-h100")
     parser.add_argument("--checkov-venv", type=Path, default=Path(tempfile.gettempdir()) / "checkov-venv")
+    parser.add_argument("--baseline", type=Path, help="another checkout: its plan+packs timed in the same rounds")
     args = parser.parse_args()
 
     checkov = checkov_binary(args.checkov_venv)
@@ -139,6 +142,7 @@ def main() -> None:
     plan = [sys.executable, "-m", "blueprints", "plan", "--stack", args.stack, "--format", "json"]
     variants = {
         "plan+packs": (plan, None),
+        **({"plan+packs, baseline": (plan, None)} if args.baseline else {}),
         "plan, no packs": (plan + ["--policy-pack", "none"], None),
         "plan+packs, pack processes": (plan, {"BLUEPRINTS_PACK_PROCESSES": "1", "BLUEPRINTS_GC": "1"}),
         "checkov": (
@@ -161,15 +165,17 @@ def main() -> None:
         ),
     }
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
+    load = os.getloadavg()
     for _ in range(args.runs):  # interleaved, so machine load falls on every variant alike
         for name, (command, env) in variants.items():
-            samples[name].append(timed(command, env))
+            samples[name].append(timed(command, env, args.baseline if name.endswith("baseline") else ROOT))
     cpu = {name: statistics.median(c for c, _ in runs) for name, runs in samples.items()}
     wall = {name: statistics.median(w for _, w in runs) for name, runs in samples.items()}
     print(
         f"stack {args.stack}: {count} resources given to Checkov; medians of {args.runs} runs; "
         f"checkov {CHECKOV_VERSION}"
     )
+    print(f"load average (1 min) before the runs: {load[0]:.1f}; after: {os.getloadavg()[0]:.1f}")
     print(f"{'what':<30} {'CPU s':>7} {'wall s':>7} {'CPU / checkov':>14}")
     for name in variants:
         print(f"{name:<30} {cpu[name]:>7.2f} {wall[name]:>7.2f} {cpu[name] / cpu['checkov']:>14.2f}")

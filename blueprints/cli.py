@@ -27,7 +27,7 @@ EXIT_MEANINGS = {
     "written",
 }
 # every other command: 0, 2, 3 (it has no verdict)
-CODES_OF = {"plan": (0, 1, 2, 3), "diff": (0, 1, 2, 3), "pin-images": (0, 1, 2, 3, 4)}
+CODES_OF = {"plan": (0, 1, 2, 3), "diff": (0, 1, 2, 3), "pin-images": (0, 1, 2, 3, 4), "conformance": (0, 1, 2, 3)}
 
 
 def exit_codes(command: Optional[str] = None) -> str:
@@ -161,6 +161,7 @@ def _parser() -> argparse.ArgumentParser:
     _size_parser(commands)
     _schema_parser(commands)
     _pin_images_parser(commands)
+    _conformance_parser(commands)
     return parser
 
 
@@ -244,6 +245,15 @@ def _schema_parser(commands) -> None:
     schema.add_argument("--output", type=Path, help="write here instead of standard output")
 
 
+def _conformance_parser(commands) -> None:
+    """`conformance`: the evidence kit (blueprints/evidence), its arguments kept beside it."""
+    from .evidence.command import EXAMPLES as CONFORMANCE_EXAMPLES
+    from .evidence.command import add_arguments
+
+    EXAMPLES.setdefault("conformance", CONFORMANCE_EXAMPLES)
+    add_arguments(_command(commands, "conformance", "run the AI Conformance demonstrations on a live cluster"))
+
+
 def _pin_images_parser(commands) -> None:
     """`pin-images`: record (or with --check compare) the digests of the images the components name."""
     pin = _command(commands, "pin-images", "record the registry digest of each image the components name (release)")
@@ -297,15 +307,7 @@ def _size_parser(commands) -> None:
     vision.add_argument("--flops-per-sample", help="forward-pass FLOPs per sample, e.g. 8.2G (training = 3x)")
     vision.add_argument("--samples", help="samples per epoch, e.g. 1.28M")
     vision.add_argument("--epochs", type=float, help="passes over the samples")
-    serve = size.add_argument_group("serving (--mode inference with --rps or --concurrency)")
-    serve.add_argument("--rps", type=float, help="requests per second to serve")
-    serve.add_argument("--concurrency", type=int, help="users generating at once (instead of --rps)")
-    serve.add_argument("--input-tokens", type=int, help="prompt tokens per request (default 512)")
-    serve.add_argument("--output-tokens", type=int, help="generated tokens per request (default 256)")
-    serve.add_argument("--ttft-ms", type=float, help="time-to-first-token target, ms")
-    serve.add_argument("--tpot-ms", type=float, help="time-per-output-token target, ms")
-    serve.add_argument("--spare-replicas", type=int, help="replicas that may be lost while serving (availability)")
-    serve.add_argument("--mbu", type=float, help="memory-bandwidth utilization of a decode step (default 0.6, NIM)")
+    _size_serving_arguments(size)
     size.add_argument("--mfu", type=float, help="model FLOPs utilization, 0-1 (default 0.40, Llama 3 paper)")
     size.add_argument("--target-days", type=float, help="finish within this many days (sets the node count)")
     size.add_argument("--cloud", action="append", dest="clouds", help="aws or alicloud (repeatable; default both)")
@@ -318,11 +320,38 @@ def _size_parser(commands) -> None:
         type=Path,
         help="CSV of monthly GPU-hours per shape: forecast and recommend commitments (needs requirements-advisor.txt)",
     )
+    size.add_argument(
+        "--prices",
+        type=Path,
+        metavar="FILE",
+        help="the account's rates, the stack file's prices: form (--write-stack keeps them)",
+    )
     size.add_argument("--write-stack", metavar="NAME", help="write stacks/Pulumi.NAME.yaml for the cheapest candidate")
     size.add_argument("--budget-margin", type=float, default=0.2, help="budget = estimate x (1 + margin)")
     size.add_argument("--stacks-dir", type=Path, default=None, help="where --write-stack writes (default: stacks/)")
     size.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     size.add_argument("--output", type=Path, help="write here (atomically) instead of standard output")
+
+
+def _size_serving_arguments(size: argparse.ArgumentParser) -> None:
+    """`size`'s serving flags and the fleet you have (issue #37)."""
+    serve = size.add_argument_group("serving (--mode inference with --rps or --concurrency)")
+    serve.add_argument("--rps", type=float, help="requests per second to serve")
+    serve.add_argument("--concurrency", type=int, help="users generating at once (instead of --rps)")
+    serve.add_argument("--input-tokens", type=int, help="prompt tokens per request (default 512)")
+    serve.add_argument("--output-tokens", type=int, help="generated tokens per request (default 256)")
+    serve.add_argument(
+        "--max-context", type=int, help="tokens a sequence may hold (maxContext; default prompt + output tokens)"
+    )
+    serve.add_argument("--max-batch", type=int, help="sequences decoded together (maxBatch; default: all that fit)")
+    serve.add_argument("--ttft-ms", type=float, help="time-to-first-token target, ms")
+    serve.add_argument("--tpot-ms", type=float, help="time-per-output-token target, ms")
+    serve.add_argument("--spare-replicas", type=int, help="replicas that may be lost while serving (availability)")
+    serve.add_argument("--mbu", type=float, help="memory-bandwidth utilization of a decode step (default 0.6, NIM)")
+    fleet = size.add_argument_group("a fleet you have (instead of sizing one)")
+    fleet.add_argument("--gpus", type=int, help="GPUs you have: time and cost (or the rate served) on exactly them")
+    fleet.add_argument("--nodes", type=int, help="nodes you have of --shape")
+    fleet.add_argument("--shape", help="the instance type of your --nodes, e.g. p5.48xlarge")
 
 
 def _size(args: argparse.Namespace) -> int:
@@ -391,6 +420,9 @@ def _placement_kwargs(args: argparse.Namespace) -> dict:
         spot_overhead=args.spot_overhead,
         dataset_tb=args.dataset_tb,
         checkpoints_kept=args.checkpoints_kept,
+        fleet_gpus=args.gpus,
+        fleet_nodes=args.nodes,
+        fleet_shape=args.shape,
     )
 
 
@@ -403,6 +435,8 @@ def _serving_vision_kwargs(args: argparse.Namespace) -> dict:
         concurrency=args.concurrency,
         input_tokens=args.input_tokens,
         output_tokens=args.output_tokens,
+        max_context=args.max_context,
+        max_batch=args.max_batch,
         ttft_ms=args.ttft_ms,
         tpot_ms=args.tpot_ms,
         spare_replicas=args.spare_replicas,
@@ -421,12 +455,17 @@ def _size_advice(args: argparse.Namespace, workload) -> tuple:
     from .sizing.candidates import advise
     from .sizing.render import RENDERERS
 
+    prices = None
+    if args.prices is not None:
+        from .sizing.prices_file import load_prices_file
+
+        prices = load_prices_file(args.prices)
     if workload.serving:
         from .sizing.serving import SERVING_RENDERERS, advise_serving
 
-        advice = advise_serving(workload)
+        advice = advise_serving(workload, prices=prices)
         return advice, SERVING_RENDERERS[args.format](advice)
-    advice = advise(workload)
+    advice = advise(workload, prices=prices)
     if args.format == "text":  # the table fits COLUMNS (or the terminal); 160 columns in a pipe
         from .sizing.render import render_text
         from .terminal import width
@@ -440,7 +479,14 @@ def _size_write_stack(args: argparse.Namespace, advice) -> None:
     from .sizing.write_stack import write_stack
     from .stackconfig import STACKS_DIR
 
-    path = write_stack(advice, args.write_stack, args.stacks_dir or STACKS_DIR, margin=args.budget_margin)
+    prices = None
+    if args.prices is not None:
+        from .sizing.prices_file import load_prices_file
+
+        prices = load_prices_file(args.prices)
+    path = write_stack(
+        advice, args.write_stack, args.stacks_dir or STACKS_DIR, margin=args.budget_margin, prices=prices
+    )
     print(f"wrote {path}", file=sys.stderr)
 
 
@@ -493,6 +539,10 @@ def run(argv: Sequence[str], own_process: bool = False) -> int:
         return _size(args)
     if args.command == "pin-images":
         return _pin_images(args)
+    if args.command == "conformance":
+        from .evidence.command import run as conformance
+
+        return conformance(args)
     if args.command == "diff":
         from .offline.diff import check_exit_code, diff_plans, load_bundle
         from .offline.diff_render import render_diff_markdown, render_diff_text

@@ -39,7 +39,7 @@ from .errors import BlueprintError
 from .resolver import ResolvedNodeGroup, ResolvedPlan, resolve
 from .serving_spec import ENGINE_DTYPE, INTERNAL_LB, VLLM_IMAGE
 from .serving_spec import check_fit as check_serving_fit
-from .spec import AcceptanceSpec, ClusterSpec
+from .spec import AcceptanceSpec, ClusterSpec, NodeGroupSpec
 from .stackconfig import parse_cluster
 
 _RESOLVED: dict[str, ResolvedPlan] = {}
@@ -64,6 +64,11 @@ def group_taints(group: ResolvedNodeGroup, acceptance: AcceptanceSpec) -> list[d
     return taints
 
 
+def slices_per_gpu(group: NodeGroupSpec) -> int:
+    """Schedulable nvidia.com/gpu per physical GPU: MIG slices (single strategy) times sharing replicas."""
+    return mig_slices(group.mig_profile) * (group.sharing.replicas if group.sharing else 1)
+
+
 def gpu_group_args(plan: ResolvedPlan, group: ResolvedNodeGroup) -> GpuGroupArgs:
     g = group.spec
     return GpuGroupArgs(
@@ -81,7 +86,9 @@ def gpu_group_args(plan: ResolvedPlan, group: ResolvedNodeGroup) -> GpuGroupArgs
         labels=dict(g.labels),
         taints=group_taints(group, plan.spec.kubernetes.acceptance),
         mig_profile=g.mig_profile,
-        gpu_resources=group.shape.gpu.count * mig_slices(g.mig_profile),
+        gpu_resources=group.shape.gpu.count * slices_per_gpu(g),
+        sharing=g.sharing.strategy if g.sharing else None,
+        sharing_replicas=g.sharing.replicas if g.sharing else 1,
         rdma_interfaces=group.rdma_interfaces,
         placement_group=group.placement_group,
         zone=group.zone,
@@ -92,6 +99,8 @@ def gpu_group_args(plan: ResolvedPlan, group: ResolvedNodeGroup) -> GpuGroupArgs
         memory_gib=group.shape.memory_gib,
         acceptance=group.acceptance,
         fabric_min_busbw_gbps=group.fabric_min_busbw_gbps,
+        topology_name=group.topology.name if group.topology else None,
+        topology_levels=group.topology.kueue_levels if group.topology else (),
     )
 
 

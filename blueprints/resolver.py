@@ -15,6 +15,7 @@ from catalog.gpu_models import acceptance_expectation
 from catalog.kubernetes_versions import VersionSupport, support, supported_versions
 from catalog.prices import Quote, hourly_price, overridden_price, quote
 from catalog.system_shapes import load_system_shapes
+from catalog.topology import NetworkTopology, intended_topology, network_topology
 
 from . import clock
 from .conflicts import MAX_NODE_GROUPS, spec_conflicts
@@ -43,6 +44,8 @@ class ResolvedNodeGroup:
     fabric_min_busbw_gbps: Optional[float] = None
     price_as_of: Optional[str] = None  # date of the price used (None: a stack override or no price)
     price_option: str = "on-demand"  # purchase option the price is for (spot, capacity-block...)
+    # the Kueue Topology the group's flavor names (queueing.topology); None: quota-only admission
+    topology: Optional[NetworkTopology] = None
 
     @property
     def gpus_per_node(self) -> int:
@@ -407,6 +410,54 @@ def _check_mig(spec: ClusterSpec, name: str, group: NodeGroupSpec, shape: Shape)
         )
 
 
+# Kueue counts only Ready nodes for a topology-aware flavor (kueue v0.19.2 site/content/en/docs/concepts/
+# topology_aware_scheduling.md, "Capacity calculation"): the smallest RDMA gang, two nodes, must be there already.
+TOPOLOGY_MIN_NODES = 2
+
+
+def group_topology(
+    spec: ClusterSpec, name: str, group: NodeGroupSpec, shape: Shape, rdma_interfaces: int
+) -> tuple[Optional[NetworkTopology], list[str]]:
+    """The Kueue Topology of an RDMA group's flavor (kubernetes.queueing.topology), and a note where auto gives none."""
+    queueing = spec.kubernetes.queueing
+    if not (spec.kubernetes.enabled and queueing.enabled) or queueing.topology == "off" or not rdma_interfaces:
+        return None, []
+    labelled = network_topology(spec.cloud, shape.instance_type)
+    if queueing.topology == "rdma":
+        return labelled or intended_topology(spec.cloud), []
+    if labelled is None:
+        return None, []
+    if group.min_nodes < TOPOLOGY_MIN_NODES:
+        return None, [
+            f"{name}: no topology-aware queueing: Kueue places a gang by topology on Ready nodes only and minNodes "
+            f"is {group.min_nodes}; a group that keeps {TOPOLOGY_MIN_NODES} nodes up (on reserved capacity: capacity "
+            "reservation or capacity-block) gets its cloud's network Topology"
+        ]
+    return labelled, []
+
+
+# Clouds whose GPU nodes run the cloud's own NVIDIA device plugin (ACK: components/alicloud/cluster.py sets
+# device_plugin_preinstalled), which the GPU Operator's per-node-group configuration cannot reach.
+OWN_DEVICE_PLUGIN = ("alicloud",)
+
+
+def _check_sharing(spec: ClusterSpec, name: str, group: NodeGroupSpec) -> None:
+    """GPU sharing is the GPU Operator's device plugin configured per node group: it needs that plugin."""
+    if group.sharing is None:
+        return
+    where = f"cluster.nodeGroups.{name}.sharing"
+    if spec.cloud in OWN_DEVICE_PLUGIN:
+        raise BlueprintError(
+            where,
+            f"{spec.cloud} GPU nodes run the cloud's own device plugin, which this sharing does not configure; "
+            "remove sharing (ACK's shared-GPU scheduling is not declared by this blueprint yet)",
+        )
+    if not spec.kubernetes.enabled or spec.kubernetes.gpu_stack != "gpu-operator":
+        raise BlueprintError(
+            where, "sharing is configured through the GPU Operator: set kubernetes.gpuStack: gpu-operator"
+        )
+
+
 PRICE_MAX_AGE_DAYS = 180
 
 
@@ -561,6 +612,7 @@ def _resolve_group(
             raise BlueprintError(where, message)
         shape = _cheapest(candidates, spec)
     _check_mig(spec, name, group, shape)
+    _check_sharing(spec, name, group)
     rdma_interfaces = shape.rdma.interfaces if group_rdma(spec, group) else 0
     placement = group_placement(spec, group, rdma_interfaces)
     option = CAPACITY_OPTION[group.capacity]
@@ -570,7 +622,9 @@ def _resolve_group(
         if overridden_price(spec.prices, shape.instance_type, option) is not None
         else (_quote(shape, spec, option) or _quote(shape, spec))
     )
-    notes = tuple(f"{name}: {n}" for n in _notes(spec, group, shape, placement) + _karpenter_notes(spec, group, shape))
+    topology, topology_notes = group_topology(spec, name, group, shape, rdma_interfaces)
+    own = _notes(spec, group, shape, placement) + _karpenter_notes(spec, group, shape)
+    notes = tuple(f"{name}: {n}" for n in own) + tuple(topology_notes)
     check = spec.kubernetes.acceptance
     published = published_busbw_gbps(shape.instance_type)
     return ResolvedNodeGroup(
@@ -587,6 +641,7 @@ def _resolve_group(
         fabric_min_busbw_gbps=round(published * spec.kubernetes.fabric_validation.threshold, 1) if published else None,
         price_as_of=used.as_of if used else None,
         price_option=used.option if used else "on-demand",
+        topology=topology,
     )
 
 

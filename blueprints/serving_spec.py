@@ -22,8 +22,8 @@ from catalog.model_shapes import model_shapes
 
 from .errors import BlueprintError
 from .platform_namespaces import PLATFORM_NAMESPACES
-from .sizing.memory import breakdown, usable_bytes
-from .sizing.workload import Workload
+from .sizing.fit import ReplicaFit, replica_fit, weights_bytes
+from .sizing.workload import MAX_BATCH, SERVED_PRECISIONS, Workload
 
 # The vLLM OpenAI-compatible server image, pinned. Source: Docker Hub vllm/vllm-openai tag v0.12.0
 # (https://hub.docker.com/layers/vllm/vllm-openai/v0.12.0/images/
@@ -32,7 +32,7 @@ from .sizing.workload import Workload
 VLLM_IMAGE = "vllm/vllm-openai:v0.12.0"
 # Key prefixes in the stack's own bucket: no scheme (s3://, oss://), no leading '/', no '..' segment.
 PREFIX = re.compile(r"^(?!.*(^|/)\.\.?(/|$))[A-Za-z0-9][A-Za-z0-9._/-]{0,511}/$")
-Precision = Literal["bf16", "fp16", "fp8", "int8", "int4"]
+Precision = Literal[SERVED_PRECISIONS]  # type: ignore[valid-type]
 # The model server's load signals, as the autoscaler's query reads them (components/kubernetes/serving.py).
 Signal = Literal["requests-waiting", "kv-cache", "gpu-utilization"]
 # vLLM --dtype per precision; fp8 quantizes at load (--quantization fp8); int8/int4 need a quantized checkpoint
@@ -203,7 +203,7 @@ class ModelSpec(SpecModel):
         "weights must be a quantized AWQ/GPTQ checkpoint).",
     )
     max_context: int = Field(4096, ge=128, le=1_048_576, description="vLLM --max-model-len, tokens.")
-    max_batch: int = Field(16, ge=1, le=4096, description="vLLM --max-num-seqs: sequences decoded together.")
+    max_batch: int = Field(16, ge=1, le=MAX_BATCH, description="vLLM --max-num-seqs: sequences decoded together.")
     min_replicas: int = Field(0, ge=0, le=1000, description="Fewest replicas; 0 scales the model to zero.")
     max_replicas: int = Field(1, ge=1, le=1000, description="Most replicas the autoscaler may run.")
     signal: Signal = Field("requests-waiting", description="Load signal the replicas follow.")
@@ -359,24 +359,32 @@ def _group_problems(where: str, m: ModelSpec, group) -> list[str]:
     return problems
 
 
-def replica_need_gib(m: ModelSpec) -> tuple[float, float]:
-    """(weights, KV cache) in GiB one replica holds at its precision, context and batch (sizing/memory.py)."""
-    shape = model_shapes()[1][m.model]
-    w = Workload(
+def model_workload(model: str, precision: str) -> Workload:
+    """The catalog architecture ``model`` at ``precision`` as the sizing advisor's inference workload."""
+    shape = model_shapes()[1][model]
+    return Workload(
         params=shape.params,
         mode="inference",
-        precision=m.precision,
-        model=m.model,
+        precision=precision,
+        model=model,
         tokens=1,
         hidden_size=shape.hidden_size,
         layers=shape.layers,
         heads=shape.heads,
         kv_heads=shape.kv_heads,
-        seq_len=m.max_context,
-        micro_batch=m.max_batch,
     )
-    parts = {p.name: p.bytes for p in breakdown(w).parts}
-    return parts["weights"] / 2**30, parts["kv_cache"] / 2**30
+
+
+def replica_weights_bytes(m: ModelSpec) -> float:
+    """The weights one replica of ``m`` loads, at its precision (sizing/fit.py)."""
+    return weights_bytes(model_workload(m.model, m.precision))
+
+
+def replica_fit_of(m: ModelSpec, memory_gib: float) -> ReplicaFit:
+    """Whether one replica of ``m`` fits tensorParallel x pipelineParallel GPUs of ``memory_gib``, at its
+    maxContext and maxBatch: sizing/fit.py, the function the advisor sizes with."""
+    w = model_workload(m.model, m.precision)
+    return replica_fit(w, memory_gib, m.tensor_parallel, m.max_context, m.max_batch, m.pipeline_parallel)
 
 
 def check_fit(plan):
@@ -398,11 +406,10 @@ def check_fit(plan):
 def fit_problem(name: str, m: ModelSpec, gpu_model: str, memory_gib: float, instance_type: str) -> Optional[str]:
     """One line when a replica does not fit its GPUs (tensorParallel x pipelineParallel of them, with the 20%
     headroom the advisor keeps), else None."""
-    weights, kv = replica_need_gib(m)
-    gpus = m.tensor_parallel * m.pipeline_parallel
-    usable = gpus * usable_bytes(memory_gib) / 2**30
-    if weights + kv <= usable:
+    fit = replica_fit_of(m, memory_gib)
+    if fit.fits:
         return None
+    weights, kv, usable = fit.weights_gib, fit.kv_gib, fit.usable_gib
     nodes = f" on each of {m.pipeline_parallel} nodes" if m.pipeline_parallel > 1 else ""
     return (
         f"cluster.serving.models.{name}: {m.model} at {m.precision} needs {weights:,.1f} GiB of weights + "

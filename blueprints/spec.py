@@ -80,6 +80,17 @@ class Taint(SpecModel):
         return v
 
 
+class SharingSpec(SpecModel):
+    """Several pods on one GPU through the NVIDIA device plugin (its README, "Shared Access to GPUs", v0.20.0 as the
+    GPU Operator v26.7.0 deploys it): each GPU is advertised `replicas` times as nvidia.com/gpu."""
+
+    strategy: Literal["time-slicing", "mps"] = Field(
+        description="time-slicing (CUDA time-slicing: no memory or fault isolation) or mps (CUDA MPS: each client "
+        "gets an equal share of memory and compute)."
+    )
+    replicas: int = Field(ge=2, description="Pods that share each GPU (the device plugin wants at least 2).")
+
+
 class NodeGroupSpec(SpecModel):
     gpu_model: str = Field(description="GPU model, for example T4, A100-80GB, H100 (see the catalog).")
     gpus_per_node: int = Field(gt=0, le=16, description="GPUs each node must have (at least).")
@@ -142,6 +153,11 @@ class NodeGroupSpec(SpecModel):
         description="MIG layout the GPU Operator applies (all-1g.10gb, all-3g.40gb, all-balanced...); "
         "A100/H100-class GPUs only.",
     )
+    sharing: Optional[SharingSpec] = Field(
+        None,
+        description="Share each GPU between pods (time-slicing or MPS, per node group through the GPU Operator's "
+        "device-plugin configuration); none by default: a pod gets whole GPUs.",
+    )
     taints: list[Taint] = Field(
         default_factory=lambda: [Taint(key="nvidia.com/gpu", value="present", effect="NoSchedule")],
         description="Kubernetes node taints; GPU nodes are tainted so only GPU pods land there.",
@@ -170,6 +186,10 @@ class NodeGroupSpec(SpecModel):
         _check_counts(self.min_nodes, self.desired_nodes, self.max_nodes)
         if self.capacity in ("reservation", "capacity-block") and not self.capacity_reservation_id:
             raise ValueError(f"capacity {self.capacity!r} needs capacityReservationId")
+        if self.sharing and self.sharing.strategy == "mps" and self.mig_profile and self.mig_profile != "all-disabled":
+            # k8s-device-plugin v0.20.0 README: "Sharing with MPS is currently not supported on devices with MIG
+            # enabled."
+            raise ValueError("sharing strategy mps does not work on MIG slices; use time-slicing or drop migProfile")
         return self
 
 
@@ -493,6 +513,13 @@ class QueueingSpec(SpecModel):
         le=1440,
         description="All-or-nothing admission: a job whose pods are not all running after this "
         "long gives its quota back and is requeued.",
+    )
+    topology: Literal["auto", "rdma", "off"] = Field(
+        "auto",
+        description="Topology-aware gangs (a Kueue Topology on the cloud's network labels, catalog/topology.py): auto "
+        "gives it to RDMA groups whose nodes carry the labels and whose minNodes keep two nodes (Kueue counts only "
+        "Ready nodes, so a TAS flavor at zero nodes admits nothing); rdma to every RDMA group (readiness says where "
+        "it cannot work); off to none.",
     )
 
 

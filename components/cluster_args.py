@@ -51,7 +51,11 @@ class GpuGroupArgs(Args):
     mig_profile: Optional[str] = None
     """`nvidia.com/mig.config` layout; None leaves GPUs whole."""
     gpu_resources: Optional[int] = 0
-    """`nvidia.com/gpu` a node offers (GPUs x MIG slices); 0 means `gpus`."""
+    """`nvidia.com/gpu` a node offers (GPUs x MIG slices x sharing replicas); 0 means `gpus`."""
+    sharing: Optional[str] = None
+    """time-slicing or mps: the device plugin advertises each GPU `sharing_replicas` times; None (default): whole."""
+    sharing_replicas: Optional[int] = 1
+    """Pods per GPU with `sharing`; 1 by default."""
     rdma_interfaces: Optional[int] = 0
     """EFA interfaces / eRDMA devices per node; 0: no fabric."""
     placement_group: Optional[bool] = False
@@ -75,6 +79,10 @@ class GpuGroupArgs(Args):
     """What the acceptance check expects of a node (acceptance/gpu_check.py); None runs no check."""
     fabric_min_busbw_gbps: Optional[float] = None
     """The fabric validation's bus-bandwidth threshold; None: not judged."""
+    topology_name: Optional[str] = None
+    """The Kueue Topology the group's flavor names (topology-aware gangs); None (default): quota-only admission."""
+    topology_levels: Optional[Sequence[str]] = ()
+    """That Topology's node label keys, broadest first, ending with kubernetes.io/hostname; empty by default."""
 
     def nodes(self) -> GpuNodes:
         """The group as the Kubernetes layer sees it (node contract): one list of groups serves both sides."""
@@ -83,6 +91,8 @@ class GpuGroupArgs(Args):
             rdma=self.rdma if self.rdma_interfaces else "none",
             taints=list(self.taints),
             mig_profile=self.mig_profile,
+            sharing=self.sharing,
+            sharing_replicas=self.sharing_replicas,
             acceptance=self.acceptance,
             gpus=self.gpus,
             vcpus=self.vcpus,
@@ -90,6 +100,8 @@ class GpuGroupArgs(Args):
             rdma_devices=self.rdma_interfaces,
             max_nodes=self.max_nodes,
             fabric_min_busbw_gbps=self.fabric_min_busbw_gbps,
+            topology_name=self.topology_name,
+            topology_levels=tuple(self.topology_levels),
         )
 
 

@@ -20,14 +20,45 @@ from blueprints.stackconfig import FULL_CONFIG_KEY, ROOT, STACKS_DIR, available_
 
 # Dated checks (capacity-block ends, end of support) judge against a fixed day, so results do not drift with time.
 os.environ.setdefault("BLUEPRINTS_TODAY", "2026-11-24")
+# Output is judged as a pipe gets it (tables 160 columns wide): pytest-xdist starts its workers with COLUMNS=80 in
+# their environment, which made the size tables narrower under `pytest -n 2` than in a plain run. A test about
+# widths sets COLUMNS itself.
+for _variable in ("COLUMNS", "LINES"):
+    os.environ.pop(_variable, None)
 SHIPPED = available_stacks()
-_CACHE: dict[str, Plan] = {}
+DATA_STACKS = ROOT / "tests/data/stacks"
+# Plans computed once per test process and shared read-only by every test that only reads them (planning a stack
+# costs a second or more); a test that changes a plan plans its own copy (plan_variant) or edits copies.
+_CACHE: dict[tuple[str, Path], Plan] = {}
 
 
-def shipped_plan(stack: str) -> Plan:
-    if stack not in _CACHE:
-        _CACHE[stack] = make_plan(stack)
-    return _CACHE[stack]
+def shipped_plan(stack: str, stacks_dir: Path = STACKS_DIR) -> Plan:
+    """The plan of a shipped stack (or of a test stack in ``stacks_dir``), computed once for the whole test run."""
+    key = (stack, Path(stacks_dir).resolve())
+    if key not in _CACHE:
+        _CACHE[key] = make_plan(stack, stacks_dir)
+    return _CACHE[key]
+
+
+def data_plan(stack: str) -> Plan:
+    """The plan of a test stack in tests/data/stacks, computed once for the whole test run."""
+    return shipped_plan(stack, DATA_STACKS)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_plans_stay_unchanged():
+    """The shared plans are read-only: a registration's inputs are decoded once and handed to every reader, so a
+    test that edited them in place would change what later tests see. Checked once, when the session ends."""
+    yield
+    from blueprints.offline.engine import plain_struct
+
+    changed = [
+        f"{stack}: {r.urn}"
+        for (stack, _), plan in _CACHE.items()
+        for r in plan.registrations
+        if "inputs" in r.__dict__ and r.inputs != plain_struct(r.properties)
+    ]
+    assert not changed, f"tests changed shared plans in place (copy before editing): {changed[:5]}"
 
 
 TEST_STACKS_DIR = ROOT / "tests" / "data" / "stacks"
@@ -226,3 +257,13 @@ def run_on_terminal(
         reader.join(timeout=10)
         os.close(leader)
     return result, bytes(shown)
+
+
+def source_rows(source_md: Path) -> dict[str, dict[str, str]]:
+    """The rows of a SOURCE.md table, keyed by their `chart` column (tests/data/charts and its values/ folder)."""
+    lines = [line for line in source_md.read_text().splitlines() if line.startswith("|")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    return {
+        row["chart"]: row
+        for row in (dict(zip(header, (c.strip() for c in line.strip("|").split("|")))) for line in lines[2:])
+    }

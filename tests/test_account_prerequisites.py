@@ -8,13 +8,13 @@ import pytest
 from blueprints.offline import mocks
 from blueprints.offline.plan import make_plan
 from blueprints.offline.readiness_key_grants import check as key_check
-from conftest import resources
+from conftest import resources, shipped_plan
 
 SLR, DETECTOR = "aws:iam/serviceLinkedRole:ServiceLinkedRole", "aws:guardduty/detector:Detector"
 
 
 def test_a_new_account_gets_the_auto_scaling_role_before_the_key_names_it():
-    plan = make_plan("research-a100")
+    plan = shipped_plan("research-a100")
     (role,) = [r for r in plan.registrations if r.type == SLR]
     assert role.inputs["awsServiceName"] == "autoscaling.amazonaws.com"
     (key,) = [r for r in plan.registrations if r.type == "aws:kms/key:Key"]
@@ -61,5 +61,5 @@ def test_an_existing_detector_is_adopted_unless_it_is_ours(monkeypatch, tags, ad
 
 
 def test_a_new_account_gets_a_detector():
-    (detector,) = resources(make_plan("startup-t4"), DETECTOR)
+    (detector,) = resources(shipped_plan("startup-t4"), DETECTOR)
     assert detector["tags"]["gpu-blueprints/detector-owner"] == "startup-t4-guardduty"

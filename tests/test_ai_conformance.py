@@ -3,6 +3,7 @@ judged from what the plan registers, so removing the component that meets an ite
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import re
 from pathlib import Path
@@ -160,7 +161,7 @@ def _with_values(regs, chart: str, change) -> list[Registration]:
     out = []
     for r in regs:
         if r.type == "kubernetes:helm.sh/v3:Release" and r.inputs.get("name") == chart:
-            inputs = r.inputs
+            inputs = copy.deepcopy(r.inputs)  # a registration's inputs are shared: edit a copy
             change(inputs["values"])
             r = dataclasses.replace(r, properties=_struct(inputs))
         out.append(r)
@@ -179,7 +180,7 @@ def test_dcgm_counters_without_gpu_memory_are_not_met():
     regs = list(shipped_plan("startup-t4").registrations)
     for i, r in enumerate(regs):
         if r.type == "kubernetes:core/v1:ConfigMap" and (r.inputs.get("metadata") or {}).get("name") == "gpu-metrics":
-            inputs = r.inputs
+            inputs = copy.deepcopy(r.inputs)  # a registration's inputs are shared: edit a copy
             inputs["data"] = {k: v.replace("DCGM_FI_DEV_FB_USED", "X") for k, v in inputs["data"].items()}
             regs[i] = dataclasses.replace(r, properties=_struct(inputs))
     found = {v.id: v for v in assess(regs, "1.35").verdicts}["accelerator_metrics"]

@@ -25,6 +25,8 @@ PAIRS = {
     (a.GpuGroupArgs, "spot_max_price_usd"): (s.NodeGroupSpec, "spot_max_price_usd", None),
     (a.GpuGroupArgs, "labels"): (s.NodeGroupSpec, "labels", None),
     (a.GpuGroupArgs, "mig_profile"): (s.NodeGroupSpec, "mig_profile", None),
+    (a.GpuGroupArgs, "sharing"): (s.NodeGroupSpec, "sharing", lambda v: v.strategy if v else None),
+    (a.GpuGroupArgs, "sharing_replicas"): (s.NodeGroupSpec, "sharing", lambda v: v.replicas if v else 1),
     (a.GpuGroupArgs, "zone"): (s.NodeGroupSpec, "zone", None),
     (a.GpuGroupArgs, "capacity_block_starts_at"): (s.NodeGroupSpec, "capacity_block_starts_at", None),
     (a.SystemGroupArgs, "min_nodes"): (s.SystemNodesSpec, "min_nodes", None),
@@ -71,6 +73,8 @@ NOT_SPEC_INPUTS = {
     (a.GpuGroupArgs, "memory_gib"),
     (a.GpuGroupArgs, "acceptance"),
     (a.GpuGroupArgs, "fabric_min_busbw_gbps"),
+    (a.GpuGroupArgs, "topology_name"),  # the resolver's choice from queueing.topology and catalog/topology.py
+    (a.GpuGroupArgs, "topology_levels"),
     (a.AutoscalingArgs, "image_tag"),
     (a.ClusterArgs, "tags"),
     (a.ClusterArgs, "protect_data"),

@@ -12,6 +12,7 @@ from blueprints.cli import main
 from blueprints.offline.plan import make_plan
 from blueprints.offline.readiness import check
 from blueprints.offline.readiness_capacity import check as capacity_check
+from conftest import data_plan
 from test_readiness import edited
 
 DATA = Path(__file__).parent / "data" / "stacks"
@@ -21,7 +22,7 @@ SCHEDULE = "aws:autoscaling/schedule:Schedule"
 
 @pytest.fixture(scope="module")
 def plan():
-    return make_plan("capacity-block", DATA)
+    return data_plan("capacity-block")
 
 
 def as_before_the_fix(plan):

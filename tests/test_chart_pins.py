@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from components.kubernetes.charts import charts
+from conftest import source_rows  # noqa: E402
 
 DATA = Path(__file__).parent / "data" / "charts"
 # NVIDIA's gpu-operator, kubernetes-sigs/lws and Envoy Gateway / AI Gateway keep a placeholder in the tagged Chart.yaml
@@ -25,22 +26,13 @@ TAG_VERSIONED = {
 }
 
 
-def _source_rows() -> dict[str, dict[str, str]]:
-    lines = [line for line in (DATA / "SOURCE.md").read_text().splitlines() if line.startswith("|")]
-    header = [c.strip() for c in lines[0].strip("|").split("|")]
-    return {
-        row["chart"]: row
-        for row in (dict(zip(header, (c.strip() for c in line.strip("|").split("|")))) for line in lines[2:])
-    }
-
-
 def _chart_yaml(key: str) -> dict:
     return yaml.safe_load((DATA / f"{key}-Chart.yaml").read_text())
 
 
 @pytest.mark.parametrize("key", sorted(charts()))
 def test_pin_is_the_upstream_chart_version(key: str) -> None:
-    pin, upstream, row = charts()[key], _chart_yaml(key), _source_rows()[key]
+    pin, upstream, row = charts()[key], _chart_yaml(key), source_rows(DATA / "SOURCE.md")[key]
     assert upstream["name"] == pin.chart
     assert len(row["commit"]) == 40 and row["repo"] and row["date"][:2] == "20"
     if key in TAG_VERSIONED:
@@ -53,7 +45,7 @@ def test_pin_is_the_upstream_chart_version(key: str) -> None:
 
 def test_source_table_names_every_pinned_chart_and_nothing_else() -> None:
     files = {p.name.removesuffix("-Chart.yaml") for p in DATA.glob("*-Chart.yaml")}
-    assert set(_source_rows()) == set(charts()) == files
+    assert set(source_rows(DATA / "SOURCE.md")) == set(charts()) == files
 
 
 def test_a_pin_equal_to_an_app_version_only_where_chart_and_app_versions_agree() -> None:

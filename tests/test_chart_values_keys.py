@@ -16,7 +16,7 @@ import yaml
 
 from blueprints.offline.plan import Plan, make_plan
 from blueprints.stackconfig import ROOT
-from conftest import SHIPPED, shipped_plan
+from conftest import SHIPPED, shipped_plan, source_rows
 
 DATA = Path(__file__).parent / "data" / "charts" / "values"
 TEST_STACKS = ROOT / "tests" / "data" / "stacks"
@@ -52,17 +52,8 @@ def chart_values(plan: Plan) -> Iterator[tuple[str, str, dict[str, Any]]]:
             yield reg.name, UPSTREAM[reg.inputs["chart"]], dict(reg.inputs.get("values") or {})
 
 
-def _source_rows() -> dict[str, dict[str, str]]:
-    lines = [line for line in (DATA / "SOURCE.md").read_text().splitlines() if line.startswith("|")]
-    header = [c.strip() for c in lines[0].strip("|").split("|")]
-    return {
-        row["chart"]: row
-        for row in (dict(zip(header, (c.strip() for c in line.strip("|").split("|")))) for line in lines[2:])
-    }
-
-
 def test_every_kept_values_file_has_its_source() -> None:
-    rows = _source_rows()
+    rows = source_rows(DATA / "SOURCE.md")
     assert set(rows) == {p.name.removesuffix("-values.yaml") for p in DATA.glob("*-values.yaml")}
     assert set(UPSTREAM.values()) <= set(rows)
     for row in rows.values():

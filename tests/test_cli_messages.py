@@ -9,9 +9,10 @@ import os
 
 import pytest
 
-from blueprints.cli import EXIT_MEANINGS
+from blueprints.cli import EXIT_MEANINGS, main
+from blueprints.offline.render import render_json
 from blueprints.stackconfig import STACKS_DIR
-from conftest import one_line, run_cli, shipped_cluster, write_stack
+from conftest import one_line, run_cli, shipped_cluster, shipped_plan, write_stack
 
 
 def plan_bad(tmp_path, *extra):
@@ -117,20 +118,22 @@ def test_each_epilog_lists_only_the_codes_its_command_returns():
     assert set(EXIT_MEANINGS) == {0, 1, 2, 3, 4}
 
 
-def test_diff_exit_follows_its_own_verdict(tmp_path):
-    """A head with mandatory findings: the comment says the check fails, so diff exits 1 (it exited 0)."""
+def test_diff_exit_follows_its_own_verdict(tmp_path, capsys):
+    """A head with mandatory findings: the comment says the check fails, so diff exits 1 (it exited 0).
+
+    The CLI's `main` runs in this process (a child would add only its start-up); the clean plan is the suite's
+    shared plan of startup-t4 as `--format json` writes it."""
     cluster = shipped_cluster("startup-t4")
     cluster["budget"]["monthlyLimitUsd"] = 100  # far over budget: the cost pack's mandatory rule fires
     write_stack(tmp_path, "over", cluster)
     head = tmp_path / "head.json"
-    planned = run_cli(
-        "plan", "--stack", "over", "--stacks-dir", str(tmp_path), "--format", "json", "--output", str(head)
-    )
-    assert planned.returncode == 1, planned.stderr
+    planned = main(["plan", "-s", "over", "--stacks-dir", str(tmp_path), "--format", "json", "--output", str(head)])
+    assert planned == 1, capsys.readouterr().err
     comment = tmp_path / "comment.md"
-    result = run_cli("diff", str(head), str(head), "--format", "markdown", "--output", str(comment))
+    result = main(["diff", str(head), str(head), "--format", "markdown", "--output", str(comment)])
     assert "(the check fails)" in comment.read_text()
-    assert result.returncode == 1, result.stderr
+    assert result == 1, capsys.readouterr().err
     clean = tmp_path / "clean.json"
-    assert run_cli("plan", "-s", "startup-t4", "--format", "json", "--output", str(clean)).returncode == 0
-    assert run_cli("diff", str(clean), str(clean)).returncode == 0
+    clean.write_text(render_json(shipped_plan("startup-t4")))
+    assert shipped_plan("startup-t4").exit_code == 0
+    assert main(["diff", str(clean), str(clean)]) == 0

@@ -1,7 +1,8 @@
 """Issue #27, item 1: `--output` never replaces what is not a regular file, and files get the user's umask.
 
 Each case runs the real CLI in a child process, bounded in time as the hostile-input tests are, and checks
-what is at the path afterwards: the same node (inode and type), nothing left beside it.
+what is at the path afterwards: the same node (inode and type), nothing left beside it. The umask case runs the
+CLI's `main` in this process under the umask instead: a child would add only its start-up.
 """
 
 import json
@@ -31,6 +32,18 @@ def run(*argv: str, umask: int = 0o022) -> subprocess.CompletedProcess:
         timeout=TIMEOUT,
         umask=umask,
     )
+
+
+def in_process(*argv: str, umask: int) -> int:
+    """The CLI's `main` in this process under ``umask`` (process state, put back after): for the mode test a child
+    process adds only its start-up (two plans and a schema per umask)."""
+    from blueprints.cli import main
+
+    previous = os.umask(umask)
+    try:
+        return main(list(argv))
+    finally:
+        os.umask(previous)
 
 
 def one_line(result: subprocess.CompletedProcess) -> str:
@@ -135,9 +148,9 @@ def mode(path: Path) -> int:
 
 
 @pytest.mark.parametrize("umask, expected", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
-def test_plan_schema_and_policy_config_files_get_the_same_mode_from_the_umask(tmp_path, umask, expected):
-    assert run("schema", "--output", str(tmp_path / "schema.json"), umask=umask).returncode == 0
-    assert run(
+def test_plan_schema_and_policy_config_files_get_the_same_mode_from_the_umask(tmp_path, capsys, umask, expected):
+    assert in_process("schema", "--output", str(tmp_path / "schema.json"), umask=umask) == 0
+    assert in_process(
         "plan",
         "--stack",
         "enterprise-h100",
@@ -148,10 +161,10 @@ def test_plan_schema_and_policy_config_files_get_the_same_mode_from_the_umask(tm
         "--output",
         str(tmp_path / "plan.json"),
         umask=umask,
-    ).returncode in (0, 1)
+    ) in (0, 1)
     folder = tmp_path / "policy-config"
-    result = run("policy-config", "--stack", "enterprise-h100", "--output-dir", str(folder), umask=umask)
-    assert result.returncode == 0, result.stderr
+    code = in_process("policy-config", "--stack", "enterprise-h100", "--output-dir", str(folder), umask=umask)
+    assert code == 0, capsys.readouterr().err
     written = [tmp_path / "schema.json", tmp_path / "plan.json", *folder.iterdir()]
     assert len(written) > 2 and {p.name: mode(p) for p in written} == {p.name: expected for p in written}
     assert not [p for p in tmp_path.rglob(".*") if p.is_file()]  # no temporary file left behind

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from blueprints.offline.fixes import controls, fix_for
-from blueprints.offline.plan import make_plan
 from blueprints.offline.render import render_json, render_markdown, render_text
+from conftest import data_plan
 
 STACKS = Path(__file__).resolve().parent / "data" / "stacks"
 SOURCE = "stacks/Pulumi.noncompliant-gdpr.yaml"
@@ -15,7 +15,7 @@ SOURCE = "stacks/Pulumi.noncompliant-gdpr.yaml"
 
 @pytest.fixture(scope="module")
 def plan():
-    return make_plan("noncompliant-gdpr", STACKS)
+    return data_plan("noncompliant-gdpr")
 
 
 def by_policy(findings, policy):

@@ -9,9 +9,8 @@ import pytest
 
 from blueprints.offline.engine import run_program
 from blueprints.offline.pack_config import stack_policy_config
-from blueprints.offline.plan import make_plan
 from blueprints.offline.policy import InProcessPack, evaluate
-from conftest import shipped_plan
+from conftest import data_plan, shipped_plan
 
 NONCOMPLIANT_DIR = Path(__file__).resolve().parent / "data" / "stacks"
 PROGRAMS = Path(__file__).resolve().parent / "data" / "programs"
@@ -31,7 +30,7 @@ def test_shipped_stacks_get_the_same_findings_both_ways(stack):
 
 
 def test_noncompliant_stack_gets_the_same_findings_both_ways():
-    plan = make_plan("noncompliant-gdpr", NONCOMPLIANT_DIR)
+    plan = data_plan("noncompliant-gdpr")
     hosted, processes = both_ways(
         "noncompliant-gdpr",
         plan.registrations,

@@ -3,6 +3,7 @@ team's Kueue quota (nominal + borrowable in its cohort) cannot fit a node group'
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -82,7 +83,7 @@ def fits(regs, job) -> dict[str, tuple[float, float]]:
 
 def edited(registration, change):
     struct = struct_pb2.Struct()
-    inputs = registration.inputs
+    inputs = copy.deepcopy(registration.inputs)  # a registration's inputs are shared: edit a copy
     change(inputs)
     json_format.ParseDict(inputs, struct)
     from dataclasses import replace

@@ -2,7 +2,7 @@
 
 import pytest
 
-from blueprints.serving_spec import ModelSpec, fit_problem, replica_need_gib
+from blueprints.serving_spec import ModelSpec, fit_problem, replica_fit_of
 from conftest import one_line, run_cli, shipped_cluster, write_stack
 
 BASE = "startup-serving"
@@ -120,7 +120,8 @@ def test_bad_serving_input_is_one_line(tmp_path, mutate, fragments):
 def test_the_fit_reuses_the_sizing_memory_model():
     """Mistral 7B (32 layers, 8 KV heads x 128): KV = 2 x 32 x 1024 x 2 B per token = 128 KiB; 4096 x 8 = 4 GiB."""
     m = ModelSpec(model="mistral-7b", weights_prefix="models/m/", node_group="g", max_context=4096, max_batch=8)
-    weights, kv = replica_need_gib(m)
+    fit = replica_fit_of(m, 22.35)
+    weights, kv = fit.weights_gib, fit.kv_gib
     assert round(weights, 2) == round(7.24e9 * 2 / 2**30, 2) and kv == pytest.approx(4.0)
     assert fit_problem("m", m, "L4", 22.35, "g6.xlarge") is None  # 17.5 <= 17.9 usable
     assert fit_problem("m", m, "T4", 14.57, "g4dn.xlarge") is not None

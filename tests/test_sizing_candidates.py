@@ -110,8 +110,10 @@ def test_gpus_per_replica_agree_with_memory_model(advice):
 def test_every_catalog_shape_is_considered():
     a = advise(build_workload(params=110e6, tokens=1e9))
     seen = {c.shape.instance_type for c in a.candidates + a.infeasible}
-    # Shapes sold nowhere pay-as-you-go (Alibaba's on-request-only ones, e.g. gn8v-8x.48xlarge) are not offered.
-    assert seen == {s.instance_type for s in load_catalog().shapes if s.regions}
+    # Issue #37: shapes sold only on request (Alibaba's gn8v-8x.48xlarge) are considered too, marked, never cheapest.
+    assert seen == {s.instance_type for s in load_catalog().shapes if s.regions or s.on_request_regions}
+    asked = [c for c in a.candidates if c.on_request]
+    assert asked and all("on request" in c.marks and "cheapest" not in c.marks for c in asked)
 
 
 def test_break_even_and_best_commitment():
@@ -142,7 +144,7 @@ def test_alibaba_candidates_are_priced_in_their_own_region():
     # Since issue 29 every region an Alibaba shape is sold in pay-as-you-go has its own API price (ali-api-vms):
     # no candidate borrows another region's, and each has a preemptible (spot) figure too.
     a = advise(build_workload(params=110e6, tokens=5e9, seq_len=512, micro_batch=8, clouds=("alicloud",)))
-    ali = [c for c in a.candidates if c.shape.cloud == "alicloud"]
+    ali = [c for c in a.candidates if c.shape.cloud == "alicloud" and not c.on_request]  # on request: no API price
     assert ali
     for c in ali:
         assert c.option("on-demand").quote.exact and c.option("on-demand").quote.region == c.region

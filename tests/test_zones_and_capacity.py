@@ -9,7 +9,7 @@ from blueprints.cli import main
 from blueprints.offline import engine
 from blueprints.offline.mocks import OfflineMocks
 from blueprints.offline.plan import make_plan
-from conftest import gpu_groups, resources, shipped_cluster, shipped_plan, write_stack
+from conftest import data_plan, gpu_groups, resources, shipped_cluster, shipped_plan, write_stack
 
 DATA = Path(__file__).parent / "data" / "stacks"
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -27,7 +27,7 @@ def subnet_zone(plan, subnet_id):
 
 
 def test_capacity_block_group_launches_into_its_block_in_its_zone():
-    plan = make_plan("capacity-block", DATA)
+    plan = data_plan("capacity-block")
     template = by_name(plan, LT)["capacity-block-gpu"]
     assert template["instanceMarketOptions"] == {"marketType": "capacity-block"}
     assert template["instanceType"] == "p5.48xlarge"  # EKS takes a block's instance type from the template only
@@ -49,13 +49,13 @@ def test_capacity_block_group_launches_into_its_block_in_its_zone():
 
 
 def test_capacity_block_scales_up_at_its_start_and_leaves_the_scale_down_to_eks():
-    (schedule,) = resources(make_plan("capacity-block", DATA), "aws:autoscaling/schedule:Schedule")
+    (schedule,) = resources(data_plan("capacity-block"), "aws:autoscaling/schedule:Schedule")
     assert schedule["startTime"] == "2026-12-01T11:30:00Z"
     assert (schedule["minSize"], schedule["maxSize"], schedule["desiredCapacity"]) == (2, 2, 2)
 
 
 def test_odcr_group_targets_its_resource_group_without_a_placement_group():
-    plan = make_plan("odcr", DATA)
+    plan = data_plan("odcr")
     template = by_name(plan, LT)["odcr-gpu"]
     group = "arn:aws:resource-groups:us-east-1:123456789012:group/gpu-reservations"
     assert template["capacityReservationSpecification"] == {
@@ -69,7 +69,7 @@ def test_odcr_group_targets_its_resource_group_without_a_placement_group():
 
 
 def test_inference_beside_training_gets_no_efa_and_no_placement_group():
-    plan = make_plan("inference-training", DATA)
+    plan = data_plan("inference-training")
     templates = by_name(plan, LT)
     training, inference = templates["inference-training-gpu"], templates["inference-training-inference"]
     assert len(training["networkInterfaces"]) == 4 and training["placement"]["groupName"] == "inference-training-efa"
@@ -115,7 +115,7 @@ STABLE_TYPES = (SUBNET, LT, "aws:eks/nodeGroup:NodeGroup", "aws:fsx/lustreFileSy
 )
 def test_zone_order_from_the_data_source_moves_no_node_group_and_no_file_system(monkeypatch, stack, folder):
     args = (stack, folder) if folder else (stack,)
-    before = make_plan(*args)
+    before = shipped_plan(*args)  # planned with the usual mocks, once for the run
     monkeypatch.setattr(engine, "OfflineMocks", ReorderedMocks)
     after = make_plan(*args)
     for type_ in STABLE_TYPES:
@@ -210,7 +210,7 @@ def test_alibaba_zone_order_moves_no_pool_and_no_file_system(monkeypatch):
         "alicloud:nas/fileSystem:FileSystem",
         "alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet",
     )
-    before = make_plan("enterprise-aliyun")
+    before = shipped_plan("enterprise-aliyun")
     monkeypatch.setattr(engine, "OfflineMocks", ReorderedAlicloudMocks)
     after = make_plan("enterprise-aliyun")
     for type_ in stable:

@@ -17,7 +17,7 @@ from catalog.serving_engine import Figure, serving_engine
 from components.kubernetes.inference_gateway import epp_name
 
 from ..resolver import ResolvedNodeGroup, ResolvedPlan
-from ..serving_spec import ModelSpec, replica_need_gib
+from ..serving_spec import ModelSpec, replica_weights_bytes
 from .engine import Registration
 
 SCALED_OBJECT = "kubernetes:keda.sh/v1alpha1:ScaledObject"
@@ -87,7 +87,7 @@ def _node(m: ModelSpec, group: ResolvedNodeGroup) -> list[dict[str, Any]]:
 def _weights(m: ModelSpec, group: ResolvedNodeGroup) -> list[dict[str, Any]]:
     """The weights over the node's sustained network, then the engine's own start."""
     facts, shape = serving_engine().cold_start, group.shape
-    weights, source = replica_need_gib(m)[0] * 2**30, load_catalog().sources[shape.sources.specs]
+    weights, source = replica_weights_bytes(m), load_catalog().sources[shape.sources.specs]
     return [
         _step(
             "weight load",

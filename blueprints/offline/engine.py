@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import runpy
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -56,10 +58,48 @@ class Registration:
     replace_on_changes: list[str] = field(default_factory=list)
     delete_before_replace: bool = False
 
-    @property
+    @cached_property
     def inputs(self) -> dict[str, Any]:
-        """The properties as plain JSON values, secrets and unknowns spelled out."""
-        return plain(json_format.MessageToDict(self.properties))
+        """The properties as plain JSON values, secrets and unknowns spelled out: decoded once, at the first read,
+        and shared by cost, readiness, conformance and the renderers. Read-only: copy before changing it (a test
+        that edits inputs builds a new Registration with ``dataclasses.replace``, which decodes its own)."""
+        return plain_struct(self.properties)
+
+
+def plain_struct(struct: struct_pb2.Struct) -> dict[str, Any]:
+    """``plain(json_format.MessageToDict(struct))`` in one walk over the protobuf, without the intermediate dict
+    and json_format's per-field reflection (the plan reads every registration's inputs; issue #42)."""
+    return _plain_fields(struct.fields)
+
+
+def _plain_fields(fields: Any) -> Any:
+    sig = fields[SPECIAL_SIG].string_value if SPECIAL_SIG in fields else None
+    if sig == SECRET_SIG:
+        return {"secret": True}
+    if sig == RESOURCE_SIG:
+        return {"resourceUrn": json_format.MessageToDict(fields["urn"]) if "urn" in fields else None}
+    if sig == OUTPUT_SIG:
+        return _plain_value(fields["value"]) if "value" in fields else "<computed>"
+    return {key: _plain_value(fields[key]) for key in fields}
+
+
+def _plain_value(value: struct_pb2.Value) -> Any:
+    kind = value.WhichOneof("kind")
+    if kind == "string_value":
+        text = value.string_value
+        return "<computed>" if text == UNKNOWN else text
+    if kind == "struct_value":
+        return _plain_fields(value.struct_value.fields)
+    if kind == "list_value":
+        return [_plain_value(v) for v in value.list_value.values]
+    if kind == "number_value":
+        number = value.number_value
+        if math.isinf(number) or math.isnan(number):  # as json_format refuses them
+            raise ValueError(f"a property holds {number}, which JSON cannot carry")
+        return int(number) if number.is_integer() else number
+    if kind == "bool_value":
+        return value.bool_value
+    return None  # null_value, or no kind set (json_format reads both as null)
 
 
 def plain(value: Any) -> Any:
@@ -134,7 +174,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
     def RegisterResourceOutputs(self, request):  # noqa: N802 (the engine's RPC name)
         """Keep the outputs of top-level components: `__main__.py` exports the cluster component's outputs."""
         if request.urn.split("::")[2].count("$") == 1:  # pulumi:pulumi:Stack$<cluster component>
-            self.stack_outputs.update(plain(json_format.MessageToDict(request.outputs)))
+            self.stack_outputs.update(plain_struct(request.outputs))
         return super().RegisterResourceOutputs(request)
 
 

@@ -9,7 +9,7 @@ from typing import Any, Optional, Sequence
 
 from components.zones import ZoneError
 
-from ..compose import resolve_config
+from ..compose import resolve_config, slices_per_gpu
 from ..errors import EXIT_FINDINGS, EXIT_OK, BlueprintError
 from ..resolver import ResolvedNodeGroup, ResolvedPlan
 from ..stackconfig import PROJECT, STACKS_DIR, cluster_config, read_stack_config, stack_source
@@ -158,9 +158,21 @@ def node_group_rates(resolved: ResolvedPlan) -> list[dict[str, Any]]:
             "usdPerHour": g.usd_per_hour,
             "source": g.price_source,
             "asOf": g.price_as_of,
+            **({"sharing": _shared_slice(g)} if g.spec.sharing else {}),
         }
         for g in resolved.node_groups
     ]
+
+
+def _shared_slice(g: ResolvedNodeGroup) -> dict[str, Any]:
+    """What one shared slice of a sharing group costs: the node's rate over the nvidia.com/gpu it advertises."""
+    slices = g.shape.gpu.count * slices_per_gpu(g.spec)
+    return {
+        "strategy": g.spec.sharing.strategy,
+        "replicasPerGpu": g.spec.sharing.replicas,
+        "slicesPerNode": slices,
+        "usdPerSliceHour": None if g.usd_per_hour is None else round(g.usd_per_hour / slices, 4),
+    }
 
 
 def _zone_error(error: Optional[BaseException]) -> Optional[ZoneError]:

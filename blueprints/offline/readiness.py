@@ -19,6 +19,7 @@ from components.kubernetes.karpenter import NODE_POOL_TYPE as KARPENTER_NODE_POO
 from components.kubernetes.nodes import GPU_RESOURCE, GPU_TAINT_KEY, STARTUP_TAINT_PREFIX
 
 from .engine import Registration
+from .index import RegistrationIndex
 
 BLOCKING, WARNING = "blocking", "warning"
 NODE_GROUP, NODE_POOL = type_of("aws", "node_group"), type_of("alicloud", "node_group")
@@ -650,7 +651,7 @@ def _budget_tag(regs: Sequence[Registration]) -> list[Finding]:
 
 
 def check(registrations: Iterable[Registration]) -> list[Finding]:
-    regs = list(registrations)
+    regs = RegistrationIndex(registrations)  # indexed once, for every topic below
     pools = _pools(regs)
     if not any(r.type in (EKS_CLUSTER, ACK_CLUSTER) for r in regs):
         return []
@@ -694,9 +695,11 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
         readiness_registry,
         readiness_resources,
         readiness_serving,
+        readiness_sharing,
         readiness_start_memory,
         readiness_support,
         readiness_tokens,
+        readiness_topology,
     )
 
     topics = (
@@ -715,6 +718,8 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
         readiness_registry,
         readiness_tokens,
         readiness_controllers,
+        readiness_topology,
+        readiness_sharing,
         readiness_karpenter,
     )
     return [finding for topic in topics for finding in topic.check(regs)]

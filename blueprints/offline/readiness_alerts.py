@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
+from catalog.clouds import types_of
+
 from .alertmanager_config import deliveries, problems
 from .engine import Registration
 from .readiness import BLOCKING, HELM_RELEASE, WARNING, Finding
 
 CHART = "kube-prometheus-stack"
-SUBSCRIPTION = "aws:sns/topicSubscription:TopicSubscription"
 SECRET = "kubernetes:core/v1:Secret"
 FIX_RECEIVER = (
     "set kubernetes.monitoring.alerts.receivers (email, slackUrlConfig, webhookUrlConfig, or sns on AWS), or "
@@ -105,7 +106,9 @@ def check(regs: Iterable[Registration]) -> list[Finding]:
         if r.type == HELM_RELEASE and r.inputs.get("name") == CHART:
             findings += _release_findings(r, secrets)
     unconfirmed = sorted(
-        str(r.inputs.get("endpoint")) for r in regs if r.type == SUBSCRIPTION and r.inputs.get("protocol") == "email"
+        str(r.inputs.get("endpoint"))
+        for r in regs
+        if r.type in types_of("alert_subscription") and r.inputs.get("protocol") == "email"
     )
     if unconfirmed:
         findings.append(

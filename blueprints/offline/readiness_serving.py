@@ -32,12 +32,12 @@ from components.kubernetes.nodes import EFA_PRESENT_LABEL, ERDMA_PRESENT_LABEL
 
 from ..serving_spec import (  # the spec's own fit, so the spec and this check agree
     ModelSpec,
-    replica_need_gib,
+    replica_fit_of,
 )
 from .engine import Registration
+from .index import RegistrationIndex, index
 from .readiness import (
     BLOCKING,
-    HELM_RELEASE,
     STARTUP_TAINT_PREFIX,
     WARNING,
     Finding,
@@ -97,10 +97,10 @@ def _selects(selector: Mapping[str, str], labels: Mapping[str, str]) -> bool:
     return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
 
 
-def _servers(regs: Sequence[Registration]) -> list[tuple[Registration, Mapping[str, Any], Mapping[str, str]]]:
+def _servers(regs: RegistrationIndex) -> list[tuple[Registration, Mapping[str, Any], Mapping[str, str]]]:
     out = []
-    for r in regs:
-        if r.type not in (DEPLOYMENT, LWS) or MODEL not in (_meta(r).get("annotations") or {}):
+    for r in regs.of_type(DEPLOYMENT, LWS):
+        if MODEL not in (_meta(r).get("annotations") or {}):
             continue
         out.append((r, _serving_template(r).get("spec") or {}, _meta(r)["annotations"]))
     return out
@@ -138,6 +138,7 @@ def _fit(name: str, pod: Mapping[str, Any], notes: Mapping[str, str], pools: Seq
         model=model,
         precision=notes.get(PRECISION, "fp16"),
         tensor_parallel=tp,
+        pipeline_parallel=pp,
         max_context=int(_flag(args, "--max-model-len") or shape.context),
         max_batch=int(_flag(args, "--max-num-seqs") or 256),
     )
@@ -158,10 +159,10 @@ def _pool_fit(name: str, pool: Pool, spec: ModelSpec, tp: int, pp: int) -> Optio
             "it never schedules",
             f"set tensorParallel <= {gpu.gpu.count} and spread the model over nodes with pipelineParallel",
         )
-    weights, kv = replica_need_gib(spec)
-    usable = tp * pp * gpu.gpu.memory_gib * 0.8
-    if weights + kv <= usable:
+    fit = replica_fit_of(spec, gpu.gpu.memory_gib)  # sizing/fit.py: the advisor's own fit
+    if fit.fits:
         return None
+    weights, kv, usable = fit.weights_gib, fit.kv_gib, fit.usable_gib
     nodes = f" on each of {pp} nodes" if pp > 1 else ""
     return Finding(
         "serving-fit",
@@ -221,21 +222,20 @@ def _placement(
     return [], fits
 
 
-def _scaled_objects(server: Registration, regs: Sequence[Registration]) -> list[Registration]:
+def _scaled_objects(server: Registration, regs: RegistrationIndex) -> list[Registration]:
     """ScaledObjects aimed at the server: same namespace, name and kind (scaleTargetRef.kind defaults to
     Deployment, https://keda.sh/docs/2.20/reference/scaledobject-spec/)."""
     meta = _meta(server)
     return [
         r
-        for r in regs
-        if r.type == SCALED_OBJECT
-        and _meta(r).get("namespace") == meta.get("namespace")
+        for r in regs.of_type(SCALED_OBJECT)
+        if _meta(r).get("namespace") == meta.get("namespace")
         and (ref := (r.inputs.get("spec") or {}).get("scaleTargetRef") or {}).get("name") == meta.get("name")
         and (ref.get("kind") or "Deployment") == _kind(server)
     ]
 
 
-def _scaling(name: str, server: Registration, regs: Sequence[Registration]) -> list[Finding]:
+def _scaling(name: str, server: Registration, regs: RegistrationIndex) -> list[Finding]:
     scaled = _scaled_objects(server, regs)
     if not scaled:
         return [
@@ -247,7 +247,7 @@ def _scaling(name: str, server: Registration, regs: Sequence[Registration]) -> l
                 "declare the model through serving.models (KEDA ScaledObject)",
             )
         ]
-    releases = {r.inputs.get("name") for r in regs if r.type == HELM_RELEASE}
+    releases = regs.release_names()
     spec = scaled[0].inputs.get("spec") or {}
     triggers = spec.get("triggers") or []
     queries = [str((t.get("metadata") or {}).get("query", "")) for t in triggers if t.get("type") == "prometheus"]
@@ -285,15 +285,14 @@ def _scaler_installed(name: str, releases: set) -> list[Finding]:
 
 
 def _metric_sources(
-    name: str, server: Registration, regs: Sequence[Registration], releases: set, queries: list[str]
+    name: str, server: Registration, regs: RegistrationIndex, releases: set, queries: list[str]
 ) -> list[Finding]:
     """vLLM's metrics need a monitor selecting its pods; GPU utilization needs the GPU Operator's exporter."""
     meta, labels, findings = _meta(server), _pod_labels(server), []
     scraped = any(
-        r.type in MONITORS
-        and _meta(r).get("namespace") == meta.get("namespace")
+        _meta(r).get("namespace") == meta.get("namespace")
         and _selects(((r.inputs.get("spec") or {}).get("selector") or {}).get("matchLabels") or {}, labels)
-        for r in regs
+        for r in regs.of_type(*MONITORS)
     )
     if any(q.startswith(("sum(vllm:", "avg(vllm:")) for q in queries) and not scraped:
         findings.append(
@@ -322,7 +321,7 @@ def _metric_sources(
     return findings
 
 
-def _wake_from_zero(name: str, spec: dict, queries: list[str], regs: Sequence[Registration]) -> list[Finding]:
+def _wake_from_zero(name: str, spec: dict, queries: list[str], regs: RegistrationIndex) -> list[Finding]:
     """At zero replicas a model's own metrics have no series, so only a trigger on its endpoint picker's refusals
     wakes it, and only while a PodMonitor scrapes the picker (the job the query names, <namespace>/<monitor>)."""
     if spec.get("minReplicaCount") != 0:
@@ -341,9 +340,7 @@ def _wake_from_zero(name: str, spec: dict, queries: list[str], regs: Sequence[Re
             )
         ]
     job = re.search(r'job="([^"/]+)/([^"]+)"', wake[0])
-    if job and any(
-        r.type == MONITORS[0] and _meta(r).get("namespace") == job[1] and _meta(r).get("name") == job[2] for r in regs
-    ):
+    if job and regs.named(MONITORS[0], job[1], job[2]):
         return []
     return [
         Finding(
@@ -361,13 +358,13 @@ def _fabric(pool: Pool) -> bool:
     return pool.labels.get(EFA_PRESENT_LABEL) == "true" or pool.labels.get(ERDMA_PRESENT_LABEL) == "true"
 
 
-def _multi_node(name: str, server: Registration, fits: Sequence[Pool], regs: Sequence[Registration]) -> list[Finding]:
+def _multi_node(name: str, server: Registration, fits: Sequence[Pool], regs: RegistrationIndex) -> list[Finding]:
     """A LeaderWorkerSet needs its controller, a group holding a whole replica's nodes at once (LWS creates a
     replica's pods together; a part of one serves nothing) and, recommended, an RDMA fabric between its stages."""
     if server.type != LWS:
         return []
     size, findings = _group_size(server), []
-    if not any(r.type == HELM_RELEASE and r.inputs.get("name") == "lws" for r in regs):
+    if "lws" not in regs.release_names():
         findings.append(
             Finding(
                 "serving-multi-node",
@@ -418,26 +415,20 @@ def _multi_node(name: str, server: Registration, fits: Sequence[Pool], regs: Seq
     return findings
 
 
-def _objects(regs: Sequence[Registration], kind: str, namespace: Any = None) -> list[Registration]:
+def _objects(regs: RegistrationIndex, kind: str, namespace: Any = None) -> list[Registration]:
     """Gateway API objects of a kind (any version), in a namespace when one is given."""
-    return [
-        r
-        for r in regs
-        if r.type.startswith(f"kubernetes:{GATEWAY_API}/")
-        and r.type.endswith(f":{kind}")
-        and (namespace is None or _meta(r).get("namespace") == namespace)
-    ]
+    types = [t for t in regs.types() if t.startswith(f"kubernetes:{GATEWAY_API}/") and t.endswith(f":{kind}")]
+    return [r for r in regs.of_type(*types) if namespace is None or _meta(r).get("namespace") == namespace]
 
 
-def _pool_for(server: Registration, pod: Mapping[str, Any], regs: Sequence[Registration]) -> Optional[Registration]:
+def _pool_for(server: Registration, pod: Mapping[str, Any], regs: RegistrationIndex) -> Optional[Registration]:
     """The InferencePool in the server's namespace whose selector matches its pods on a port its container serves."""
     labels, namespace = _pod_labels(server), _meta(server).get("namespace")
     ports = {p.get("containerPort") for c in pod.get("containers") or [] for p in c.get("ports") or []}
-    for r in regs:
+    for r in regs.of_type(INFERENCE_POOL):
         spec = r.inputs.get("spec") or {}
         if (
-            r.type == INFERENCE_POOL
-            and _meta(r).get("namespace") == namespace
+            _meta(r).get("namespace") == namespace
             and _selects((spec.get("selector") or {}).get("matchLabels") or {}, labels)
             and any(t.get("number") in ports for t in spec.get("targetPorts") or [])
         ):
@@ -445,7 +436,7 @@ def _pool_for(server: Registration, pod: Mapping[str, Any], regs: Sequence[Regis
     return None
 
 
-def _routes_to(pool: Registration, regs: Sequence[Registration]) -> list[Registration]:
+def _routes_to(pool: Registration, regs: RegistrationIndex) -> list[Registration]:
     namespace, name = _meta(pool).get("namespace"), _meta(pool).get("name")
     return [
         r
@@ -460,7 +451,7 @@ def _routes_to(pool: Registration, regs: Sequence[Registration]) -> list[Registr
     ]
 
 
-def _gateway_gaps(route: Registration, regs: Sequence[Registration]) -> list[str]:
+def _gateway_gaps(route: Registration, regs: RegistrationIndex) -> list[str]:
     """What is missing between the route and a running implementation: its Gateway, the class, the charts."""
     namespace = _meta(route).get("namespace")
     parents = [
@@ -473,7 +464,7 @@ def _gateway_gaps(route: Registration, regs: Sequence[Registration]) -> list[str
     classes = {
         _meta(c).get("name"): (c.inputs.get("spec") or {}).get("controllerName") for c in _objects(regs, "GatewayClass")
     }
-    releases = {r.inputs.get("name") for r in regs if r.type == HELM_RELEASE}
+    releases = regs.release_names()
     for gateway in filter(None, found):
         class_name = (gateway.inputs.get("spec") or {}).get("gatewayClassName")
         controller = classes.get(class_name)
@@ -490,16 +481,15 @@ def _gateway_gaps(route: Registration, regs: Sequence[Registration]) -> list[str
     return []
 
 
-def _route(name: str, server: Registration, pod: Mapping[str, Any], regs: Sequence[Registration]) -> list[Finding]:
+def _route(name: str, server: Registration, pod: Mapping[str, Any], regs: RegistrationIndex) -> list[Finding]:
     """HTTPRoute -> InferencePool -> the model's pods, through a Gateway an installed implementation serves."""
     pool = _pool_for(server, pod, regs)
     gaps: list[str] = []
     if pool is None:
         gaps = ["no InferencePool selects its pods on the server's port"]
     else:
-        services = {(_meta(r).get("namespace"), _meta(r).get("name")) for r in regs if r.type == SERVICE}
         picker = ((pool.inputs.get("spec") or {}).get("endpointPickerRef") or {}).get("name")
-        if (_meta(pool).get("namespace"), picker) not in services:
+        if not regs.named(SERVICE, _meta(pool).get("namespace"), picker):
             gaps.append(f"InferencePool {_meta(pool).get('name')}'s endpoint picker Service {picker} is not declared")
         routes = _routes_to(pool, regs)
         if not routes:
@@ -520,12 +510,13 @@ def _route(name: str, server: Registration, pod: Mapping[str, Any], regs: Sequen
     ]
 
 
-def check(regs: Sequence[Registration]) -> list[Finding]:
+def check(registrations: Sequence[Registration]) -> list[Finding]:
+    regs = index(registrations)  # every lookup below is by type or name: linear in the plan's size (issue #42)
     servers = _servers(regs)
     if not servers:
         return []
     pools = _pools(regs)
-    autoscaler = any(r.type == HELM_RELEASE and r.inputs.get("name") == "cluster-autoscaler" for r in regs)
+    autoscaler = "cluster-autoscaler" in regs.release_names()
     findings: list[Finding] = []
     for server, pod, notes in servers:
         name = f"{_kind(server)} {_meta(server).get('namespace')}/{_meta(server).get('name')}"

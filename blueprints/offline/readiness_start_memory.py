@@ -19,9 +19,10 @@ from typing import Any, Mapping, Optional, Sequence
 from catalog.model_shapes import model_shapes
 from catalog.serving_engine import serving_engine
 
-from ..serving_spec import ModelSpec, replica_need_gib
+from ..serving_spec import ModelSpec, replica_weights_bytes
 from ..sizing.memory import BYTES
 from .engine import Registration
+from .index import index
 from .readiness import BLOCKING, Finding
 from .readiness_serving import MODEL, PRECISION, _flag, _kind, _meta, _servers
 
@@ -59,7 +60,7 @@ def _streamer_buffer(args: Sequence[str], env: Sequence[Mapping[str, Any]], note
     shape = model_shapes()[1][notes[MODEL]]
     precision = notes.get(PRECISION, "fp16")
     spec = ModelSpec.model_construct(model=notes[MODEL], precision=precision, max_context=1, max_batch=1)
-    weights = replica_need_gib(spec)[0] * GIB
+    weights = replica_weights_bytes(spec)
     largest = shape.vocab * shape.hidden_size * BYTES[precision]
     limit, _ = _streamer_limit(args, env)
     if limit < 0:
@@ -87,7 +88,7 @@ def _parts(container: Mapping[str, Any], notes: Mapping[str, str]) -> list[tuple
 
 def check(regs: Sequence[Registration]) -> list[Finding]:
     findings = []
-    for server, pod, notes in _servers(regs):
+    for server, pod, notes in _servers(index(regs)):
         name = f"{_kind(server)} {_meta(server).get('namespace')}/{_meta(server).get('name')}"
         for container in pod.get("containers") or []:
             limit = quantity_bytes(((container.get("resources") or {}).get("limits") or {}).get("memory"))

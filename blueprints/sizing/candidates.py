@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Optional, Sequence
 
 from catalog import Catalog, Shape, load_catalog
 from catalog.clouds import profile
-from catalog.prices import OPTION_LABELS, Quote, quote
+from catalog.prices import OPTION_LABELS, Overrides, Quote, quote
 
 from ..errors import BlueprintError
 from . import flops as fl
 from .commitments import TERM_HOURS, break_even_utilization
 from .memory import MemoryBreakdown, breakdown, gpus_per_replica
+from .prices_file import your_quote
 from .workload import Workload
 
 DEFAULT_TARGET_DAYS = 30  # without --target-days, nodes are added to finish within a month (said in the output)
@@ -49,6 +50,8 @@ class Candidate:
     options: tuple[OptionCost, ...] = ()
     why_not: Optional[str] = None  # set when the shape cannot run the workload
     marks: tuple[str, ...] = field(default=())
+    # Sold in the region only on request (shapes.yaml on_request_regions): listed and marked, never "cheapest".
+    on_request: bool = False
 
     @property
     def feasible(self) -> bool:
@@ -76,12 +79,23 @@ class Advice:
 
     @property
     def cheapest(self) -> Optional[Candidate]:
-        return next((c for c in self.candidates if c.best() is not None), None)
+        return cheapest_of(self.candidates)
 
     @property
     def fastest(self) -> Optional[Candidate]:
         timed = [c for c in self.candidates if c.hours is not None]
         return min(timed, key=lambda c: (c.hours, _cost_key(c))) if timed else None
+
+
+def cheapest_of(ranked: Sequence[Candidate]) -> Optional[Candidate]:
+    """The first ranked candidate with a price that is sold pay-as-you-go: an unpriced shape or one sold only on
+    request is listed and marked, never called the cheapest."""
+    return next((c for c in ranked if c.best() is not None and not c.on_request), None)
+
+
+def sale_marks(c: Candidate) -> tuple[str, ...]:
+    """How a candidate is sold, for the output: on request (shapes.yaml), or with no sourced price at all."""
+    return (("on request",) if c.on_request else ()) + (("unpriced",) if c.best() is None else ())
 
 
 def _cost_key(c: Candidate) -> float:
@@ -95,10 +109,12 @@ def _exact(c: Candidate) -> bool:
     return bool(best and best.quote and best.quote.exact)
 
 
-def _options(shape: Shape, region: str, nodes: int, hours: Optional[float], w: Workload) -> tuple[OptionCost, ...]:
+def _options(
+    shape: Shape, region: str, nodes: int, hours: Optional[float], w: Workload, prices: Optional[Overrides] = None
+) -> tuple[OptionCost, ...]:
     labels = OPTION_LABELS[shape.cloud]
     found = {
-        o: quote(shape.instance_type, region, o)
+        o: your_quote(prices, shape.instance_type, region, o) or quote(shape.instance_type, region, o)
         for o in ("on-demand", "spot", "commit-1y", "commit-3y", "capacity-block")
     }
     on_demand = found["on-demand"]
@@ -147,17 +163,33 @@ def _options(shape: Shape, region: str, nodes: int, hours: Optional[float], w: W
     return tuple(out)
 
 
-def _candidate(shape: Shape, region: str, w: Workload, mem: MemoryBreakdown, total: float) -> Candidate:
+def _candidate(
+    shape: Shape,
+    region: str,
+    w: Workload,
+    mem: MemoryBreakdown,
+    total: float,
+    ask: bool,
+    prices: Optional[Overrides] = None,
+) -> Candidate:
     gpn = shape.gpu.count
     per_replica = gpus_per_replica(mem, shape.gpu.memory_gib)
     fabric_kind = {"efa": "EFA", "erdma": "eRDMA"}.get(shape.rdma.kind)
     if per_replica is None:
-        return Candidate(shape, region, None, 0, None, "-", why_not="needs more than 4096 GPUs per replica")
+        return Candidate(
+            shape, region, None, 0, None, "-", why_not="needs more than 4096 GPUs per replica", on_request=ask
+        )
     replica_nodes = math.ceil(per_replica / gpn)
     peak = fl.peak_tflops(shape.gpu.model, w.precision)
     nodes = replica_nodes
     target_hours = w.target_hours if w.target_hours is not None else DEFAULT_TARGET_DAYS * 24
-    if peak is not None:
+    have = fleet_nodes(w, shape)
+    if have is not None:  # a fleet you have: exactly its nodes, whatever the deadline
+        nodes = have
+        if have < replica_nodes:
+            why = f"{have} x {shape.instance_type} hold {have * gpn} GPUs; one replica needs {per_replica}"
+            return Candidate(shape, region, per_replica, have, None, "-", why_not=why, on_request=ask)
+    elif peak is not None:
         gpus_needed = math.ceil(total / (target_hours * fl.SECONDS_PER_HOUR * peak * 1e12 * w.mfu))
         nodes = max(nodes, math.ceil(gpus_needed / gpn))
         nodes = math.ceil(nodes / replica_nodes) * replica_nodes
@@ -169,7 +201,7 @@ def _candidate(shape: Shape, region: str, w: Workload, mem: MemoryBreakdown, tot
         why = f"needs {nodes} nodes but {shape.instance_type} has no RDMA fabric (EFA/eRDMA)"
     hours = None if peak is None else fl.hours(total, nodes * gpn, peak, w.mfu)
     if why:
-        return Candidate(shape, region, per_replica, nodes, hours, fabric, why_not=why)
+        return Candidate(shape, region, per_replica, nodes, hours, fabric, why_not=why, on_request=ask)
     return Candidate(
         shape,
         region,
@@ -177,29 +209,75 @@ def _candidate(shape: Shape, region: str, w: Workload, mem: MemoryBreakdown, tot
         nodes,
         None if hours is None else round(hours, 6),
         fabric,
-        _options(shape, region, nodes, hours, w),
+        _options(shape, region, nodes, hours, w, prices),
+        on_request=ask,
     )
 
 
-def _pairs(catalog: Catalog, w: Workload) -> list[tuple[Shape, str]]:
+def _pairs(catalog: Catalog, w: Workload) -> list[tuple[Shape, str, bool]]:
+    """(shape, region, sold only on request there) for every shape offered in the asked regions (default: all)."""
     shapes = [s for s in catalog.shapes if s.cloud in w.clouds]
+    offered = [(s, r, False) for s in shapes for r in s.regions] + [
+        (s, r, True) for s in shapes for r in s.on_request_regions if r not in s.regions
+    ]
+    offered = _fleet_pairs(catalog, w, offered)
     if not w.regions:
-        return [(s, r) for s in shapes for r in s.regions]
-    known = sorted({r for s in shapes for r in s.regions})
+        return offered
+    known = sorted({r for _, r, _ in offered})
     unknown = [r for r in w.regions if r not in known]
     if unknown:
         raise BlueprintError(
             "--region",
             f"no catalog shape on {', '.join(w.clouds)} is sold in {unknown[0]}; regions: {', '.join(known)}",
         )
-    return [(s, r) for s in shapes for r in w.regions if r in s.regions]
+    return [(s, r, ask) for s, r, ask in offered if r in w.regions]
 
 
-def advise(w: Workload, catalog: Optional[Catalog] = None) -> Advice:
+def _fleet_pairs(
+    catalog: Catalog, w: Workload, offered: list[tuple[Shape, str, bool]]
+) -> list[tuple[Shape, str, bool]]:
+    """With a fleet: only its shape (--shape), or the shapes that make exactly --gpus GPUs in whole nodes."""
+    if w.fleet_shape is not None:
+        shape = catalog.get(w.fleet_shape)
+        if shape is None or not shape.gpu.count:
+            raise BlueprintError(
+                "--shape",
+                f"{w.fleet_shape!r} is not a GPU shape in catalog/shapes.yaml; allowed: an instance type it lists, "
+                "e.g. p5.48xlarge or ecs.gn8v-8x.48xlarge",
+            )
+        mine = [p for p in offered if p[0].instance_type == w.fleet_shape]
+        if not mine:
+            raise BlueprintError(
+                "--shape", f"{w.fleet_shape} is not sold on {', '.join(w.clouds)}; allowed: --cloud {shape.cloud}"
+            )
+        return mine
+    if w.fleet_gpus is not None:
+        mine = [
+            p
+            for p in offered
+            if p[0].gpu.count and w.fleet_gpus % p[0].gpu.count == 0 and w.fleet_gpus // p[0].gpu.count <= MAX_NODES
+        ]
+        if not mine:
+            raise BlueprintError(
+                "--gpus", f"no catalog shape makes exactly {w.fleet_gpus} GPUs in at most {MAX_NODES} whole nodes"
+            )
+        return mine
+    return offered
+
+
+def fleet_nodes(w: Workload, shape: Shape) -> Optional[int]:
+    """The nodes of ``shape`` the user has (--nodes, or --gpus / GPUs per node), or None without a fleet."""
+    if w.fleet_nodes is not None:
+        return w.fleet_nodes
+    return None if w.fleet_gpus is None else w.fleet_gpus // shape.gpu.count
+
+
+def advise(w: Workload, catalog: Optional[Catalog] = None, prices: Optional[Overrides] = None) -> Advice:
+    """Every shape that can run ``w``, ranked; ``prices`` (the stack's `prices:` form) are the account's rates."""
     catalog = catalog or load_catalog()
     mem = breakdown(w)
     total = fl.total_flops(w)
-    built = [_candidate(s, r, w, mem, total) for s, r in _pairs(catalog, w)]
+    built = [_candidate(s, r, w, mem, total, ask, prices) for s, r, ask in _pairs(catalog, w)]
     feasible = sorted(
         (c for c in built if c.feasible),
         key=lambda c: (
@@ -238,7 +316,19 @@ def _marked(advice: Advice) -> Advice:
         marks = tuple(m for m, pick in (("cheapest", cheapest), ("fastest", fastest)) if pick is c)
         if c.hours is not None and c.hours > LONG_RUN_DAYS * 24:
             marks += (f"over {LONG_RUN_DAYS} days",)
+        marks += sale_marks(c)
         marked.append(
-            Candidate(c.shape, c.region, c.gpus_per_replica, c.nodes, c.hours, c.fabric, c.options, c.why_not, marks)
+            Candidate(
+                c.shape,
+                c.region,
+                c.gpus_per_replica,
+                c.nodes,
+                c.hours,
+                c.fabric,
+                c.options,
+                c.why_not,
+                marks,
+                c.on_request,
+            )
         )
     return Advice(advice.workload, advice.memory, advice.flops, tuple(marked), advice.infeasible)

@@ -55,6 +55,23 @@ def peak_and_reason(gpu_model: str, precision: str) -> tuple[Optional[float], st
     return facts.peak(precision)
 
 
+def nearest_precisions(gpu_model: str, precision: str, allowed: tuple[str, ...], count: int = 2) -> list[str]:
+    """The ``allowed`` precisions ``gpu_model`` has a figure for, nearest ``precision`` in bytes per value first
+    (T4 has no bf16: fp16, then int8), what the output offers instead of a shape silently missing."""
+    from .memory import BYTES
+
+    have = [p for p in allowed if p != precision and peak_tflops(gpu_model, p) is not None]
+    return sorted(have, key=lambda p: (abs(BYTES[p] - BYTES[precision]), -BYTES[p]))[:count]
+
+
+def no_figure_reason(gpu_model: str, precision: str, allowed: tuple[str, ...]) -> str:
+    """Why ``gpu_model`` cannot be timed at ``precision``, and the nearest precisions it can."""
+    _, why = peak_and_reason(gpu_model, precision)
+    nearest = nearest_precisions(gpu_model, precision, allowed)
+    offer = f"; nearest: --precision {' or '.join(nearest)}" if nearest else ""
+    return f"{gpu_model} has no {precision} figure ({why}){offer}"
+
+
 def peak_tflops(gpu_model: str, precision: str) -> Optional[float]:
     """Dense peak TFLOPS of one GPU at ``precision`` (None: the datasheet gives no figure for it)."""
     return peak_and_reason(gpu_model, precision)[0]

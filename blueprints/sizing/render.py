@@ -18,6 +18,8 @@ from catalog.clouds import cloud_names
 from . import flops as fl
 from .candidates import DEFAULT_TARGET_DAYS, LONG_RUN_DAYS, Advice, Candidate
 from .memory import HEADROOM, gpus_per_replica
+from .risks import training_risks
+from .workload import INFERENCE_ONLY, PRECISIONS
 
 SIZE_FORMAT_VERSION = 1
 TEXT_ROWS = 12  # text and Markdown show this many candidates (JSON has them all)
@@ -94,12 +96,23 @@ def advice_json(advice: Advice) -> dict[str, Any]:
             "noPeakFigure": {
                 m: why for m, _ in models for peak, why in [fl.peak_and_reason(m, w.precision)] if peak is None
             },
+            "nearestPrecisions": {
+                m: fl.nearest_precisions(m, w.precision, _allowed(w.mode))
+                for m, _ in models
+                if fl.peak_tflops(m, w.precision) is None
+            },
         },
         "cheapest": _pick(advice.cheapest),
         "fastest": _pick(advice.fastest),
         "candidates": [_candidate_json(c) for c in advice.candidates],
         "infeasible": [_candidate_json(c) for c in advice.infeasible],
+        "risks": [r.line() for r in training_risks(advice.cheapest)] if advice.cheapest else [],
     }
+
+
+def _allowed(mode: str) -> tuple[str, ...]:
+    """Precisions a run of ``mode`` may use (workload.py): inference adds int8/int4, training keeps fp32."""
+    return PRECISIONS if mode == "inference" else tuple(p for p in PRECISIONS if p not in INFERENCE_ONLY)
 
 
 def _mfu_source(w) -> str:
@@ -182,7 +195,14 @@ def _summary_lines(data: dict[str, Any]) -> list[str]:
     lines.append(f"  {'total':<17} {mem['totalGb']:>10,.1f} GB")
     per = ", ".join(f"{m} {n if n is not None else '>4096'}" for m, n in data["gpusPerReplica"].items())
     lines.append(f"min GPUs per replica: {per}")
-    if w["target_hours"] is None:
+    if w["fleet_gpus"] is not None or w["fleet_nodes"] is not None:
+        have = (
+            f"{w['fleet_gpus']} GPUs (shapes that make exactly that many in whole nodes)"
+            if w["fleet_gpus"] is not None
+            else f"{w['fleet_nodes']} x {w['fleet_shape']}"
+        )
+        lines.append(f"the fleet you have: {have}; time and cost on exactly it, per purchase option")
+    elif w["target_hours"] is None:
         lines.append(
             f"no --target-days: nodes sized to finish within {DEFAULT_TARGET_DAYS} days (the default); "
             f"plans over {LONG_RUN_DAYS} days are marked"
@@ -191,7 +211,9 @@ def _summary_lines(data: dict[str, Any]) -> list[str]:
         f"compute: {comp['flops']:.3g} FLOPs = {comp['rule']}; time at MFU {comp['mfu']:.0%} ({comp['mfuSource']})"
     )
     for model, why in comp["noPeakFigure"].items():
-        lines.append(f"  {model} {w['precision']}: no figure ({why}), so no time or cost")
+        nearest = comp["nearestPrecisions"].get(model)
+        offer = f"; nearest: --precision {' or '.join(nearest)}" if nearest else ""
+        lines.append(f"  {model} {w['precision']}: no figure ({why}), so no time or cost{offer}")
     return lines
 
 
@@ -244,6 +266,8 @@ def render_text(advice: Advice, width: int = 160) -> str:
     )
     for line in _prices_lines(data, rows):
         console.print(line, markup=False, overflow="ignore", crop=False)
+    for risk in data["risks"]:
+        console.print(f"risk: {risk}", markup=False)
     return buffer.getvalue()
 
 
@@ -265,6 +289,7 @@ def render_markdown(advice: Advice) -> str:
             + f" | {', '.join(r['marks'])} |"
         )
     out += ["", "Prices used:", ""] + [f"-{line[1:]}" for line in _prices_lines(data, rows)]
+    out += [f"- risk: {risk}" for risk in data["risks"]]
     return "\n".join(out) + "\n"
 
 

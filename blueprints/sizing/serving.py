@@ -23,7 +23,7 @@ from __future__ import annotations
 import io
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 from rich.console import Console
@@ -31,13 +31,16 @@ from rich.table import Table
 
 from catalog import Catalog, Shape, load_catalog
 from catalog.gpu_models import gpu_models
-from catalog.prices import OPTION_LABELS, quote
+from catalog.prices import OPTION_LABELS, Overrides, quote
 
 from ..errors import BlueprintError
 from . import flops as fl
-from .candidates import Advice, Candidate, OptionCost, _pairs
-from .memory import BYTES, breakdown, kv_bytes_per_value, kv_width, transformer_shape, usable_bytes
-from .workload import Workload
+from .candidates import Advice, Candidate, OptionCost, _pairs, cheapest_of, fleet_nodes, sale_marks
+from .fit import kv_per_token, largest_batch, weights_bytes
+from .memory import BYTES, breakdown, transformer_shape
+from .prices_file import your_quote
+from .risks import serving_risks
+from .workload import MAX_BATCH, SERVED_PRECISIONS, Workload
 
 HOURS_PER_MONTH = 730  # 24 x 365 / 12
 SERVING_OPTIONS = ("on-demand", "spot", "commit-1y", "commit-3y")  # capacity blocks end; a service does not
@@ -70,25 +73,25 @@ def tp_degrees(heads: int, kv_heads: int, gpus_per_node: int) -> list[int]:
 
 def _replica(w: Workload, shape: Shape, tp: int) -> tuple[Optional[ReplicaPlan], str]:
     facts = gpu_models()[1].get(shape.gpu.model)
-    peak, why = fl.peak_and_reason(shape.gpu.model, w.precision)
+    peak = fl.peak_tflops(shape.gpu.model, w.precision)
     if facts is None or facts.memory_gbps is None:
         return None, f"no sourced memory bandwidth for {shape.gpu.model}"
     if peak is None:
-        return None, f"{shape.gpu.model} {w.precision}: no figure ({why})"
-    _, layers, heads = transformer_shape(w)
-    kv_heads = w.kv_heads or heads
-    weights = w.params * BYTES[w.precision]
-    per_token_kv = 2 * layers * kv_width(w) * kv_bytes_per_value(w.precision)
-    copies = max(1, tp // kv_heads)  # TP above the KV heads replicates each KV head
-    context = w.input_tokens + w.output_tokens
-    kv_full = per_token_kv * context * copies
-    free = tp * usable_bytes(shape.gpu.memory_gib) - weights
-    if free < kv_full:
+        return None, fl.no_figure_reason(shape.gpu.model, w.precision, SERVED_PRECISIONS)
+    weights = weights_bytes(w)
+    context = w.context
+    max_batch = largest_batch(w, shape.gpu.memory_gib, tp, context)  # fit.py: the plan's own fit
+    if max_batch < 1:
         return None, f"weights and one {context}-token sequence do not fit on {tp} x {shape.gpu.model}"
-    max_batch = int(free // kv_full)
+    if w.max_batch is not None and max_batch < w.max_batch:  # asked for: the stack's maxBatch must fit
+        return None, (
+            f"weights and {w.max_batch} {context}-token sequences do not fit on {tp} x {shape.gpu.model} "
+            f"({max_batch} do)"
+        )
+    max_batch = min(max_batch, w.max_batch or MAX_BATCH)
     bandwidth = tp * facts.memory_gbps * 1e9 * w.mbu
     compute = tp * peak * 1e12 * w.mfu
-    kv_read = per_token_kv * (w.input_tokens + w.output_tokens / 2) * copies  # mean context over the decode
+    kv_read = kv_per_token(w, tp) * (w.input_tokens + w.output_tokens / 2)  # mean context over the decode
 
     def step(batch: int) -> float:
         return max((weights + batch * kv_read) / bandwidth, 2 * w.compute_params * batch / compute)
@@ -143,10 +146,12 @@ def _replicas(w: Workload, plan: ReplicaPlan) -> int:
     return max(1, need) + w.spare_replicas
 
 
-def _options(shape: Shape, region: str, nodes: int, w: Workload) -> tuple[OptionCost, ...]:
+def _options(
+    shape: Shape, region: str, nodes: int, w: Workload, prices: Optional[Overrides] = None
+) -> tuple[OptionCost, ...]:
     out = []
     for option in SERVING_OPTIONS:
-        q = quote(shape.instance_type, region, option)
+        q = your_quote(prices, shape.instance_type, region, option) or quote(shape.instance_type, region, option)
         if q is not None and option != "on-demand" and not q.exact:
             q = None  # spot and commitments are sold per region: never borrow another's
         label = OPTION_LABELS[shape.cloud][option]
@@ -173,8 +178,16 @@ def _options(shape: Shape, region: str, nodes: int, w: Workload) -> tuple[Option
     return tuple(out)
 
 
+def sustained_requests_per_s(w: Workload, plan: ReplicaPlan, replicas: int) -> float:
+    """Requests per second the replicas serve at full batch, the spare ones left out (they may be lost)."""
+    return max(0, replicas - w.spare_replicas) * plan.requests_per_s
+
+
 def served_tokens_per_s(w: Workload, plan: ReplicaPlan, replicas: int) -> float:
-    """Output tokens per second at the load asked: the rate's, or every user's batch slot decoding."""
+    """Output tokens per second at the load asked: the rate's, every user's batch slot decoding, or (a fleet without
+    a load) what the fleet sustains."""
+    if w.request_rate is None and w.concurrency is None:
+        return sustained_requests_per_s(w, plan, replicas) * w.output_tokens
     if w.request_rate is not None:
         return w.request_rate * w.output_tokens
     active = min(w.concurrency, (replicas - w.spare_replicas) * plan.batch)  # type: ignore[type-var]
@@ -187,31 +200,45 @@ def _closest(why: str) -> tuple[int, str]:
     return next((i for i, text in enumerate(order) if text in why), len(order)), why
 
 
-def advise_serving(w: Workload, catalog: Optional[Catalog] = None) -> ServingAdvice:
-    catalog = catalog or load_catalog()
-    feasible, infeasible, plans = [], [], []
-    for shape, region in _pairs(catalog, w):
-        plan, why = replica_plan(w, shape)
-        if plan is None:
-            infeasible.append(Candidate(shape, region, None, 0, None, "-", why_not=why))
-            continue
+def _serving_candidate(
+    w: Workload, shape: Shape, region: str, ask: bool, prices: Optional[Overrides]
+) -> tuple[Candidate, Optional[tuple[str, str, ReplicaPlan, int]]]:
+    """One shape in one region: a candidate with its plan and replicas, or an infeasible one saying why."""
+    plan, why = replica_plan(w, shape)
+    if plan is None:
+        return Candidate(shape, region, None, 0, None, "-", why_not=why, on_request=ask), None
+    have = fleet_nodes(w, shape)
+    if have is not None:  # a fleet you have: every replica it holds
+        nodes, replicas = have, have * (shape.gpu.count // plan.tp)
+    else:
         replicas = _replicas(w, plan)
         nodes = math.ceil(replicas / (shape.gpu.count // plan.tp))
-        if nodes > 1000:
-            infeasible.append(
-                Candidate(
-                    shape,
-                    region,
-                    plan.tp,
-                    nodes,
-                    None,
-                    "-",
-                    why_not=f"needs {nodes} nodes, more than a node group's 1000",
-                )
-            )
-            continue
-        feasible.append(Candidate(shape, region, plan.tp, nodes, None, "-", _options(shape, region, nodes, w)))
-        plans.append((shape.instance_type, region, plan, replicas))
+    if nodes > 1000:
+        why = f"needs {nodes} nodes, more than a node group's 1000"
+        return Candidate(shape, region, plan.tp, nodes, None, "-", why_not=why, on_request=ask), None
+    options = _options(shape, region, nodes, w, prices)
+    candidate = Candidate(shape, region, plan.tp, nodes, None, "-", options, on_request=ask)
+    return candidate, (shape.instance_type, region, plan, replicas)
+
+
+def _rank_key(c: Candidate) -> tuple:
+    best = c.best()
+    return (
+        best.cost_to_finish_usd if best else math.inf,
+        not (best and best.quote and best.quote.exact),
+        c.shape.instance_type,
+        c.region,
+    )
+
+
+def advise_serving(w: Workload, catalog: Optional[Catalog] = None, prices: Optional[Overrides] = None) -> ServingAdvice:
+    """Every shape that can serve ``w``, ranked by cost per month; ``prices`` are the account's rates."""
+    catalog = catalog or load_catalog()
+    feasible, infeasible, plans = [], [], []
+    for shape, region, ask in _pairs(catalog, w):
+        candidate, sized = _serving_candidate(w, shape, region, ask, prices)
+        (feasible if sized else infeasible).append(candidate)
+        plans += [sized] if sized else []
     if not feasible:
         reasons = sorted({c.why_not for c in infeasible if c.why_not}, key=_closest)
         raise BlueprintError(
@@ -219,31 +246,19 @@ def advise_serving(w: Workload, catalog: Optional[Catalog] = None) -> ServingAdv
             f"no shape can serve this ({reasons[0] if reasons else 'no shapes'}); allowed: "
             f"looser --ttft-ms/--tpot-ms, a lower precision (--precision fp8/int8/int4)",
         )
+    ranked = sorted(feasible, key=_rank_key)
+    cheapest = cheapest_of(ranked)
+    by_shape = {(t, g): (p, r) for t, g, p, r in plans}
 
-    def key(c: Candidate) -> tuple:
-        best = c.best()
-        return (
-            best.cost_to_finish_usd if best else math.inf,
-            not (best and best.quote and best.quote.exact),
-            c.shape.instance_type,
-            c.region,
-        )
+    def short(c: Candidate) -> tuple[str, ...]:
+        """A fleet that cannot serve the rate asked of it says so."""
+        if not w.fleet or w.request_rate is None:
+            return ()
+        plan, replicas = by_shape[(c.shape.instance_type, c.region)]
+        return ("below --rps",) if sustained_requests_per_s(w, plan, replicas) < w.request_rate else ()
 
-    ranked = sorted(feasible, key=key)
-    cheapest = next((c for c in ranked if c.best() is not None), None)
     marked = tuple(
-        Candidate(
-            c.shape,
-            c.region,
-            c.gpus_per_replica,
-            c.nodes,
-            None,
-            c.fabric,
-            c.options,
-            None,
-            ("cheapest",) if c is cheapest else (),
-        )
-        for c in ranked
+        replace(c, marks=(("cheapest",) if c is cheapest else ()) + sale_marks(c) + short(c)) for c in ranked
     )
     return ServingAdvice(w, breakdown(w), 0.0, marked, tuple(infeasible), tuple(plans))
 
@@ -282,6 +297,7 @@ def _candidate_json(advice: ServingAdvice, c) -> dict[str, Any]:
         "requestsPerSecondPerReplica": round(plan.requests_per_s, 3),
         "outputTokensPerSecondPerReplica": round(plan.output_tokens_per_s, 1),
         "replicas": replicas,
+        "sustainedRequestsPerSecond": round(sustained_requests_per_s(w, plan, replicas), 3),
         "spareReplicas": w.spare_replicas,
         "nodes": c.nodes,
         "gpus": c.gpus,
@@ -310,15 +326,61 @@ def serving_json(advice: ServingAdvice) -> dict[str, Any]:
         else {"instanceType": advice.cheapest.shape.instance_type, "region": advice.cheapest.region},
         "candidates": [_candidate_json(advice, c) for c in advice.candidates],
         "infeasible": [
-            {"instanceType": c.shape.instance_type, "region": c.region, "whyNot": c.why_not} for c in advice.infeasible
+            {"instanceType": c.shape.instance_type, "region": c.region, "whyNot": c.why_not, "onRequest": c.on_request}
+            for c in advice.infeasible
         ],
+        "notes": sale_notes(advice),
+        "risks": [r.line() for r in pick_risks(advice)],
     }
+
+
+def pick_risks(advice: ServingAdvice) -> list:
+    """Risk notes (risks.py) of the cheapest candidate, the one --write-stack writes."""
+    pick = advice.cheapest
+    if pick is None:
+        return []
+    _, replicas = advice.plan_for(pick)
+    return serving_risks(pick, replicas)
+
+
+def sale_notes(advice: Advice) -> list[str]:
+    """What the table could hide: shapes sold only on request or without a price (never "cheapest"), a region
+    where nothing sold pay-as-you-go fits, and GPUs without a figure at the precision asked (with the nearest)."""
+    notes = []
+    where = ", ".join(advice.workload.regions) or "the regions asked"
+    asked = [c for c in advice.candidates if c.on_request]
+    if advice.candidates and advice.cheapest is None:
+        notes.append(
+            f"nothing sold pay-as-you-go with a price in {where} fits; "
+            + (f"on request: {_shapes(asked)}" if asked else "every fitting shape is unpriced")
+        )
+    elif asked:
+        notes.append(f"sold only on request (listed, never the cheapest; ask the provider's sales): {_shapes(asked)}")
+    unpriced = [c for c in advice.candidates if c.best() is None]
+    if unpriced:
+        notes.append(f"no sourced price (listed, never the cheapest; --prices FILE gives yours): {_shapes(unpriced)}")
+    by_reason: dict[str, list[str]] = {}
+    for c in advice.infeasible:
+        if c.why_not and "figure (" in c.why_not:
+            by_reason.setdefault(c.why_not, []).append(c.shape.instance_type)
+    notes += [f"{why} ({', '.join(sorted(set(types)))})" for why, types in by_reason.items()]
+    return notes
+
+
+def _shapes(cands: list[Candidate]) -> str:
+    return ", ".join(
+        f"{c.shape.instance_type} ({c.shape.gpu.count} x {c.shape.gpu.model}) in {c.region}" for c in cands
+    )
 
 
 def _lines(data: dict[str, Any]) -> list[str]:
     w, r = data["workload"], data["rules"]
     load = (
-        f"{w['request_rate']:g} requests/s" if w["request_rate"] is not None else f"{w['concurrency']} concurrent users"
+        f"{w['request_rate']:g} requests/s"
+        if w["request_rate"] is not None
+        else f"{w['concurrency']} concurrent users"
+        if w["concurrency"] is not None
+        else "what the fleet sustains"
     )
     targets = (
         ", ".join(
@@ -344,26 +406,16 @@ def render_serving_text(advice: ServingAdvice, width: int = 160) -> str:
     for line in _lines(data):
         console.print(line, markup=False)
     table = Table(title="serving candidates, ranked by cost per month (24 x 7)")
-    for column in (
-        "#",
-        "shape",
-        "region",
-        "TP",
-        "batch",
-        "TTFT ms",
-        "TPOT ms",
-        "tok/s/replica",
-        "replicas",
-        "nodes",
-        "$/hour",
-        "$/month",
-        "$/M out tok",
-        "option",
-    ):
+    rows = data["candidates"][:12]
+    fleet = data["workload"]["fleet_gpus"] is not None or data["workload"]["fleet_nodes"] is not None
+    marked = any(r["marks"] for r in rows)
+    columns = ["#", "shape", "region", "TP", "batch", "TTFT ms", "TPOT ms", "tok/s/replica", "replicas"]
+    columns += ["req/s"] * fleet + ["nodes", "$/hour", "$/month", "$/M out tok", "option"] + ["marks"] * marked
+    for column in columns:
         table.add_column(column, overflow="fold")
-    for i, r in enumerate(data["candidates"][:12], 1):
+    for i, r in enumerate(rows, 1):
         b = r["best"] or {}
-        table.add_row(
+        cells = [
             str(i),
             r["instanceType"],
             r["region"],
@@ -373,13 +425,21 @@ def render_serving_text(advice: ServingAdvice, width: int = 160) -> str:
             f"{r['tpotMs']:.1f}",
             f"{r['outputTokensPerSecondPerReplica']:,.0f}",
             str(r["replicas"]),
+        ]
+        cells += [f"{r['sustainedRequestsPerSecond']:,.2f}"] * fleet
+        cells += [
             str(r["nodes"]),
             _usd(b.get("usdPerHour")),
             _usd(b.get("usdPerMonth"), 0),
             _usd(b.get("usdPerMillionOutputTokens")),
             b.get("option", "-"),
-        )
+        ]
+        table.add_row(*cells, *([", ".join(r["marks"])] * marked))
     console.print(table)
+    for note in data["notes"]:
+        console.print(f"note: {note}", markup=False)
+    for risk in data["risks"]:
+        console.print(f"risk: {risk}", markup=False)
     console.print(
         f"{len(data['candidates'])} feasible candidates, {len(data['infeasible'])} cannot serve it", markup=False
     )
@@ -406,6 +466,8 @@ def render_serving_markdown(advice: ServingAdvice) -> str:
             f"{r['replicas']} | {r['nodes']} | {_usd(b.get('usdPerHour'))} | "
             f"{_usd(b.get('usdPerMillionOutputTokens'))} |"
         )
+    lines = [f"- {note}" for note in data["notes"]] + [f"- risk: {risk}" for risk in data["risks"]]
+    out += [""] + lines if lines else []
     return "\n".join(out) + "\n"
 
 

@@ -20,9 +20,11 @@ ALLOWED_UNITS = "K, M, B (or G), T, e.g. 110M, 7B, 1.5T"
 MAX_COUNT = 1e18  # a quintillion tokens or parameters: far past any model or corpus, and finite
 _COUNT = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
 
+MAX_BATCH = 4096  # most sequences a served replica decodes together (vLLM --max-num-seqs; the spec's maxBatch)
 Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 PRECISIONS: tuple[str, ...] = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 INFERENCE_ONLY = ("int8", "int4")
+SERVED_PRECISIONS = ("bf16", "fp16", "fp8", "int8", "int4")  # what the model server runs (the serving spec's)
 Sharding = Literal["dp", "zero1", "zero2", "zero3", "fsdp"]
 Optimizer = Literal["adam", "adamw", "sgd"]
 Recompute = Literal["none", "selective", "full"]
@@ -87,10 +89,30 @@ class Workload(BaseModel):
     output_tokens: int = Field(256, gt=0, le=1_048_576, description="Generated tokens per request.")
     ttft_ms: Optional[float] = Field(None, gt=0, description="Time-to-first-token target, milliseconds.")
     tpot_ms: Optional[float] = Field(None, gt=0, description="Time-per-output-token target, milliseconds.")
+    max_context: Optional[int] = Field(
+        None,
+        ge=128,
+        le=1_048_576,
+        description="Tokens a served sequence may hold (vLLM --max-model-len, the serving spec's maxContext); "
+        "default: prompt + output tokens.",
+    )
+    max_batch: Optional[int] = Field(
+        None,
+        ge=1,
+        le=MAX_BATCH,
+        description="Sequences decoded together at most (vLLM --max-num-seqs, the serving spec's maxBatch); "
+        "default: as many as fit at the context.",
+    )
     spare_replicas: int = Field(0, ge=0, le=1000, description="Replicas that may be lost while still serving.")
     mbu: float = Field(0.6, gt=0, le=1, description="Memory-bandwidth utilization of a decode step.")
     mfu: float = Field(0.40, gt=0, le=1)
     target_hours: Optional[float] = Field(None, gt=0, description="Finish within this many hours.")
+    # A fleet you have (issue #37): time and cost of the run, or the rate a service sustains, on exactly it.
+    fleet_gpus: Optional[int] = Field(
+        None, gt=0, le=1_000_000, description="GPUs you have: shapes that make exactly this many, whole nodes."
+    )
+    fleet_nodes: Optional[int] = Field(None, gt=0, le=1000, description="Nodes you have of --shape.")
+    fleet_shape: Optional[str] = Field(None, min_length=1, max_length=64, description="The instance type you have.")
     clouds: tuple[Literal["aws", "alicloud"], ...] = ("aws", "alicloud")
     regions: tuple[str, ...] = ()
     spot_overhead: float = Field(0.10, ge=0, le=5, description="Extra run time spot interruptions cost (0.10 = 10%).")
@@ -101,15 +123,24 @@ class Workload(BaseModel):
     def _consistent(self) -> "Workload":
         if self.mode == "training" and self.precision in INFERENCE_ONLY:
             raise ValueError(f"precision {self.precision} is for inference only; training allows fp32, bf16, fp16, fp8")
+        if self.fleet_gpus is not None and (self.fleet_nodes is not None or self.fleet_shape is not None):
+            raise ValueError("give --gpus N, or --nodes N with --shape S, not both")
+        if (self.fleet_nodes is None) != (self.fleet_shape is None):
+            raise ValueError("--nodes and --shape go together: N nodes of the instance type S")
         serving = self.request_rate is not None or self.concurrency is not None
         if serving and self.mode != "inference":
             raise ValueError("request rate and concurrent users are for --mode inference")
         if serving and self.request_rate is not None and self.concurrency is not None:
             raise ValueError("give a request rate or concurrent users, not both")
+        if self.max_context is not None and self.max_context < self.input_tokens + self.output_tokens:
+            raise ValueError(
+                f"max context {self.max_context} is shorter than a request ({self.input_tokens} prompt + "
+                f"{self.output_tokens} output tokens); allowed: at least {self.input_tokens + self.output_tokens}"
+            )
         per_sample = self.flops_per_sample is not None
         if per_sample and (self.samples is None or self.epochs is None):
             raise ValueError("flops per sample needs --samples and --epochs")
-        if self.tokens is None and self.steps is None and not serving and not per_sample:
+        if self.tokens is None and self.steps is None and not self.serving and not per_sample:
             raise ValueError("give tokens (e.g. --tokens 1T) or steps with --global-batch")
         if self.heads and self.kv_heads and (self.kv_heads > self.heads or self.heads % self.kv_heads):
             raise ValueError(f"kv_heads {self.kv_heads} must divide heads {self.heads}")
@@ -120,8 +151,21 @@ class Workload(BaseModel):
         return self
 
     @property
+    def fleet(self) -> bool:
+        """A fleet was given (--gpus, or --nodes with --shape): answer for it instead of sizing one."""
+        return self.fleet_gpus is not None or self.fleet_nodes is not None
+
+    @property
     def serving(self) -> bool:
-        return self.request_rate is not None or self.concurrency is not None
+        """A service: a rate or users to serve, or an inference fleet whose sustained rate is asked."""
+        return (
+            self.request_rate is not None or self.concurrency is not None or (self.mode == "inference" and self.fleet)
+        )
+
+    @property
+    def context(self) -> int:
+        """Tokens a served sequence holds: --max-context, else one request's prompt + output."""
+        return self.max_context or self.input_tokens + self.output_tokens
 
     @property
     def compute_params(self) -> float:
@@ -142,6 +186,9 @@ FLAGS = {
     "target_hours": "--target-days",
     "request_rate": "--rps",
     "checkpoints_kept": "--checkpoints",
+    "fleet_gpus": "--gpus",
+    "fleet_nodes": "--nodes",
+    "fleet_shape": "--shape",
 }
 
 

@@ -12,6 +12,7 @@ from ..base import ALICLOUD, as_args
 from ..cluster_args import AlicloudClusterArgs, FileSystemArgs, GpuGroupArgs, platform_args
 from ..cluster_base import GpuClusterBase
 from ..kubernetes.nodes import (
+    DEVICE_PLUGIN_CONFIG_LABEL,
     ERDMA_PRESENT_LABEL,
     GPU_PRESENT_LABEL,
     MIG_CONFIG_LABEL,
@@ -297,6 +298,7 @@ class GpuCluster(GpuClusterBase):
                     GPU_PRESENT_LABEL: "true",
                     **({ERDMA_PRESENT_LABEL: "true"} if g.rdma_interfaces else {}),
                     **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {}),
+                    **({DEVICE_PLUGIN_CONFIG_LABEL: g.name} if g.sharing else {}),
                 },
                 taints=[dict(t) for t in g.taints],
                 root_volume_gib=g.root_volume_gib,

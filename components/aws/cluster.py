@@ -19,6 +19,7 @@ from ..kubernetes.monitoring import NAMESPACE as MONITORING_NAMESPACE
 # GPU_PRESENT_LABEL is set from the start so the device plugin, the exporter and scale-from-zero templates all
 # match GPU nodes (chart_workloads.yaml).
 from ..kubernetes.nodes import (
+    DEVICE_PLUGIN_CONFIG_LABEL,
     EFA_PRESENT_LABEL,
     EFA_RESOURCE,
     GPU_PRESENT_LABEL,
@@ -273,6 +274,7 @@ class GpuCluster(GpuClusterBase):
             GPU_PRESENT_LABEL: "true",
             **({EFA_PRESENT_LABEL: "true"} if g.rdma_interfaces else {}),
             **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {}),
+            **({DEVICE_PLUGIN_CONFIG_LABEL: g.name} if g.sharing else {}),
         }
 
     def _group_subnets(self, g: GpuGroupArgs) -> list[pulumi.Output[str]]:

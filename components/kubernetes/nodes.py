@@ -16,6 +16,9 @@ RDMA_RESOURCES = {"efa": EFA_RESOURCE, "erdma": ERDMA_RESOURCE}
 NODE_GROUP_LABEL = "gpu-blueprints/node-group"
 # The GPU Operator's MIG manager applies the profile this label names.
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
+# The device plugin's config-manager picks the entry of its ConfigMap this label names (k8s-device-plugin v0.20.0
+# cmd/config-manager/main.go DefaultConfigLabel): a sharing group's own time-slicing or MPS configuration.
+DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 # What NVIDIA's device plugin and exporter charts require (node affinity) when NFD is not installed, and what the
 # EFA device plugin chart selects on.
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"

@@ -11,6 +11,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
+import yaml
 
 from ..base import KUBERNETES, Args, Component, as_args
 from .acceptance import IMAGE as ACCEPTANCE_IMAGE
@@ -59,6 +60,10 @@ class GpuNodes(Args):
     """Key, value, effect (Kubernetes spelling), the acceptance gate included."""
     mig_profile: Optional[str] = None
     """The MIG layout the GPU Operator applies; None leaves GPUs whole."""
+    sharing: Optional[str] = None
+    """time-slicing or mps through the device plugin's per-node-group configuration; None (default): whole GPUs."""
+    sharing_replicas: Optional[int] = 1
+    """Pods per GPU (or MIG slice) with `sharing`; 1 by default."""
     acceptance: Optional[Mapping[str, Any]] = None
     """Acceptance/gpu_check.py expectation; None runs no check."""
     gpus: Optional[int] = 0
@@ -73,6 +78,15 @@ class GpuNodes(Args):
     """The most nodes the group may have."""
     fabric_min_busbw_gbps: Optional[float] = None
     """Threshold for the fabric validation; None: not judged."""
+    topology_name: Optional[str] = None
+    """The Kueue Topology the group's flavor names; None (default): quota-only admission."""
+    topology_levels: Optional[Sequence[str]] = ()
+    """That Topology's node label keys, broadest first; empty by default."""
+
+    @property
+    def slices_per_gpu(self) -> int:
+        """nvidia.com/gpu the device plugin advertises per physical GPU: MIG slices times sharing replicas."""
+        return mig_slices(self.mig_profile) * (self.sharing_replicas if self.sharing else 1)
 
     @property
     def workload_taints(self) -> list[Mapping[str, str]]:
@@ -200,10 +214,34 @@ def gpu_tolerations(groups: Sequence[GpuNodes]) -> list[dict[str, str]]:
     return [{"key": key, "operator": "Exists", "effect": effect} for key, effect in seen]
 
 
+DEVICE_PLUGIN_CONFIG = "device-plugin-config"
+WHOLE_GPUS = "whole-gpus"  # the entry of nodes without DEVICE_PLUGIN_CONFIG_LABEL
+
+
+def device_plugin_config(groups: Sequence[GpuNodes]) -> Optional[dict]:
+    """The GPU Operator's devicePlugin.config (chart values at v26.7.0): a ConfigMap with one entry per sharing group,
+    chosen on each node by its DEVICE_PLUGIN_CONFIG_LABEL, whole GPUs elsewhere; None when no group shares.
+    Entries: k8s-device-plugin v0.20.0 README "Shared Access to GPUs" (the resource keeps its name nvidia.com/gpu,
+    advertised replicas times; a container asking more than one shared GPU is refused rather than given one)."""
+    shared = [g for g in groups if g.sharing]
+    if not shared:
+        return None
+    key = {"time-slicing": "timeSlicing", "mps": "mps"}
+    data = {WHOLE_GPUS: yaml.safe_dump({"version": "v1"}, sort_keys=False)}
+    for g in shared:
+        replicated: dict = {"resources": [{"name": GPU_RESOURCE, "replicas": g.sharing_replicas}]}
+        if g.sharing == "time-slicing":
+            replicated = {"failRequestsGreaterThanOne": True, **replicated}
+        data[g.name] = yaml.safe_dump({"version": "v1", "sharing": {key[g.sharing]: replicated}}, sort_keys=False)
+    return {"create": True, "name": DEVICE_PLUGIN_CONFIG, "default": WHOLE_GPUS, "data": data}
+
+
 def operator_values(args: PlatformArgs) -> dict:
     """GPU Operator values: operands off where the node image ships them; controllers on the system group,
     node agents (NFD worker, operands) on every GPU node whatever its taints."""
     mig = any(g.mig_profile for g in args.node_groups)
+    plugin = {"enabled": not args.device_plugin_preinstalled}
+    config = device_plugin_config(args.node_groups)
     tolerations = gpu_tolerations(args.node_groups)
     system = dict(args.system_node_selector)
     exporter: dict = {"enabled": True}
@@ -219,10 +257,13 @@ def operator_values(args: PlatformArgs) -> dict:
         },
         "driver": {"enabled": not args.driver_preinstalled},
         "toolkit": {"enabled": not args.driver_preinstalled},
-        "devicePlugin": {"enabled": not args.device_plugin_preinstalled},
+        "devicePlugin": plugin,
         "dcgmExporter": exporter,
         "mig": {"strategy": "single"},
         "migManager": {"enabled": mig},
+        **(
+            {"devicePlugin": {**plugin, "config": config}} if (config := device_plugin_config(args.node_groups)) else {}
+        ),
         "daemonsets": {"tolerations": tolerations},
     }
 
@@ -456,16 +497,18 @@ class GpuPlatform(Component):
                         group=g.name,
                         node_labels={NODE_GROUP_LABEL: g.name},
                         tolerations=g.workload_taints,
-                        gpus_per_node=g.gpus * mig_slices(g.mig_profile),
+                        gpus_per_node=g.gpus * g.slices_per_gpu,
                         vcpus=g.vcpus,
                         memory_gib=g.memory_gib,
                         extended={RDMA_RESOURCES[g.rdma]: g.rdma_devices} if g.rdma != "none" else {},
+                        topology_name=g.topology_name,
+                        topology_levels=tuple(g.topology_levels),
                     )
                     for g in args.node_groups
                 ],
                 teams=[
                     TeamQueue(
-                        team, t.gpus, {g.name: mig_slices(g.mig_profile) for g in args.node_groups if g.mig_profile}
+                        team, t.gpus, {g.name: g.slices_per_gpu for g in args.node_groups if g.slices_per_gpu > 1}
                     )
                     for team, t in sorted(args.teams.items())
                 ],

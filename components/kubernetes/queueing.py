@@ -45,6 +45,12 @@ class GpuFlavor(Args):
     """Host memory per node, GiB."""
     extended: Optional[Mapping[str, int]] = field(default_factory=dict)
     """Fabric devices per node (vpc.amazonaws.com/efa...)."""
+    topology_name: Optional[str] = None
+    """The Topology the flavor names, so Kueue places a gang's pods by the nodes' network labels; None (default):
+    quota only."""
+    topology_levels: Optional[Sequence[str]] = ()
+    """That Topology's node label keys, broadest first, ending with kubernetes.io/hostname (the only level at which
+    Kueue respects the nodes' taints); empty by default."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +129,20 @@ def manager_config(pods_ready_timeout_minutes: int) -> str:
     )
 
 
+def topologies_of(flavors: Sequence[GpuFlavor]) -> dict[str, tuple[str, ...]]:
+    """Topology name -> levels, once each; two flavors naming one Topology must list the same levels."""
+    out: dict[str, tuple[str, ...]] = {}
+    for f in flavors:
+        if not f.topology_name:
+            continue
+        levels = tuple(f.topology_levels)
+        if out.setdefault(f.topology_name, levels) != levels:
+            raise ValueError(
+                f"Topology {f.topology_name!r} is given two sets of levels: {out[f.topology_name]}, {levels}"
+            )
+    return out
+
+
 def covered_resources(flavors: Sequence[GpuFlavor]) -> list[str]:
     return ["cpu", "memory", GPU_RESOURCE, *sorted({k for f in flavors for k in f.extended})]
 
@@ -196,7 +216,16 @@ class FairQueueing(Component):
         )
 
     def _flavors(self, name: str, args: QueueingArgs) -> None:
-        """The system nodes' CPU flavor, then one flavor a GPU group (its labels and taints)."""
+        """The system nodes' CPU flavor, then one Topology a network hierarchy the GPU groups use, then one flavor a
+        GPU group (its labels, taints and Topology)."""
+        topologies = topologies_of(args.flavors)
+        for topology, levels in topologies.items():
+            self._custom(
+                "Topology",
+                f"{name}-topology-{topology}",
+                {"name": topology},
+                {"levels": [{"nodeLabel": level} for level in levels]},
+            )
         self._custom(
             "ResourceFlavor",
             f"{name}-{SYSTEM_FLAVOR}",
@@ -208,7 +237,11 @@ class FairQueueing(Component):
                 "ResourceFlavor",
                 f"{name}-gpu-{f.group}",
                 {"name": f"gpu-{f.group}"},
-                {"nodeLabels": dict(f.node_labels), "tolerations": [dict(t) for t in f.tolerations]},
+                {
+                    "nodeLabels": dict(f.node_labels),
+                    "tolerations": [dict(t) for t in f.tolerations],
+                    **({"topologyName": f.topology_name} if f.topology_name else {}),
+                },
             )
 
     def _team_queues(self, name: str, args: QueueingArgs, team: "TeamQueue", covered: list[str]) -> None:

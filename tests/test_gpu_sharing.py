@@ -1,0 +1,147 @@
+"""Issue #39 (GPU sharing that still autoscales): a node group's `sharing` becomes the GPU Operator's per-group
+device-plugin configuration, chosen by the group's node label; the autoscaler's scale-from-zero template, Kueue's
+quotas and the plan's cost are in the shared units the device plugin advertises; bad input is one line, exit 2."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+import yaml
+from google.protobuf import struct_pb2
+
+from blueprints.cli import main
+from blueprints.offline import readiness_sharing
+from blueprints.offline.plan import make_plan
+from components.kubernetes.nodes import DEVICE_PLUGIN_CONFIG_LABEL, GPU_RESOURCE
+from conftest import resources
+
+ROOT = Path(__file__).resolve().parent.parent
+TEST_STACKS = ROOT / "tests" / "data" / "stacks"
+TEMPLATE = "k8s.io/cluster-autoscaler/node-template/"
+GROUP, REPLICAS = "notebooks", 4
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return make_plan("time-slicing", TEST_STACKS)
+
+
+def _group(plan):
+    return next(g for g in plan.resolved.node_groups if g.name == GROUP)
+
+
+def test_the_time_slicing_stack_plans_with_exit_0(plan):
+    assert plan.exit_code == 0, [f.message for f in plan.readiness_blocking()]
+
+
+def test_the_autoscaler_template_advertises_the_shared_count_and_the_label_that_selects_the_config(plan):
+    group = _group(plan)
+    group_tags = {
+        t["tag"]["key"]: t["tag"]["value"]
+        for t in resources(plan, "aws:autoscaling/tag:Tag")
+        if t["tag"]["key"].startswith(TEMPLATE) and t["autoscalingGroupName"] == _asg_of(plan)
+    }
+    assert group_tags[f"{TEMPLATE}resources/{GPU_RESOURCE}"] == str(group.shape.gpu.count * REPLICAS)
+    assert group_tags[f"{TEMPLATE}label/{DEVICE_PLUGIN_CONFIG_LABEL}"] == GROUP
+    [node_group] = [
+        n
+        for n in resources(plan, "aws:eks/nodeGroup:NodeGroup")
+        if n["labels"].get("gpu-blueprints/node-group") == GROUP
+    ]
+    assert node_group["labels"][DEVICE_PLUGIN_CONFIG_LABEL] == GROUP
+
+
+def _asg_of(plan) -> str:
+    """The Auto Scaling group name the notebooks group's template tags are on."""
+    for t in resources(plan, "aws:autoscaling/tag:Tag"):
+        if t["tag"]["key"] == f"{TEMPLATE}label/gpu-blueprints/node-group" and t["tag"]["value"] == GROUP:
+            return t["autoscalingGroupName"]
+    raise AssertionError("no node-template tag names the notebooks group")
+
+
+def test_the_operator_config_the_label_names_shares_each_gpu_replicas_times(plan):
+    [release] = [r for r in resources(plan, "kubernetes:helm.sh/v3:Release") if r["name"] == "gpu-operator"]
+    config = release["values"]["devicePlugin"]["config"]
+    assert config["create"] is True and config["name"]
+    entry = yaml.safe_load(config["data"][GROUP])
+    assert entry["version"] == "v1"
+    [shared] = entry["sharing"]["timeSlicing"]["resources"]
+    assert shared == {"name": GPU_RESOURCE, "replicas": REPLICAS}
+    # every other node keeps whole GPUs
+    assert yaml.safe_load(config["data"][config["default"]]) == {"version": "v1"}
+
+
+def test_kueue_quotas_are_in_shared_units(plan):
+    group = _group(plan)
+    team_gpus = plan.resolved.spec.kubernetes.teams[GROUP].gpus
+    [queue] = [
+        q for q in resources(plan, "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue") if q["metadata"]["name"] == GROUP
+    ]
+    [flavor] = [f for g in queue["spec"]["resourceGroups"] for f in g["flavors"] if f["name"] == f"gpu-{GROUP}"]
+    quota = {r["name"]: r["nominalQuota"] for r in flavor["resources"]}
+    assert quota[GPU_RESOURCE] == team_gpus * REPLICAS
+    # the CPU of the nodes those shared GPUs come with: team_gpus x replicas slices over slices per node
+    nodes = -(-team_gpus * REPLICAS // (group.shape.gpu.count * REPLICAS))
+    assert quota["cpu"] == nodes * group.shape.vcpus
+
+
+def test_the_cost_section_shows_the_price_of_one_shared_slice(plan):
+    group = _group(plan)
+    [rate] = [r for r in plan.cost.rates if r["nodeGroup"] == GROUP]
+    assert rate["sharing"]["slicesPerNode"] == group.shape.gpu.count * REPLICAS
+    assert rate["sharing"]["usdPerSliceHour"] == round(group.usd_per_hour / (group.shape.gpu.count * REPLICAS), 4)
+    assert all("sharing" not in r for r in plan.cost.rates if r["nodeGroup"] != GROUP)
+
+
+def _bad(tmp_path, capsys, change):
+    stack = yaml.safe_load((TEST_STACKS / "Pulumi.time-slicing.yaml").read_text())
+    cluster = stack["config"]["gpu-cluster-blueprints:cluster"]
+    change(cluster)
+    (tmp_path / "Pulumi.bad.yaml").write_text(yaml.safe_dump(stack))
+    code = main(["plan", "--stack", "bad", "--stacks-dir", str(tmp_path)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].startswith("error: ") and "Traceback" not in err[0], err
+    return err[0]
+
+
+def test_fewer_than_two_replicas_is_one_line_exit_2(tmp_path, capsys):
+    line = _bad(tmp_path, capsys, lambda c: c["nodeGroups"][GROUP]["sharing"].update(replicas=1))
+    assert "nodeGroups.notebooks.sharing.replicas" in line and "2" in line
+
+
+def test_mps_on_mig_slices_is_one_line_exit_2(tmp_path, capsys):
+    def change(c):
+        c["nodeGroups"][GROUP] = {
+            "gpuModel": "A100-80GB",
+            "gpusPerNode": 8,
+            "migProfile": "all-1g.10gb",
+            "sharing": {"strategy": "mps", "replicas": 2},
+        }
+
+    assert "mps" in _bad(tmp_path, capsys, change)
+
+
+def test_sharing_on_ack_which_runs_its_own_device_plugin_is_one_line_exit_2(tmp_path, capsys):
+    def change(c):
+        c.update(cloud="alicloud", region="cn-hangzhou")
+        c["nodeGroups"][GROUP]["gpuModel"] = "A10"
+
+    assert "nodeGroups.notebooks.sharing" in _bad(tmp_path, capsys, change)
+
+
+def test_readiness_blocks_a_template_that_advertises_whole_gpus_for_a_shared_group(plan):
+    assert readiness_sharing.check(plan.registrations) == []
+    key = f"{TEMPLATE}resources/{GPU_RESOURCE}"
+    asg = _asg_of(plan)
+    whole = []
+    for r in plan.registrations:
+        tag = r.inputs.get("tag") or {}
+        if r.type == "aws:autoscaling/tag:Tag" and tag.get("key") == key and r.inputs["autoscalingGroupName"] == asg:
+            properties = struct_pb2.Struct()
+            properties.update({**r.inputs, "tag": {**tag, "value": str(_group(plan).shape.gpu.count)}})
+            r = dataclasses.replace(r, properties=properties)
+        whole.append(r)
+    [finding] = readiness_sharing.check(whole)
+    assert finding.check == "shared-gpus-from-zero" and finding.level == "blocking"
