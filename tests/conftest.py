@@ -61,17 +61,6 @@ def shared_plans_stay_unchanged():
     assert not changed, f"tests changed shared plans in place (copy before editing): {changed[:5]}"
 
 
-TEST_STACKS_DIR = ROOT / "tests" / "data" / "stacks"
-
-
-def plan_test_stack(stack: str) -> Plan:
-    """A test stack's plan (tests/data/stacks), cached beside the shipped ones."""
-    key = f"tests/data/stacks/{stack}"
-    if key not in _CACHE:
-        _CACHE[key] = make_plan(stack, TEST_STACKS_DIR)
-    return _CACHE[key]
-
-
 def unpriced_system_shape(stack: str) -> Optional[str]:
     """The system shape of a shipped stack that has no sourced list price in its region, if any.
 

@@ -6,7 +6,7 @@ import parliament
 import pytest
 from cloudsplaining.scan.policy_document import PolicyDocument
 
-from conftest import SHIPPED, plan_test_stack, resources, shipped_plan
+from conftest import SHIPPED, data_plan, resources, shipped_plan
 
 ALI_STACKS = [s for s in SHIPPED if shipped_plan(s).resolved.spec.cloud != "aws"]
 # The Karpenter variant of research-a100 (issue #40): its controller role's five policies are judged like the rest.
@@ -15,7 +15,7 @@ AWS_STACKS = [s for s in SHIPPED if s not in ALI_STACKS] + TEST_AWS_STACKS
 
 
 def plan_of(stack):
-    return plan_test_stack(stack) if stack in TEST_AWS_STACKS else shipped_plan(stack)
+    return data_plan(stack) if stack in TEST_AWS_STACKS else shipped_plan(stack)
 
 
 SEVERE = {"MEDIUM", "HIGH", "CRITICAL"}

@@ -17,7 +17,7 @@ from blueprints.offline.engine import Registration
 from blueprints.stackconfig import ROOT
 from components.kubernetes.karpenter import DO_NOT_DISRUPT
 from components.kubernetes.nodes import GATE_TAINT, GPU_RESOURCE
-from conftest import NODE_GROUP_TYPES, group_label, plan_test_stack, resources
+from conftest import NODE_GROUP_TYPES, data_plan, group_label, resources
 
 NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
 NODE_CLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
@@ -153,7 +153,7 @@ def test_cost_is_the_same_node_hours_either_way(both):
 
 
 def test_interruption_queue_is_encrypted_tls_only_and_fed_by_the_documented_rules():
-    plan = plan_test_stack("karpenter")
+    plan = data_plan("karpenter")
     (queue,) = resources(plan, "aws:sqs/queue:Queue")
     assert queue["sqsManagedSseEnabled"] is True and queue["messageRetentionSeconds"] == 300
     (policy,) = resources(plan, "aws:sqs/queuePolicy:QueuePolicy")
@@ -177,7 +177,7 @@ def test_interruption_queue_is_encrypted_tls_only_and_fed_by_the_documented_rule
 
 
 def test_the_controller_runs_on_the_system_group_with_its_queue():
-    plan = plan_test_stack("karpenter")
+    plan = data_plan("karpenter")
     (release,) = [r for r in resources(plan, "kubernetes:helm.sh/v3:Release") if r["name"] == "karpenter"]
     assert release["chart"] == "oci://public.ecr.aws/karpenter/karpenter" and release["version"] == "1.14.1"
     values = release["values"]
@@ -224,7 +224,7 @@ def _warnings(regs) -> list[readiness.Finding]:
 
 
 def test_readiness_warns_where_provisioning_request_admission_meets_karpenter():
-    karpenter = plan_test_stack("karpenter").registrations
+    karpenter = data_plan("karpenter").registrations
     (finding,) = _warnings([*karpenter, _admission_check("kueue.x-k8s.io/provisioning-request")])
     assert finding.level == readiness.WARNING and "kueue/issues/5133" in finding.message
     assert _warnings([*karpenter, _admission_check("example.com/other-check")]) == []
