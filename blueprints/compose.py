@@ -335,6 +335,7 @@ def common_cluster_args(plan: ResolvedPlan) -> dict:
             utilization_threshold=scaling.scale_down_utilization_threshold,
             gpu_utilization_threshold=scaling.gpu_scale_down_utilization_threshold,
             image_tag=plan.addons.autoscaler_image_tag if plan.addons else None,
+            engine=scaling.engine,
         )
         if scaling.enabled
         else None,

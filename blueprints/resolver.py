@@ -316,6 +316,16 @@ def _cheapest(candidates: list[Shape], spec: ClusterSpec) -> Shape:
     return min(candidates, key=key)
 
 
+def _karpenter_notes(spec: ClusterSpec, group: NodeGroupSpec, shape: Shape) -> list[str]:
+    """What a managed node group holds that a Karpenter NodePool does not (components/kubernetes/karpenter.py)."""
+    if spec.autoscaling.engine != "karpenter" or not (group.min_nodes or group.capacity_block_starts_at):
+        return []
+    return [
+        f"Karpenter launches {shape.instance_type} nodes only for pending pods: minNodes and a capacity block's "
+        "start schedule are not held (the cost still counts desiredNodes)"
+    ]
+
+
 def _notes(spec: ClusterSpec, group: NodeGroupSpec, shape: Shape, placement: bool) -> list[str]:
     notes: list[str] = []
     label = shape.instance_type
@@ -331,6 +341,7 @@ def _notes(spec: ClusterSpec, group: NodeGroupSpec, shape: Shape, placement: boo
         )
     if shape.sales_note:
         notes.append(f"{label}: {shape.sales_note}")
+
     if spec.region not in shape.regions:
         payg = ", ".join(shape.regions) or "none in the data"
         notes.append(
@@ -612,7 +623,8 @@ def _resolve_group(
         else (_quote(shape, spec, option) or _quote(shape, spec))
     )
     topology, topology_notes = group_topology(spec, name, group, shape, rdma_interfaces)
-    notes = tuple(f"{name}: {n}" for n in _notes(spec, group, shape, placement)) + tuple(topology_notes)
+    own = _notes(spec, group, shape, placement) + _karpenter_notes(spec, group, shape)
+    notes = tuple(f"{name}: {n}" for n in own) + tuple(topology_notes)
     check = spec.kubernetes.acceptance
     published = published_busbw_gbps(shape.instance_type)
     return ResolvedNodeGroup(

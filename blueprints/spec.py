@@ -22,6 +22,8 @@ from .serving_spec import PodAutoscalingSpec, ServingSpec
 from .serving_spec import spec_problems as serving_problems
 
 Cloud = Literal["aws", "alicloud"]
+# EC2NodeClass capacityReservationSelectorTerms[].id (karpenter-provider-aws v1.14.1 CRD pattern ^cr-[0-9a-z]+$).
+KARPENTER_RESERVATION = re.compile(r"^cr-[0-9a-z]+$")
 Capacity = Literal["on-demand", "spot", "reservation", "capacity-block"]
 # How a group is billed, for per-option `prices:` (a reservation, an ODCR, bills at the on-demand rate).
 PriceOption = Literal["on-demand", "spot", "capacity-block"]
@@ -214,11 +216,18 @@ class SystemNodesSpec(SpecModel):
 class AutoscalingSpec(SpecModel):
     """Scale GPU groups from zero when GPU pods are pending, and give idle nodes back.
 
-    EKS: the Kubernetes Cluster Autoscaler (upstream chart). ACK: node pool auto scaling with the
-    cluster's autoscaling configuration. Defaults follow the seed guidance: scale in below 30% use.
+    EKS: the Kubernetes Cluster Autoscaler (upstream chart) over managed node groups, or Karpenter (`engine`),
+    which launches GPU nodes itself from one EC2NodeClass and NodePool per group. ACK: node pool auto scaling with
+    the cluster's autoscaling configuration. Defaults follow the seed guidance: scale in below 30% use.
     """
 
     enabled: bool = Field(True, description="Run the autoscaler; off leaves node counts as declared.")
+    engine: Literal["cluster-autoscaler", "karpenter"] = Field(
+        "cluster-autoscaler",
+        description="EKS only: cluster-autoscaler (managed GPU node groups, the default; works with Kueue's "
+        "ProvisioningRequest admission) or karpenter (a NodePool per GPU group instead of a managed node group; "
+        "the scale-down thresholds do not apply: GPU pools consolidate only when empty).",
+    )
     scale_down_unneeded_minutes: int = Field(
         10, ge=1, le=1_440, description="Minutes a node must be unneeded before it is removed (idle GPUs go back)."
     )
@@ -891,6 +900,29 @@ class ClusterSpec(SpecModel):
             raise ValueError("MLPS 2.0 level 3 keeps audit logs at least 180 days; set logging.retentionDays >= 180")
         for problem in serving_problems(self)[:1]:
             raise ValueError(problem)
+        return self
+
+    @model_validator(mode="after")
+    def _karpenter(self) -> "ClusterSpec":
+        """Karpenter (autoscaling.engine) is EKS's; its reserved pools select reservations by id."""
+        if self.autoscaling.engine == "karpenter" and self.cloud != "aws":
+            raise ValueError(
+                f"autoscaling.engine: karpenter runs on EKS only; on {self.cloud} use cluster-autoscaler "
+                "(ACK node pool auto scaling)"
+            )
+        if self.autoscaling.engine == "karpenter":
+            for name, group in self.node_groups.items():
+                reservation = group.capacity_reservation_id
+                if group.capacity in ("reservation", "capacity-block") and not KARPENTER_RESERVATION.match(reservation):
+                    raise ValueError(
+                        f"nodeGroups.{name}.capacityReservationId: with autoscaling.engine karpenter, a reservation "
+                        f"or capacity block id (cr-...), not {reservation!r} (EC2NodeClass "
+                        "capacityReservationSelectorTerms selects by id)"
+                    )
+        if self.autoscaling.engine == "karpenter" and not self.autoscaling.enabled:
+            raise ValueError(
+                "autoscaling.engine: karpenter needs autoscaling.enabled: true (it is the only way its GPU nodes start)"
+            )
         return self
 
     @property

@@ -161,6 +161,9 @@ class AutoscalingArgs(Args):
     """Scale in a GPU node below this GPU use; 0.3 by default."""
     image_tag: Optional[str] = None
     """EKS: the Cluster Autoscaler image for the Kubernetes minor; None: no autoscaler."""
+    engine: Optional[str] = "cluster-autoscaler"
+    """EKS: cluster-autoscaler (managed GPU node groups; the default) or karpenter (an EC2NodeClass and NodePool per
+    GPU group, launched by the Karpenter controller, and no GPU managed node groups)."""
 
 
 @dataclass(frozen=True)

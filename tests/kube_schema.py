@@ -69,7 +69,15 @@ def _split(text: celtypes.StringType, sep: celtypes.StringType) -> celtypes.List
     return celtypes.ListType([celtypes.StringType(part) for part in str(text).split(str(sep))])
 
 
-EXTENSIONS = {"upperAscii": _upper_ascii, "split": _split}
+# k8s.io/apiserver pkg/cel/library/regex.go (Regex(), in libraries.go's k8sExtensionLibs): `<string>.find(<regex>)`
+# is the first match, or the empty string when none (Karpenter's NodePool and EC2NodeClass rules use it). Python's re
+# stands in for RE2 on the rules' simple patterns.
+def _find(text: celtypes.StringType, pattern: celtypes.StringType) -> celtypes.StringType:
+    match = re.search(str(pattern), str(text))
+    return celtypes.StringType(match.group(0) if match else "")
+
+
+EXTENSIONS = {"upperAscii": _upper_ascii, "split": _split, "find": _find}
 _MACROS = {"has", "all", "exists", "exists_one", "map", "filter"}
 
 

@@ -42,6 +42,7 @@ PAIRS = {
     (a.AutoscalingArgs, "unneeded_minutes"): (s.AutoscalingSpec, "scale_down_unneeded_minutes", None),
     (a.AutoscalingArgs, "utilization_threshold"): (s.AutoscalingSpec, "scale_down_utilization_threshold", None),
     (a.AutoscalingArgs, "gpu_utilization_threshold"): (s.AutoscalingSpec, "gpu_scale_down_utilization_threshold", None),
+    (a.AutoscalingArgs, "engine"): (s.AutoscalingSpec, "engine", None),
     (a.BudgetArgs, "thresholds_pct"): (s.BudgetSpec, "alert_thresholds_pct", tuple),
     (a.BudgetArgs, "contacts"): (s.BudgetSpec, "contacts", tuple),
     (a.BudgetArgs, "activate_cost_tag"): (s.BudgetSpec, "activate_cost_allocation_tag", None),

@@ -448,6 +448,8 @@ def _scalable(pool: Pool, d: Declared) -> bool:
         return False
     if d.cloud == "ack":
         return pool.autoscaled
+    if pool.karpenter:  # Karpenter knows a NodePool's GPUs from its instance types
+        return "karpenter" in d.releases
     return pool.min_nodes > 0 or TEMPLATE_GPU in pool.template  # from zero: the autoscaler must know the GPUs
 
 
@@ -458,8 +460,9 @@ def _cluster_autoscaling(d: Declared, minor: str) -> Judgement:
         scalers = tuple(r for r in d.regs if r.type == type_of("alicloud", "autoscaling_config"))
         scaler = "ACK node autoscaling" if scalers else None
     else:
-        scalers = d.release("cluster-autoscaler")
-        scaler = d.chart("cluster-autoscaler") if scalers else None
+        engine = next((e for e in ("cluster-autoscaler", "karpenter") if e in d.releases), None)
+        scalers = d.release(engine) if engine else ()
+        scaler = d.chart(engine) if engine else None
     if scaler is None:
         return NOT_MET, (
             "no cluster autoscaler: GPU groups keep their declared size whatever pods are pending "

@@ -15,6 +15,8 @@ from catalog import load_catalog
 from catalog.clouds import ServicePriceKeys, profile, role_of, types_of
 from catalog.prices import hourly_price
 from catalog.service_prices import service_prices
+from components.kubernetes.karpenter import NODE_CLASS_TYPE as KARPENTER_NODE_CLASS
+from components.kubernetes.karpenter import NODE_POOL_TYPE as KARPENTER_NODE_POOL
 from components.kubernetes.nodes import NODE_GROUP_LABEL
 
 from ..spec import ClusterSpec
@@ -206,10 +208,15 @@ def estimate(
         instance_prices or {},
         kubernetes_support,
     )
+    node_classes = {
+        (r.inputs.get("metadata") or {}).get("name"): r.inputs for r in regs if r.type == KARPENTER_NODE_CLASS
+    }
     for reg in regs:
         price = _PRICERS.get(role_of(reg.type) or "")
         if price is not None:
             price(pricing, reg)
+        elif reg.type == KARPENTER_NODE_POOL:
+            _node_pool(pricing, reg, node_classes)
     log_gb = table["assumptions"]["log_gb_per_month"]
     if any(r.type in types_of("log_sink") for r in regs):
         pricing.items.append(
@@ -268,6 +275,43 @@ def _node_group(p: _Pricing, reg: Registration) -> None:
     gib, label = _NODE_DISKS[p.spec.cloud](reg.inputs, template)
     rate = gib * p.usd(p.keys.node_disk) * p.per_month
     p.add("storage", reg, f"{nodes} x {gib} GiB {label}", nodes * rate, most * rate)
+
+
+def _node_pool(p: _Pricing, reg: Registration, node_classes: Mapping[str, Mapping[str, Any]]) -> None:
+    """A Karpenter NodePool: the nodes it launches are the GPU group's, so it is priced at the group's desired and
+    maximum sizes, as the managed node group it replaces is (the same node-hours whichever autoscaler runs them)."""
+    spec = reg.inputs.get("spec") or {}
+    template = spec.get("template") or {}
+    group = p.spec.node_groups.get(((template.get("metadata") or {}).get("labels") or {}).get(NODE_GROUP_LABEL, ""))
+    if group is None:
+        return
+    instance_type = next(
+        (
+            (r.get("values") or ["?"])[0]
+            for r in (template.get("spec") or {}).get("requirements") or []
+            if r.get("key") == "node.kubernetes.io/instance-type"
+        ),
+        "?",
+    )
+    nodes, most = group.desired_nodes, max(group.max_nodes, group.desired_nodes)
+    price = _instance_price(instance_type, p.spec, p.instance_prices)
+    if price is None:
+        p.unpriced.append(f"{reg.name}: {instance_type} has no list price; set prices.{instance_type}")
+    p.add(
+        "gpu-nodes",
+        reg,
+        f"{nodes} x {instance_type} (max {most}, launched by Karpenter)",
+        (0.0 if nodes == 0 else None) if price is None else price * nodes,
+        None if price is None else price * most,
+        priced=price is not None,
+    )
+    node_class = node_classes.get(((template.get("spec") or {}).get("nodeClassRef") or {}).get("name"), {})
+    gib = sum(
+        int(str(b.get("ebs", {}).get("volumeSize", "0")).removesuffix("Gi"))
+        for b in (node_class.get("spec") or {}).get("blockDeviceMappings") or []
+    )
+    rate = gib * p.usd(p.keys.node_disk) * p.per_month
+    p.add("storage", reg, f"{nodes} x {gib} GiB gp3 root", nodes * rate, most * rate)
 
 
 def _eks_disks(props: Mapping[str, Any], template: Mapping[str, Any]) -> tuple[int, str]:

@@ -20,6 +20,11 @@ def _fake_id(kind: str, name: str) -> str:
     return f"{kind}-{hashlib.sha1(name.encode()).hexdigest()[:17]}"
 
 
+# Ids whose format another object's schema checks: Karpenter's EC2NodeClass wants security group ids as EC2 writes
+# them (securityGroupSelectorTerms[].id pattern `sg-[0-9a-z]+`, karpenter.k8s.aws_ec2nodeclasses.yaml at v1.14.1).
+_ID_KINDS = {"aws:ec2/securityGroup:SecurityGroup": "sg"}
+
+
 class OfflineMocks(pulumi_mocks.Mocks):
     def __init__(self, region: str):
         self.region = region
@@ -36,7 +41,7 @@ class OfflineMocks(pulumi_mocks.Mocks):
         if token.startswith("pulumi:providers:"):
             return _fake_id("provider", args.name), state
         package, module, kind = (token.split(":") + ["", ""])[:3]
-        resource_id = _fake_id(kind.lower()[:8] or "res", args.name)
+        resource_id = _fake_id(_ID_KINDS.get(token) or kind.lower()[:8] or "res", args.name)
         cloud = cloud_of_package(package)
         if cloud is not None and cloud.resource_arn:
             state.setdefault(

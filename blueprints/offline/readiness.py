@@ -15,6 +15,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 from catalog import load_catalog
 from catalog.chart_workloads import Workload, addon_workloads, cluster_workloads, release_workloads, runtime_gpu_labels
 from catalog.clouds import profile, type_of, types_of
+from components.kubernetes.karpenter import NODE_POOL_TYPE as KARPENTER_NODE_POOL
 from components.kubernetes.nodes import GPU_RESOURCE, GPU_TAINT_KEY, STARTUP_TAINT_PREFIX
 
 from .engine import Registration
@@ -71,6 +72,7 @@ class Pool:
     instance_type: str
     autoscaled: bool  # ACK: the pool's scaling is enabled; EKS: decided by the cluster autoscaler's presence
     template: Mapping[str, str] = field(default_factory=dict)  # autoscaler node-template tags (EKS)
+    karpenter: bool = False  # a Karpenter NodePool: Karpenter launches its nodes, sized from its instance types
 
     @property
     def gpu(self) -> bool:
@@ -182,7 +184,41 @@ def _pools(regs: Sequence[Registration]) -> list[Pool]:
                     bool(scaling.get("enable")),
                 )
             )
-    return pools
+    return pools + [_karpenter_pool(r) for r in regs if r.type == KARPENTER_NODE_POOL]
+
+
+def _karpenter_pool(r: Registration) -> Pool:
+    """A Karpenter NodePool as the nodes it launches: its template's labels plus the labels its single-valued `In`
+    requirements fix (instance type, capacity type, zone), its taints and startup taints, from zero up to its GPU
+    limit in nodes of its (first) instance type."""
+    spec = r.inputs.get("spec") or {}
+    template = spec.get("template") or {}
+    node = template.get("spec") or {}
+    labels = dict((template.get("metadata") or {}).get("labels") or {})
+    types: list[str] = []
+    for req in node.get("requirements") or []:
+        if req.get("operator") == "In" and len(req.get("values") or []) == 1:
+            labels.setdefault(req["key"], str(req["values"][0]))
+        if req.get("key") == "node.kubernetes.io/instance-type":
+            types = [str(v) for v in req.get("values") or []]
+    instance_type = types[0] if types else ""
+    shape = load_catalog().get(instance_type)
+    limit = (spec.get("limits") or {}).get(GPU_RESOURCE)
+    gpus = shape.gpu.count if shape is not None else 0
+    return Pool(
+        (r.inputs.get("metadata") or {}).get("name", r.name),
+        r.urn,
+        labels,
+        tuple(
+            (t["key"], t.get("value", ""), t.get("effect", "NoSchedule"))
+            for t in [*(node.get("taints") or []), *(node.get("startupTaints") or [])]
+        ),
+        0,
+        int(limit) // gpus if limit is not None and gpus else 0,
+        instance_type,
+        True,
+        karpenter=True,
+    )
 
 
 def _template_pods(regs: Sequence[Registration]) -> list[Pod]:
@@ -368,6 +404,22 @@ def _gpu_agents(pools: Sequence[Pool], pods: Sequence[Pod], runtime: Mapping[str
                     )
                 )
     return findings
+
+
+def _karpenter_pools(pools: Sequence[Pool], karpenter: bool) -> list[Finding]:
+    """Karpenter reads a NodePool's labels, taints and instance types itself (no node-template tags): its GPU pools
+    scale from zero wherever its controller is installed."""
+    return [
+        Finding(
+            "scale-from-zero",
+            BLOCKING,
+            pool.name,
+            f"NodePool {pool.name} has no Karpenter controller to launch its nodes: pending GPU pods never get a node",
+            "set autoscaling.engine: karpenter with autoscaling.enabled: true",
+        )
+        for pool in pools
+        if pool.karpenter and pool.gpu and not karpenter
+    ]
 
 
 def _scale_from_zero(
@@ -616,7 +668,9 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
             runtime.update(runtime_gpu_labels(r.inputs.get("name", "")))
     findings += _gpu_agents(pools, pods, runtime)
     ack = any(r.type == ACK_CLUSTER for r in regs)
-    findings += _scale_from_zero(pools, autoscaler, ack_config, efa_groups, ack)
+    karpenter = any(r.type == HELM_RELEASE and r.inputs.get("name") == "karpenter" for r in regs)
+    findings += _scale_from_zero([p for p in pools if not p.karpenter], autoscaler, ack_config, efa_groups, ack)
+    findings += _karpenter_pools(pools, karpenter)
     findings += _claims(regs)
     findings += _identities(regs)
     findings += _api_reach(regs)
@@ -631,6 +685,7 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
         readiness_alerts,
         readiness_capacity,
         readiness_controllers,
+        readiness_karpenter,
         readiness_key_grants,
         readiness_keys,
         readiness_network,
@@ -665,6 +720,7 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
         readiness_controllers,
         readiness_topology,
         readiness_sharing,
+        readiness_karpenter,
     )
     return [finding for topic in topics for finding in topic.check(regs)]
 

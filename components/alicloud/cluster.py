@@ -485,6 +485,7 @@ class GpuCluster(GpuClusterBase):
                 storage_classes=classes,
                 shared_volumes=self._shared_volumes,
                 autoscaler=None,
+                karpenter=None,  # EKS only: ACK scales node pools itself
                 serving_access=self._serving_access(),
                 # Amazon SNS is AWS's; the spec refuses `sns` receivers on Alibaba Cloud.
                 alert_topic=None,

@@ -11,6 +11,7 @@ from ..cluster_args import AwsClusterArgs, GpuGroupArgs, platform_args
 from ..cluster_base import GpuClusterBase
 from ..kubernetes.autoscaler import SERVICE_ACCOUNT as AUTOSCALER_SA
 from ..kubernetes.autoscaler import AutoscalerArgs
+from ..kubernetes.karpenter import KarpenterArgs, KarpenterPool
 from ..kubernetes.kubeconfig import eks_kubeconfig
 from ..kubernetes.monitoring import ALERTMANAGER_SERVICE_ACCOUNT, SnsTarget
 from ..kubernetes.monitoring import NAMESPACE as MONITORING_NAMESPACE
@@ -39,6 +40,7 @@ from .audit import AuditTrail, AuditTrailArgs, ThreatDetection, ThreatDetectionA
 from .budget import CostBudget, CostBudgetArgs
 from .eks import EksArgs, EksCluster
 from .iam import NodeRole, NodeRoleArgs, WorkloadRole, WorkloadRoleArgs, cluster_autoscaler_statements
+from .karpenter import KarpenterAws, KarpenterAwsArgs
 from .kms import DataKey, DataKeyArgs
 from .network import EfaFabric, EfaFabricArgs, GpuNetwork, NetworkArgs
 from .node_group import GpuNodeGroup, NodeGroupArgs, SystemNodeGroup
@@ -109,6 +111,7 @@ class GpuCluster(GpuClusterBase):
         self._account_id = aws.get_caller_identity_output(opts=invoke).account_id
         self._partition = aws.get_partition_output(opts=invoke).partition
         self._outputs: dict[str, pulumi.Input] = {}
+        self._karpenter_engine = bool(args.autoscaling and args.autoscaling.engine == "karpenter")
         self._run_stages()
 
     def _data_key(self) -> None:
@@ -250,7 +253,10 @@ class GpuCluster(GpuClusterBase):
             ),
             opts=node_opts,
         )
-        self.node_groups = [self._gpu_node_group(g, node_opts) for g in args.gpu_groups]
+        # With Karpenter the GPU groups are NodePools it launches nodes for (_karpenter), not managed node groups.
+        self.node_groups = (
+            [] if self._karpenter_engine else [self._gpu_node_group(g, node_opts) for g in args.gpu_groups]
+        )
         # CoreDNS and the CSI controllers are Deployments: they need the system nodes to become healthy.
         self._service_addons = EksAddons(
             f"{self._name}-services",
@@ -258,20 +264,39 @@ class GpuCluster(GpuClusterBase):
             opts=pulumi.ResourceOptions(parent=self, depends_on=[self.system_group]),
         )
 
-    def _gpu_node_group(self, g: GpuGroupArgs, node_opts: pulumi.ResourceOptions) -> GpuNodeGroup:
-        args, fabric = self._args, self._fabric
-        efa = g.rdma_interfaces
-        labels = {
+    def _group_labels(self, g: GpuGroupArgs) -> dict[str, str]:
+        """The node contract's labels on a GPU group's nodes, whichever autoscaler launches them."""
+        return {
             **g.labels,
             NODE_GROUP_LABEL: g.name,
             "gpu-blueprints/gpu-model": g.gpu_model,
             GPU_LABEL: f"nvidia-{g.gpu_model.lower()}",
             GPU_PRESENT_LABEL: "true",
-            **({EFA_PRESENT_LABEL: "true"} if efa else {}),
+            **({EFA_PRESENT_LABEL: "true"} if g.rdma_interfaces else {}),
             **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {}),
             **({DEVICE_PLUGIN_CONFIG_LABEL: g.name} if g.sharing else {}),
         }
-        client_sgs = [self._eks.security_group_id] + ([fabric.security_group.id] if fabric else [])
+
+    def _group_subnets(self, g: GpuGroupArgs) -> list[pulumi.Output[str]]:
+        """The group's zone's subnet when pinned, else every private subnet."""
+        if g.name in self._zone_choice.pinned:
+            return [self._subnet_in(g.name)]
+        return [s.id for s in self._vpc.private_subnets]
+
+    def _group_security_groups(self, g: GpuGroupArgs) -> list[pulumi.Output[str]]:
+        fabric = self._fabric
+        if g.rdma_interfaces and fabric:
+            return [self._eks.security_group_id, fabric.security_group.id]
+        return [self._eks.security_group_id]
+
+    def _placement_group(self, g: GpuGroupArgs) -> Optional[pulumi.Output[str]]:
+        fabric = self._fabric
+        return fabric.placement_groups[g.name].name if fabric and g.name in fabric.placement_groups else None
+
+    def _gpu_node_group(self, g: GpuGroupArgs, node_opts: pulumi.ResourceOptions) -> GpuNodeGroup:
+        args = self._args
+        efa = g.rdma_interfaces
+        labels = self._group_labels(g)
         return GpuNodeGroup(
             f"{self._name}-{g.name}",
             NodeGroupArgs(
@@ -279,12 +304,8 @@ class GpuCluster(GpuClusterBase):
                 kubernetes_version=args.kubernetes_version,
                 node_role_arn=self._node_role.arn,
                 instance_type=g.instance_type,
-                subnet_ids=(
-                    [self._subnet_in(g.name)]
-                    if g.name in self._zone_choice.pinned
-                    else [s.id for s in self._vpc.private_subnets]
-                ),
-                security_group_ids=client_sgs if efa else [self._eks.security_group_id],
+                subnet_ids=self._group_subnets(g),
+                security_group_ids=self._group_security_groups(g),
                 kms_key_arn=self._key.arn,
                 min_nodes=g.min_nodes,
                 desired_nodes=g.desired_nodes,
@@ -295,9 +316,7 @@ class GpuCluster(GpuClusterBase):
                 taints=list(g.taints),
                 root_volume_gib=g.root_volume_gib,
                 efa_interfaces=efa,
-                placement_group_name=(
-                    fabric.placement_groups[g.name].name if fabric and g.name in fabric.placement_groups else None
-                ),
+                placement_group_name=self._placement_group(g),
                 capacity_block_starts_at=g.capacity_block_starts_at,
                 local_nvme_raid0=g.local_nvme_raid0,
                 release_version=args.node_release_version,
@@ -459,7 +478,7 @@ class GpuCluster(GpuClusterBase):
     def _autoscaler(self) -> Optional[AutoscalerArgs]:
         """The Cluster Autoscaler's IRSA role and settings, with an image for the Kubernetes minor."""
         args, scaling = self._args, self._args.autoscaling
-        if scaling is None or not scaling.image_tag:
+        if scaling is None or not scaling.image_tag or self._karpenter_engine:
             return None
         role = WorkloadRole(
             f"{self._name}-cluster-autoscaler",
@@ -482,6 +501,58 @@ class GpuCluster(GpuClusterBase):
             scale_down_unneeded_minutes=scaling.unneeded_minutes,
             scale_down_utilization_threshold=scaling.utilization_threshold,
             gpu_scale_down_utilization_threshold=scaling.gpu_utilization_threshold,
+        )
+
+    def _karpenter(self) -> Optional[KarpenterArgs]:
+        """Karpenter's AWS side (role, interruption queue, node access entry) and a NodePool per GPU group."""
+        args = self._args
+        if not self._karpenter_engine:
+            return None
+        aws_side = KarpenterAws(
+            f"{self._name}-karpenter",
+            KarpenterAwsArgs(
+                cluster_name=self._name,
+                region=args.region,
+                account_id=self._account_id,
+                node_role_arn=self._node_role.arn,
+                oidc_provider_arn=self._eks.oidc_provider.arn,
+                oidc_issuer=self._eks.oidc_issuer,
+                partition=self._partition,
+                tags=self._tags,
+            ),
+            opts=self._child,
+        )
+        release = args.node_release_version
+        alias = f"al2023@v{release.split('-')[1]}" if release else "al2023@latest"
+        return KarpenterArgs(
+            cluster_name=self._eks.name,
+            role_arn=aws_side.role_arn,
+            interruption_queue=aws_side.queue_name,
+            node_role_name=self._node_role.role.name,
+            node_selector={NODE_GROUP_LABEL: SYSTEM_GROUP},
+            tags=self._tags,
+            pools=[
+                KarpenterPool(
+                    name=g.name,
+                    instance_types=[g.instance_type],
+                    gpus=g.gpu_resources or g.gpus,
+                    max_nodes=g.max_nodes,
+                    labels=self._group_labels(g),
+                    taints=list(g.taints),
+                    subnet_ids=self._group_subnets(g),
+                    security_group_ids=self._group_security_groups(g),
+                    kms_key_arn=self._key.arn,
+                    capacity=g.capacity,
+                    capacity_reservation_id=g.capacity_reservation_id,
+                    zones=[self._zone_choice.pinned[g.name]] if g.name in self._zone_choice.pinned else [],
+                    root_volume_gib=g.root_volume_gib,
+                    placement_group_name=self._placement_group(g),
+                    ami_alias=alias,
+                    consolidate_after_minutes=args.autoscaling.unneeded_minutes,
+                    local_nvme_raid0=g.local_nvme_raid0,
+                )
+                for g in args.gpu_groups
+            ],
         )
 
     def _platform(self) -> None:
@@ -528,6 +599,7 @@ class GpuCluster(GpuClusterBase):
                 storage_classes=classes,
                 shared_volumes=self._shared_volumes,
                 autoscaler=autoscaler,
+                karpenter=self._karpenter(),
                 serving_access=self._serving_access(),
                 alert_topic=self._alert_target,
             ),

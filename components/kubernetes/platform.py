@@ -29,6 +29,7 @@ from .inference_gateway import (
     ServingGatewayArgs,
     install_gateway_api,
 )
+from .karpenter import Karpenter, KarpenterArgs
 from .mirror import mirror_transformation
 from .monitoring import DCGM_COUNTERS, GpuMonitoring, MonitoringArgs, SnsTarget
 from .nodes import (
@@ -203,6 +204,8 @@ class PlatformArgs(Args):
     """Shared file systems as bound claims."""
     autoscaler: Optional[AutoscalerArgs] = None
     """EKS; ACK scales node pools itself."""
+    karpenter: Optional[KarpenterArgs] = None
+    """EKS: Karpenter and a NodePool per GPU group, instead of the Cluster Autoscaler; None: none."""
     queueing: Optional[int] = None
     """Kueue with this all-or-nothing timeout (minutes); None: ResourceQuotas only."""
     fabric: Optional[FabricSettings] = None
@@ -505,6 +508,8 @@ class GpuPlatform(Component):
             )
         if args.autoscaler is not None:
             ClusterAutoscaler(f"{name}-cluster-autoscaler", args.autoscaler, opts=pulumi.ResourceOptions(parent=self))
+        if args.karpenter is not None:
+            Karpenter(f"{name}-karpenter", args.karpenter, opts=pulumi.ResourceOptions(parent=self))
 
     def _queueing(self, name: str, args: PlatformArgs) -> None:
         """Kueue: one flavor a GPU group (its labels, taints, GPUs, CPU, memory, RDMA devices), one queue a team."""
