@@ -15,6 +15,8 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import json
+import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
@@ -23,9 +25,13 @@ from catalog import load_catalog
 from catalog.prices import quote
 
 from ..errors import BlueprintError
+from ..inputs import USAGE_HISTORY_BYTES, read_text
 from .commitments import HOURS_PER_MONTH, CommitmentAdvice, best_commitment, break_even_utilization
 
 REQUIRED = ("month", "instance_type", "gpu_hours")
+# GPU-hours of one shape in one month: 10**9 is more than a million GPUs busy for the longest month (744 h). The
+# forecaster's arithmetic on 1e308 overflowed to inf and nan and then ran for minutes (issue #36).
+MAX_GPU_HOURS = 1e9
 HORIZON = 12
 MIN_MONTHS = 3
 INSTALL = "pip install -r requirements-advisor.txt"
@@ -57,12 +63,13 @@ def _next(month: dt.date) -> dt.date:
 def read_history(path: Path) -> dict[tuple[str, str], list[tuple[dt.date, float]]]:
     """{(instance type, region): [(month, GPU-hours)...]} in month order, or BlueprintError naming the problem."""
     name = str(path)
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise BlueprintError("--usage-history", f"{name} does not exist")
     catalog = load_catalog()
+    text = read_text(path, USAGE_HISTORY_BYTES, name, "CSV file of month,instance_type,gpu_hours")
     try:
-        rows = list(csv.DictReader(path.read_text(encoding="utf-8").splitlines()))
-    except (UnicodeDecodeError, csv.Error) as exc:
+        rows = list(csv.DictReader(text.splitlines()))
+    except csv.Error as exc:
         raise BlueprintError(name, f"not a CSV file ({exc})") from None
     header = rows[0].keys() if rows else []
     missing = [c for c in REQUIRED if c not in header]
@@ -82,8 +89,16 @@ def read_history(path: Path) -> dict[tuple[str, str], list[tuple[dt.date, float]
             hours = float(row["gpu_hours"])
         except (TypeError, ValueError):
             raise BlueprintError(f"{where} gpu_hours", f"{row['gpu_hours']!r} is not a number") from None
-        if hours < 0 or hours != hours:
+        if not math.isfinite(hours):  # nan was once reported as "negative"; inf and nan reach the forecaster
+            raise BlueprintError(f"{where} gpu_hours", f"{row['gpu_hours']!r} is not a finite number of hours")
+        if hours < 0:
             raise BlueprintError(f"{where} gpu_hours", f"{row['gpu_hours']} is negative; allowed: hours >= 0")
+        if hours > MAX_GPU_HOURS:
+            raise BlueprintError(
+                f"{where} gpu_hours",
+                f"{row['gpu_hours']} GPU-hours in a month is more than {MAX_GPU_HOURS:.0e} (a million GPUs busy "
+                "all month); allowed: 0 to that",
+            )
         region = (row.get("region") or "").strip() or shape.home_region
         key = (shape.instance_type, region)
         if month in series.setdefault(key, {}):
