@@ -464,6 +464,7 @@ def main() -> int:
     cli.add_argument("--seconds", type=float, default=0, help="repeat rounds until this much time is spent")
     cli.add_argument("--seed", type=int, default=None)
     cli.add_argument("--memory", type=int, default=MEMORY_LIMIT)
+    cli.add_argument("--generated-only", action="store_true", help="skip the explicit examples (what generation finds)")
     options = cli.parse_args()
     resource.setrlimit(resource.RLIMIT_AS, (options.memory, options.memory))
     signal.signal(signal.SIGALRM, _alarm)
@@ -473,6 +474,9 @@ def main() -> int:
     else:
         print(f"fuzz seed: {seed} (reproduce: make fuzz SEED={seed})", flush=True)
     settings.load_profile(options.profile)
+    if options.generated_only:
+        settings.register_profile("generated", settings(phases=[Phase.generate, Phase.shrink]))
+        settings.load_profile("generated")
 
     from blueprints import inputs
     from blueprints.offline.plan import make_plan
@@ -492,7 +496,9 @@ def main() -> int:
                     seed_of(seed + rounds)(prop)
                 try:
                     prop()
-                except Exception:  # noqa: BLE001 - Hypothesis printed the falsifying example above
+                except KeyboardInterrupt:
+                    raise
+                except BaseException:  # noqa: BLE001 - a Hang too; Hypothesis printed the falsifying example above
                     import traceback
 
                     traceback.print_exc()
