@@ -60,6 +60,25 @@ def _next(month: dt.date) -> dt.date:
     return dt.date(month.year + month.month // 12, month.month % 12 + 1, 1)
 
 
+def _hours(text: Optional[str], where: str) -> float:
+    """One month's GPU-hours: a finite number from 0 to MAX_GPU_HOURS."""
+    try:
+        hours = float(text)  # type: ignore[arg-type] - None (a short row) is refused below
+    except (TypeError, ValueError):
+        raise BlueprintError(where, f"{text!r} is not a number") from None
+    if not math.isfinite(hours):  # nan was once reported as "negative"; inf and nan reach the forecaster
+        raise BlueprintError(where, f"{text!r} is not a finite number of hours")
+    if hours < 0:
+        raise BlueprintError(where, f"{text} is negative; allowed: hours >= 0")
+    if hours > MAX_GPU_HOURS:
+        raise BlueprintError(
+            where,
+            f"{text} GPU-hours in a month is more than {MAX_GPU_HOURS:.0e} (a million GPUs busy all month); "
+            "allowed: 0 to that",
+        )
+    return hours
+
+
 def read_history(path: Path) -> dict[tuple[str, str], list[tuple[dt.date, float]]]:
     """{(instance type, region): [(month, GPU-hours)...]} in month order, or BlueprintError naming the problem."""
     name = str(path)
@@ -85,20 +104,7 @@ def read_history(path: Path) -> dict[tuple[str, str], list[tuple[dt.date, float]
                 f"{row['instance_type']!r} is not in the catalog; shapes: see catalog/shapes.yaml",
             )
         month = _month(row["month"] or "", f"{where} month")
-        try:
-            hours = float(row["gpu_hours"])
-        except (TypeError, ValueError):
-            raise BlueprintError(f"{where} gpu_hours", f"{row['gpu_hours']!r} is not a number") from None
-        if not math.isfinite(hours):  # nan was once reported as "negative"; inf and nan reach the forecaster
-            raise BlueprintError(f"{where} gpu_hours", f"{row['gpu_hours']!r} is not a finite number of hours")
-        if hours < 0:
-            raise BlueprintError(f"{where} gpu_hours", f"{row['gpu_hours']} is negative; allowed: hours >= 0")
-        if hours > MAX_GPU_HOURS:
-            raise BlueprintError(
-                f"{where} gpu_hours",
-                f"{row['gpu_hours']} GPU-hours in a month is more than {MAX_GPU_HOURS:.0e} (a million GPUs busy "
-                "all month); allowed: 0 to that",
-            )
+        hours = _hours(row["gpu_hours"], f"{where} gpu_hours")
         region = (row.get("region") or "").strip() or shape.home_region
         key = (shape.instance_type, region)
         if month in series.setdefault(key, {}):
