@@ -465,6 +465,7 @@ def main() -> int:
     cli.add_argument("--seed", type=int, default=None)
     cli.add_argument("--memory", type=int, default=MEMORY_LIMIT)
     cli.add_argument("--generated-only", action="store_true", help="skip the explicit examples (what generation finds)")
+    cli.add_argument("--keep-going", action="store_true", help="more rounds after a failure, until the time is spent")
     options = cli.parse_args()
     resource.setrlimit(resource.RLIMIT_AS, (options.memory, options.memory))
     signal.signal(signal.SIGALRM, _alarm)
@@ -504,7 +505,8 @@ def main() -> int:
                     traceback.print_exc()
                     failures += 1
             rounds += 1
-            if options.profile == "ci" or failures or time.monotonic() - start >= options.seconds:
+            stop = failures and not options.keep_going
+            if options.profile == "ci" or stop or time.monotonic() - start >= options.seconds:
                 break
     assert _tree_hash(ROOT / "stacks", ROOT / "catalog", ROOT / "policies") == repository, "the repository changed"
     elapsed = time.monotonic() - start
