@@ -489,6 +489,9 @@ def _inputs(args: argparse.Namespace) -> list[tuple[str, Path]]:
 
 
 def run(argv: Sequence[str], own_process: bool = False) -> int:
+    for token in argv:  # no shell can pass one (C strings); a caller in process can, and no path may hold one
+        if "\x00" in token:
+            raise BlueprintError("usage", f"argument {token!r} contains a NUL character")
     parser = _parser()
     _unknown_options(parser, argv)
     args = parser.parse_args(argv)
