@@ -476,7 +476,7 @@ def test_at_the_tag_limit_the_stack_plans_and_its_fullest_resource_carries_exact
     "argv", [["schema", "--output", "o\x00.json"], ["diff", "a\x00.json", "b.json"], ["plan", "--stack", "s\x00"]]
 )
 def test_a_nul_in_an_argument_is_one_line_in_process(capsys, argv):
-    """Found by tests/hostile/cli_fuzz.py: os.stat raises ValueError on a NUL (exit 3). No shell can pass one, but
+    """os.stat raised ValueError on a NUL (exit 3). No shell can pass one, but
     `main([...])` is called in process (tests, wrappers)."""
     line = refused(capsys, *argv)
     assert line.startswith("error: usage: argument ") and "contains a NUL character" in line

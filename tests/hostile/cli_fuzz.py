@@ -380,7 +380,7 @@ def argv_property(work: Workdir) -> Callable:
     @example(["size", "--usage-history", "HUGE"])
     @example(["plan", "--stack", "s", "--policy-pack", "baseline", "--policy-pack-config", "/dev/zero"])
     @example(["diff", "FIFO", "PLAN"])
-    @example(["schema", "--output", "o\x00.json"])  # found by this run: ValueError from os.stat, exit 3
+    @example(["schema", "--output", "o\x00.json"])  # ValueError from os.stat, exit 3, before the fix
     @given(argv_strategy(work))
     def any_argument_vector_ends_in_0_1_or_2(argv):
         argv = [_placeholder(work, a) for a in argv]
