@@ -370,7 +370,37 @@ def argv_strategy(work: Workdir) -> st.SearchStrategy:
             argv[1:1] = draw(st.lists(values, min_size=0, max_size=3))
         return argv
 
-    return vectors()
+    @st.composite
+    def near_valid(draw) -> list[str]:
+        """A working command line with one argument replaced and up to two options added: what reaches the work."""
+        command = draw(st.sampled_from(sorted(WORKING)))
+        argv = [command, *draw(st.sampled_from(WORKING[command]))]
+        if len(argv) > 1 and draw(st.booleans()):
+            argv[draw(st.integers(1, len(argv) - 1))] = draw(values)
+        if draw(st.booleans()):
+            argv += ["--output", draw(st.sampled_from(outputs))]
+        options = sorted(o for o in subparsers[command]._option_string_actions if o not in ("-h", "--help"))
+        for _ in range(draw(st.integers(0, 1))):
+            argv += [draw(st.sampled_from(options)), draw(values)]
+        return argv
+
+    return st.one_of(vectors(), near_valid())
+
+
+# Command lines that work (placeholders: _placeholder), the starting points of near_valid.
+WORKING = {
+    "plan": [["--stack", "s"], ["--all-stacks", "--format", "json"], ["--stack", "s", "--policy-pack", "none"]],
+    "diff": [["PLAN", "PLAN"], ["PLAN", "PLAN", "--format", "sarif"]],
+    "size": [
+        ["--params", "7B", "--tokens", "1T"],
+        ["--usage-history", "USAGE"],
+        ["--model", "llama-2-7b", "--tokens", "1T", "--cloud", "aws", "--write-stack", "w"],
+        ["--mode", "inference", "--model", "llama-3-8b", "--rps", "5"],
+    ],
+    "schema": [[], ["--plan"]],
+    "ci-matrix": [[], ["--changed-files", "CHANGED"], ["--stacks", "startup-t4"]],
+    "policy-config": [["--stack", "startup-t4", "--output-dir", "OUTDIR"]],
+}
 
 
 def argv_property(work: Workdir) -> Callable:
@@ -398,6 +428,8 @@ def _placeholder(work: Workdir, arg: str) -> str:
         "USAGE": work.path / "usage.csv",
         "HUGE": work.path / "usage-huge.csv",
         "FIFO": work.path / "fifo",
+        "CHANGED": work.path / "changed.txt",
+        "OUTDIR": work.outputs / "configs",
     }
     return str(names[arg]) if arg in names else arg
 
