@@ -150,10 +150,11 @@ def _names_something(line: str, argv: list[str]) -> bool:
 
 
 def named_outputs(work: Workdir, argv: list[str]) -> set[str]:
-    """The files `--output` names that are no other argument and no stack file: those alone may change."""
+    """The files `--output` names that are no other argument (and, for `plan`, no stack file it reads): those alone
+    may change. `schema --output stacks/Pulumi.s.yaml` is the user's choice, as `schema > ...` would be."""
     outputs = {os.path.realpath(b) for a, b in zip(argv, argv[1:]) if a == "--output"}
     others = {os.path.realpath(a) for a, b in zip([""] + argv, argv) if a != "--output" and not b.startswith("-")}
-    stacks = {os.path.realpath(p) for p in work.stacks.glob("*")}
+    stacks = {os.path.realpath(p) for p in work.stacks.glob("*")} if argv[0] == "plan" else set()
     return {str(Path(p).relative_to(work.path)) for p in outputs - others - stacks if p.startswith(str(work.path))}
 
 
