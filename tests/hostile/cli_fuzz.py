@@ -154,7 +154,10 @@ def named_outputs(work: Workdir, argv: list[str]) -> set[str]:
     may change. `schema --output stacks/Pulumi.s.yaml` is the user's choice, as `schema > ...` would be."""
     outputs = {os.path.realpath(b) for a, b in zip(argv, argv[1:]) if a == "--output"}
     others = {os.path.realpath(a) for a, b in zip([""] + argv, argv) if a != "--output" and not b.startswith("-")}
-    stacks = {os.path.realpath(p) for p in work.stacks.glob("*")} if argv[0] == "plan" else set()
+    ours = os.path.realpath(work.stacks)
+    folders = [os.path.realpath(b) for a, b in zip(argv, argv[1:]) if a == "--stacks-dir"]
+    reads_stacks = argv[0] == "plan" and (folders or [ours])[-1] == ours
+    stacks = {os.path.realpath(p) for p in work.stacks.glob("*")} if reads_stacks else set()
     return {str(Path(p).relative_to(work.path)) for p in outputs - others - stacks if p.startswith(str(work.path))}
 
 
