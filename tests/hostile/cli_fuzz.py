@@ -158,7 +158,19 @@ def named_outputs(work: Workdir, argv: list[str]) -> set[str]:
     folders = [os.path.realpath(b) for a, b in zip(argv, argv[1:]) if a == "--stacks-dir"]
     reads_stacks = argv[0] == "plan" and (folders or [ours])[-1] == ours
     stacks = {os.path.realpath(p) for p in work.stacks.glob("*")} if reads_stacks else set()
-    return {str(Path(p).relative_to(work.path)) for p in outputs - others - stacks if p.startswith(str(work.path))}
+    folders = [os.path.realpath(b) for a, b in zip(argv, argv[1:]) if a == "--output-dir"]  # policy-config
+    if argv[0] == "size" and "--write-stack" in argv:  # the stack it writes, into its --stacks-dir
+        at = argv.index("--write-stack") + 1
+        name = argv[at] if at < len(argv) else ""
+        outputs.add(os.path.realpath(Path(_last(argv, "--stacks-dir")) / f"Pulumi.{name}.yaml"))
+    written = {p for p in outputs - others - stacks if p.startswith(str(work.path))}
+    written |= {str(p) for f in folders for p in Path(f).rglob("*") if str(p).startswith(str(work.path))}
+    return {str(Path(p).relative_to(work.path)) for p in written}
+
+
+def _last(argv: list[str], option: str) -> str:
+    values = [b for a, b in zip(argv, argv[1:]) if a == option]
+    return values[-1] if values else "."
 
 
 def exercise(work: Workdir, argv: list[str], one_problem: bool = True) -> int:
@@ -532,10 +544,12 @@ def main() -> int:
     inputs.IDLE_SECONDS = 0.2  # the FIFO nobody writes to
     SCHEMA_PATHS.extend(_schema_paths())
     repository = _tree_hash(ROOT / "stacks", ROOT / "catalog", ROOT / "policies")
+    top = set(os.listdir(ROOT))
     plan_text = render_json(make_plan("startup-t4"))
     start, rounds, failures = time.monotonic(), 0, 0
     with tempfile.TemporaryDirectory(prefix="bp-fuzz-") as folder:
         work = Workdir(Path(folder), plan_text)
+        os.chdir(work.path)  # a relative --output or --output-dir lands here, never in the checkout
         properties = [stack_property(work), argv_property(work), diff_property(work, json.loads(plan_text))]
         while True:
             for prop in properties:
@@ -554,7 +568,9 @@ def main() -> int:
             stop = failures and not options.keep_going
             if options.profile == "ci" or stop or time.monotonic() - start >= options.seconds:
                 break
+        os.chdir(ROOT)
     assert _tree_hash(ROOT / "stacks", ROOT / "catalog", ROOT / "policies") == repository, "the repository changed"
+    assert set(os.listdir(ROOT)) <= top, f"files left in the checkout: {sorted(set(os.listdir(ROOT)) - top)}"
     elapsed = time.monotonic() - start
     print(f"fuzz: {rounds} rounds in {elapsed:.0f} s, seed {seed}: {'FAILED' if failures else 'ok'}", flush=True)
     return 1 if failures else 0
