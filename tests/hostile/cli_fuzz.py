@@ -152,6 +152,7 @@ def _names_something(line: str, argv: list[str]) -> bool:
 def named_outputs(work: Workdir, argv: list[str]) -> set[str]:
     """The files `--output` names that are no other argument (and, for `plan`, no stack file it reads): those alone
     may change. `schema --output stacks/Pulumi.s.yaml` is the user's choice, as `schema > ...` would be."""
+    argv = [_unabbreviated(argv[0], a) for a in argv]
     outputs = {os.path.realpath(b) for a, b in zip(argv, argv[1:]) if a == "--output"}
     others = {os.path.realpath(a) for a, b in zip([""] + argv, argv) if a != "--output" and not b.startswith("-")}
     ours = os.path.realpath(work.stacks)
@@ -166,6 +167,12 @@ def named_outputs(work: Workdir, argv: list[str]) -> set[str]:
     written = {p for p in outputs - others - stacks if p.startswith(str(work.path))}
     written |= {str(p) for f in folders for p in Path(f).rglob("*") if str(p).startswith(str(work.path))}
     return {str(Path(p).relative_to(work.path)) for p in written}
+
+
+def _unabbreviated(command: str, token: str) -> str:
+    """argparse takes a unique prefix of an option (the CLI keeps that): `policy-config --output x` is --output-dir."""
+    whole = "--output-dir" if command == "policy-config" else "--output"
+    return whole if len(token) > 4 and token.startswith("--") and whole.startswith(token) else token
 
 
 def _last(argv: list[str], option: str) -> str:
