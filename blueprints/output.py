@@ -72,6 +72,8 @@ def check_output(output: Optional[Path], inputs: Sequence[tuple[str, Path]], opt
         info = os.stat(output)
     except OSError:
         info = None
+    if info is not None and stat.S_ISDIR(info.st_mode):  # refused now, not after a stack was written (size)
+        raise BlueprintError(option, f"{output} is a directory; name a file, for example {output}/plan.json")
     if info is None or stat.S_ISREG(info.st_mode):
         _check_writable(output, option)
 

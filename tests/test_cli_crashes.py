@@ -480,3 +480,12 @@ def test_a_nul_in_an_argument_is_one_line_in_process(capsys, argv):
     `main([...])` is called in process (tests, wrappers)."""
     line = refused(capsys, *argv)
     assert line.startswith("error: usage: argument ") and "contains a NUL character" in line
+
+
+def test_size_write_stack_with_a_directory_as_output_writes_nothing(capsys, tmp_path):
+    """Found by `make fuzz` (seed 689578926): the stack was written, then --output refused (two lines, exit 2)."""
+    (tmp_path / "adir").mkdir()
+    argv = ["size", "--model", "llama-2-7b", "--tokens", "1T", "--cloud", "aws", "--write-stack", "w"]
+    line = refused(capsys, *argv, "--stacks-dir", str(tmp_path), "--output", str(tmp_path / "adir"))
+    assert line.startswith(f"error: --output: {tmp_path / 'adir'} is a directory")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adir"]

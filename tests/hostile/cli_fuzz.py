@@ -404,7 +404,8 @@ def argv_strategy(work: Workdir) -> st.SearchStrategy:
             argv += ["--output", draw(st.sampled_from(outputs))]
         options = sorted(o for o in subparsers[command]._option_string_actions if o not in ("-h", "--help"))
         for _ in range(draw(st.integers(0, 1))):
-            argv += [draw(st.sampled_from(options)), draw(values)]
+            option = draw(st.sampled_from(options))  # an output that is a FIFO waits for its reader, as `>` does
+            argv += [option, draw(st.sampled_from(outputs) if option == "--output" else values)]
         return argv
 
     return st.one_of(vectors(), near_valid())
@@ -433,6 +434,7 @@ def argv_property(work: Workdir) -> Callable:
     @example(["size", "--usage-history", "HUGE"])
     @example(["plan", "--stack", "s", "--policy-pack", "baseline", "--policy-pack-config", "/dev/zero"])
     @example(["diff", "FIFO", "PLAN"])
+    @example(["size", "--model", "llama-2-7b", "--tokens", "1T", "--write-stack", "w", "--output", "ADIR"])
     @example(["schema", "--output", "o\x00.json"])  # ValueError from os.stat, exit 3, before the fix
     @given(argv_strategy(work))
     def any_argument_vector_ends_in_0_1_or_2(argv):
@@ -453,6 +455,7 @@ def _placeholder(work: Workdir, arg: str) -> str:
         "FIFO": work.path / "fifo",
         "CHANGED": work.path / "changed.txt",
         "OUTDIR": work.outputs / "configs",
+        "ADIR": work.path / "adir",
     }
     return str(names[arg]) if arg in names else arg
 
