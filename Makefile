@@ -7,7 +7,7 @@ FORMAT ?= text
 ARGS ?=
 EXIT_MEANING := 1 = mandatory findings or blocking readiness gaps, 2 = bad input, 3 = the program failed
 
-.PHONY: plan test fmt install schema bench clean
+.PHONY: plan test fmt install schema bench fuzz clean
 
 # `make plan` needs only what the program and the packs run on (requirements.txt); the tests add their toolchain
 # and the independent data they check facts against (requirements-dev.txt, which includes the sizing advisor's
@@ -74,6 +74,14 @@ fmt: $(VENV)/.installed
 
 schema: install
 	$(PY) -m blueprints schema --output stack-config.schema.json
+
+# The CLI's property-based tests (tests/hostile/cli_fuzz.py) for FUZZ_SECONDS (default 600) under a memory limit:
+# generated stack files, argument vectors and plan JSON; the seed is printed first (rerun one with SEED=<seed>).
+# `make test` runs a short, derandomized pass of the same properties (tests/test_fuzz.py).
+FUZZ_SECONDS ?= 600
+SEED ?=
+fuzz: install
+	$(PY) tests/hostile/cli_fuzz.py --seconds $(FUZZ_SECONDS) $(if $(SEED),--seed $(SEED))
 
 bench: install
 	$(PY) benchmarks/plan_time.py

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from .errors import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_REGISTRY, BlueprintError, RegistryError
-from .output import STDOUT_NAMES, check_folder, write_output
+from .output import STDOUT_NAMES, check_folder, check_output, write_output
 
 # One meaning per code across commands (README: exit codes). Unlike `terraform plan -detailed-exitcode`, whose 2
 # means "changes present", 2 here is always bad input; a change is never a failure by itself.
@@ -63,7 +63,8 @@ without --data-loss-acknowledged (the workflow sets it from the PR label data-lo
     "policy-config": """examples:
   python -m blueprints policy-config --stack enterprise-h100 --output-dir policy-config/enterprise-h100""",
     "schema": """examples:
-  python -m blueprints schema --output stack-config.schema.json""",
+  python -m blueprints schema --output stack-config.schema.json
+  python -m blueprints schema --plan --output plan.schema.json""",
     "pin-images": """examples:
   python -m blueprints pin-images          # at release time, where the registries are reachable; commit the file
   python -m blueprints pin-images --check  # the release checklist: exit 1 if an entry is missing or differs
@@ -241,7 +242,10 @@ def _policy_config_parser(commands) -> None:
 
 def _schema_parser(commands) -> None:
     """`schema`: where to print the stack config's JSON schema."""
-    schema = _command(commands, "schema", "print the JSON schema of the stack config")
+    schema = _command(commands, "schema", "print the JSON schema of the stack config (or, with --plan, of plan JSON)")
+    schema.add_argument(
+        "--plan", action="store_true", help="the schema of `plan --format json`, which `diff` checks both plans against"
+    )
     schema.add_argument("--output", type=Path, help="write here instead of standard output")
 
 
@@ -356,6 +360,12 @@ def _size_serving_arguments(size: argparse.ArgumentParser) -> None:
 
 def _size(args: argparse.Namespace) -> int:
     """`size`: a usage-history forecast, or a workload's advice (and optionally its stack)."""
+    if args.write_stack:  # before the advice and its plans: a folder the stack cannot be written in is refused now
+        from .stackconfig import STACKS_DIR
+
+        folder = Path(args.stacks_dir or STACKS_DIR)
+        if folder.is_dir():  # a missing folder is --stacks-dir's own error, below
+            check_output(folder / f"Pulumi.{args.write_stack}.yaml", [], option="--write-stack")
     if args.usage_history is not None:
         from .sizing.history import render_history
 
@@ -503,14 +513,40 @@ def _write(text: str, output: Optional[Path], coloured: bool = False) -> None:
     write_output(text, output)
 
 
+def _inputs(args: argparse.Namespace) -> list[tuple[str, Path]]:
+    """What the command reads, as (what, path): `--output` may be none of them (issue #36, item 1)."""
+    from catalog.image_digests import DIGESTS_FILE
+
+    from .stackconfig import STACKS_DIR, available_stacks
+
+    if args.command == "diff":
+        return [("base plan", args.base), ("head plan", args.head)]
+    catalog = [("image digest catalog", DIGESTS_FILE)]
+    stacks_dir = Path(getattr(args, "stacks_dir", None) or STACKS_DIR)
+    if args.command == "plan":
+        stacks = available_stacks(stacks_dir) if args.all_stacks and stacks_dir.is_dir() else [args.stack]
+        files = [("stack file", stacks_dir / f"Pulumi.{s}.yaml") for s in stacks if s]
+        return files + [("policy pack config", p) for p in args.pack_configs] + catalog
+    if args.command == "size":
+        history = [("usage history", args.usage_history)] if args.usage_history else []
+        written = [("stack file --write-stack writes", stacks_dir / f"Pulumi.{args.write_stack}.yaml")]
+        return history + (written if args.write_stack else []) + catalog
+    return []
+
+
 def run(argv: Sequence[str], own_process: bool = False) -> int:
+    for token in argv:  # no shell can pass one (C strings); a caller in process can, and no path may hold one
+        if "\x00" in token:
+            raise BlueprintError("usage", f"argument {token!r} contains a NUL character")
     parser = _parser()
     _unknown_options(parser, argv)
     args = parser.parse_args(argv)
+    check_output(getattr(args, "output", None), _inputs(args))  # before any work: nothing is read or planned yet
     if args.command == "schema":
+        from .offline.plan_schema import plan_schema
         from .schema import stack_config_schema
 
-        _write(json.dumps(stack_config_schema(), indent=2) + "\n", args.output)
+        _write(json.dumps(plan_schema() if args.plan else stack_config_schema(), indent=2) + "\n", args.output)
         return 0
     if args.command == "ci-matrix":
         from .ci import matrix, touched_stacks
@@ -520,9 +556,10 @@ def run(argv: Sequence[str], own_process: bool = False) -> int:
         else:
             changed = None
             if args.changed_files:
-                if not args.changed_files.is_file():
-                    raise BlueprintError("--changed-files", f"{args.changed_files} does not exist")
-                changed = args.changed_files.read_text(encoding="utf-8").splitlines()
+                from .inputs import CHANGED_FILES_BYTES, read_text
+
+                text = read_text(args.changed_files, CHANGED_FILES_BYTES, f"--changed-files: {args.changed_files}")
+                changed = text.splitlines()
             stacks = touched_stacks(changed)
         _write(json.dumps(matrix(stacks)) + "\n", None)
         return 0

@@ -60,9 +60,21 @@ def text_problems(value: Any, path: str = "cluster") -> Iterator[str]:
 
 
 def tag_problems(cloud: Any, tags: Any) -> Iterator[str]:
-    """What the cloud would reject in ``tags`` (a mapping of strings; other shapes are pydantic's)."""
+    """What the cloud would reject in ``tags`` (a mapping of strings; other shapes are pydantic's).
+
+    Too many tags is the one problem reported then: 10,000 tags would otherwise be 10,000 lines (and a plan that
+    carries them onto every resource runs for minutes)."""
     rules = _TAG_RULES.get(cloud) if isinstance(cloud, str) else None
     if not isinstance(tags, dict) or rules is None:
+        return
+    limit, per, added = _TAG_COUNTS[cloud]
+    total = len(set(tags) | set(added))
+    if total > limit:
+        yield (
+            f"cluster.tags: {len(tags)} tags; with the ones the blueprint adds to some resources "
+            f"({', '.join(added)}) a resource would carry {total}, and {_CLOUD_NAMES[cloud]} allows {limit} per "
+            f"{per}: at most {limit - len(added)} tags of your own"
+        )
         return
     for key, value in tags.items():
         if not isinstance(key, str) or not isinstance(value, str) or _bad_character(key + value):
@@ -93,6 +105,21 @@ def _alicloud_tag(where: str, key: str, value: str) -> Iterator[str]:
     if key.lower().startswith(("aliyun", "acs:", "http://", "https://")):
         yield f"{where}: tag key may not start with aliyun, acs:, http:// or https:// on Alibaba Cloud"
 
+
+# Tags per resource, and the keys the blueprint adds to the stack's own on the resource that carries the most:
+# every resource gets `environment` and `managed-by` (ClusterSpec.project_tags) and, from the cluster component,
+# `gpu-cluster` (components/aws/cluster.py, components/alicloud/cluster.py); AWS subnets add `Name` and one
+# `kubernetes.io/role/...` (components/aws/network.py); an OSS bucket a CPFS data flow reads adds `cpfs-dataflow`
+# (components/alicloud/storage.py). tests/test_cli_crashes.py plans a stack at each limit and checks the count.
+# - AWS: "Maximum number of tags per resource – 50" (aws:-prefixed ones, refused above, do not count),
+#   https://docs.aws.amazon.com/batch/latest/userguide/tag-restrictions.html (the shared tagging rules).
+# - Alibaba Cloud: "Each bucket supports up to 20 tags" (OSS PutBucketTags, the strictest of the services tagged),
+#   https://www.alibabacloud.com/help/en/oss/developer-reference/putbuckettags.
+_TAG_COUNTS: dict[str, tuple[int, str, tuple[str, ...]]] = {
+    "aws": (50, "resource", ("environment", "managed-by", "gpu-cluster", "Name", "kubernetes.io/role/internal-elb")),
+    "alicloud": (20, "OSS bucket", ("environment", "managed-by", "gpu-cluster", "cpfs-dataflow")),
+}
+_CLOUD_NAMES = {"aws": "AWS", "alicloud": "Alibaba Cloud"}
 
 # Each cloud's tag rules differ in kind (characters and a character set on AWS, bytes and reserved prefixes on
 # Alibaba Cloud), so each is a function; a cloud without an entry has its tags checked by the provider only.

@@ -7,6 +7,12 @@ laughs" took 90 s and 3 GB. The limits are checked on the parser's event stream,
 produces without recursion, *before* the composer (which recurses) or the constructor run, so a
 hostile file is refused in milliseconds whichever key it hides under.
 
+Only the tags of YAML's core schema construct values (null, booleans, numbers, strings, sequences, mappings,
+and `<<` merges): `!!binary`, `!!timestamp`, `!!set`, `!!omap` and `!!pairs`, which PyYAML's safe loader also
+builds, are refused by name (issue #36): Pulumi reads a stack file's config as plain JSON values, so bytes or a
+date object could only crash the program or mean something other than what the file says. An unquoted date
+stays the string it is to Pulumi (YAML 1.2's core schema has no timestamp).
+
 Duplicate keys are refused because YAML 1.2 forbids them and PyYAML silently keeps the last one:
 a reviewer reading the first would approve a value that is not the one deployed.
 """
@@ -23,6 +29,22 @@ MAX_BYTES = 256 * 1024
 MAX_DEPTH = 32
 # Nodes after every alias is expanded: a shipped stack has a few hundred.
 MAX_NODES = 50_000
+
+
+class CoreLoader(yaml.SafeLoader):
+    """PyYAML's safe loader less the constructors outside YAML's core schema."""
+
+
+CoreLoader.yaml_constructors = {
+    tag: constructor
+    for tag, constructor in yaml.SafeLoader.yaml_constructors.items()
+    if tag is None or tag.rsplit(":", 1)[-1] in ("null", "bool", "int", "float", "str", "seq", "map", "merge")
+}
+# Without the implicit resolver an unquoted 2026-01-01 is the string it is in YAML 1.2 (and to Pulumi).
+CoreLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if not tag.endswith(":timestamp")]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
 
 
 class YamlLimitError(ValueError):
@@ -156,7 +178,7 @@ def load(text: str) -> tuple[Any, list[YamlLimitError]]:
     if size > MAX_BYTES:
         raise YamlLimitError(f"{size} bytes; a stack file may have at most {MAX_BYTES}")
     check_limits(text)
-    loader = yaml.SafeLoader(text)
+    loader = CoreLoader(text)
     try:
         node = loader.get_single_node()
         if node is None:

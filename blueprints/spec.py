@@ -11,12 +11,15 @@ import math
 import re
 from typing import Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+from catalog import load_catalog
 from catalog.clouds import profile
-from catalog.registries import MIRROR
+from catalog.registries import MIRROR, not_a_registry
+from catalog.system_shapes import load_system_shapes
 
+from .errors import did_you_mean
 from .platform_namespaces import PLATFORM_NAMESPACES
 from .serving_spec import PodAutoscalingSpec, ServingSpec
 from .serving_spec import spec_problems as serving_problems
@@ -719,6 +722,13 @@ class RegistrySpec(SpecModel):
                 f"{v!r} is not a registry mirror: a lowercase host with a dot, an optional :port and /path, "
                 "no scheme, tag or trailing slash (example-registry-vpc.cn-hangzhou.cr.aliyuncs.com/gpu-platform)"
             )
+        if v is not None:
+            host, _, port = v.split("/", 1)[0].partition(":")
+            if port and not 1 <= int(port) <= 65535:
+                raise ValueError(f"port {int(port)} is not a TCP port; allowed: 1-65535")
+            why = not_a_registry(host)
+            if why:
+                raise ValueError(f"{why}; name the registry's own host (its VPC address)")
         return v
 
 
@@ -843,6 +853,26 @@ class ClusterSpec(SpecModel):
                     )
                 if not (price > 0 and math.isfinite(price)):
                     raise ValueError(f"price for {name} must be a positive, finite USD amount per hour (got {price})")
+        return v
+
+    @field_validator("prices")
+    @classmethod
+    def _priced_shapes(cls, v: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        """A price for a shape the stack cannot use would be ignored in silence: only shapes the catalog knows on the
+        stack's cloud (GPU and system shapes) and the stack's own systemNodes.instanceType take a price."""
+        cloud = info.data.get("cloud")
+        if not isinstance(cloud, str) or not v:
+            return v
+        system = info.data.get("system_nodes")
+        known = {s.instance_type for s in load_catalog().for_cloud(cloud)}
+        known |= {s.instance_type for s in load_system_shapes().shapes if s.cloud == cloud}
+        known |= {system.instance_type} if system is not None and system.instance_type else set()
+        for instance_type in v:
+            if instance_type not in known:
+                raise ValueError(
+                    f"{instance_type} is not an instance type the catalog knows on {cloud}, so its price would "
+                    f"be used nowhere{did_you_mean(instance_type, sorted(known))}"
+                )
         return v
 
     @model_validator(mode="after")

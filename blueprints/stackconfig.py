@@ -18,6 +18,7 @@ from catalog.clouds import cloud_of_package, profile
 from . import safeyaml
 from .cloudtext import tag_problems, text_problems
 from .errors import MAX_REPORTED, BlueprintError, did_you_mean
+from .inputs import read_bounded
 from .spec import ClusterSpec
 
 PROJECT = "gpu-cluster-blueprints"
@@ -84,10 +85,9 @@ def read_stack_config(stack: str, stacks_dir: Path = STACKS_DIR) -> dict[str, An
             f"stack name {stack!r} is not usable in cloud resource names; use lowercase "
             "letters, digits and '-', starting with a letter, at most 30 characters",
         )
-    if path.stat().st_size > safeyaml.MAX_BYTES:  # refuse before reading it into memory
-        raise BlueprintError(source, f"{path.stat().st_size} bytes; a stack file may have at most {safeyaml.MAX_BYTES}")
+    data = read_bounded(path, safeyaml.MAX_BYTES, source, "stack file")  # size refused before reading
     try:
-        document, duplicates = safeyaml.load(path.read_bytes().decode("utf-8"))
+        document, duplicates = safeyaml.load(data.decode("utf-8"))
     except safeyaml.YamlLimitError as exc:
         raise BlueprintError(source, str(exc)) from None
     except yaml.YAMLError as exc:

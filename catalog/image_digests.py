@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import stat
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
-from .yamlfile import load_yaml
+import yaml
+
+from .yamlfile import SafeLoader
 
 DIGESTS_FILE = Path(__file__).with_name("image_digests.yaml")
 DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
@@ -24,6 +27,14 @@ REFERENCE = re.compile(
     r"^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]{1,5})?(/[a-z0-9]+([._-]+[a-z0-9]+)*)*:[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$"
 )
 HOST = re.compile(r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?$")
+# One entry is ~150 bytes; the components name a few dozen images.
+MAX_BYTES = 1024 * 1024
+
+
+class DigestCatalogError(ValueError):
+    """The digest catalog cannot be read or is not what pin-images writes; the message names the file (issue #36).
+
+    Every plan reads the catalog, so the CLI reports this as bad input in one line, never as a crash."""
 
 
 @dataclass(frozen=True)
@@ -57,13 +68,37 @@ def parse(raw: object, where: str) -> dict[str, ImageDigest]:
 
 @lru_cache(maxsize=4)
 def _load(path: Path, version: tuple[int, int]) -> dict[str, ImageDigest]:
-    return parse(load_yaml(path), str(path))
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:
+            raise DigestCatalogError(f"{path}: more than {MAX_BYTES} bytes; pin-images writes the digest catalog")
+        raw = yaml.load(data.decode("utf-8"), Loader=SafeLoader)  # noqa: S506 - a safe loader
+    except OSError as error:
+        raise DigestCatalogError(f"{path}: cannot read it: {error.strerror}") from None
+    except (UnicodeDecodeError, yaml.YAMLError) as error:
+        raise DigestCatalogError(f"{path}: not YAML ({str(error).splitlines()[0]}); run pin-images to rewrite it")
+    try:
+        return parse(raw, str(path))
+    except DigestCatalogError:
+        raise
+    except ValueError as error:
+        raise DigestCatalogError(str(error)) from None
 
 
 def digests(path: Optional[Path] = None) -> dict[str, ImageDigest]:
-    """Reference -> its recorded digest (DIGESTS_FILE unless told otherwise); read again once pin-images rewrote it."""
+    """Reference -> its recorded digest (DIGESTS_FILE unless told otherwise); read again once pin-images rewrote it.
+
+    DigestCatalogError when the file cannot be read, is not a regular file of at most MAX_BYTES, or is malformed."""
     path = path or DIGESTS_FILE
-    info = path.stat()
+    try:
+        info = path.stat()
+    except OSError as error:
+        raise DigestCatalogError(f"{path}: cannot read it: {error.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise DigestCatalogError(f"{path}: not a regular file; the digest catalog is a YAML file pin-images writes")
+    if info.st_size > MAX_BYTES:
+        raise DigestCatalogError(f"{path}: {info.st_size} bytes; the digest catalog may have at most {MAX_BYTES}")
     return dict(_load(path, (info.st_mtime_ns, info.st_size)))
 
 

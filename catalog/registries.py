@@ -3,6 +3,7 @@ lookup, so the readiness check warns before `pulumi up` stalls on an image pull 
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -19,6 +20,35 @@ Status = Literal["reachable", "unreliable", "unreachable"]
 MIRROR = re.compile(
     r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+(:[0-9]{1,5})?(/[a-z0-9]+([._-][a-z0-9]+)*)*$"
 )
+
+
+# Addresses that answer on every node and are never a registry: a mirror there would send the platform's pulls (and
+# the registry credentials kubelet attaches) to the instance metadata service.
+# - AWS IMDS: 169.254.169.254 and fd00:ec2::254, "link-local addresses ... valid only from the instance"
+#   (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-data-retrieval.html).
+# - Alibaba Cloud ECS metadata: 100.100.100.200 (https://www.alibabacloud.com/help/en/ecs/user-guide/view-instance-metadata).
+METADATA_ADDRESSES = {
+    "169.254.169.254": "the AWS instance metadata service",
+    "fd00:ec2::254": "the AWS instance metadata service",
+    "100.100.100.200": "the Alibaba Cloud instance metadata service",
+}
+
+
+def not_a_registry(host: str) -> Optional[str]:
+    """Why ``host`` (an IP literal) cannot be a registry mirror: metadata, link-local, loopback or unspecified."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return None  # a name: resolved where the nodes run, not here
+    if str(address) in METADATA_ADDRESSES:
+        return f"{host} is {METADATA_ADDRESSES[str(address)]}"
+    if address.is_link_local:
+        return f"{host} is link-local (169.254.0.0/16): it answers on the node itself, never a registry"
+    if address.is_loopback:
+        return f"{host} is loopback: inside a node it is the node, not a registry"
+    if address.is_unspecified:
+        return f"{host} is the unspecified address"
+    return None
 
 
 @dataclass(frozen=True)

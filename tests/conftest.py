@@ -75,7 +75,13 @@ TEST_SYSTEM_PRICES = {"ecs.g7.xlarge": 0.2}
 
 
 def with_system_price(cluster: dict[str, Any]) -> dict[str, Any]:
-    cluster.setdefault("prices", {}).update(TEST_SYSTEM_PRICES)
+    """The test price for the system shape of the cluster's cloud (a price for another cloud's shape is refused)."""
+    from catalog.system_shapes import load_system_shapes
+
+    shapes = {s.instance_type: s.cloud for s in load_system_shapes().shapes}
+    ours = {t: p for t, p in TEST_SYSTEM_PRICES.items() if shapes.get(t) == cluster.get("cloud")}
+    if ours:
+        cluster.setdefault("prices", {}).update(ours)
     return cluster
 
 

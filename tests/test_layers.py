@@ -22,6 +22,7 @@ ALLOWED = {
     "blueprints.errors": (),
     "blueprints.clock": ("blueprints.errors",),  # the plan's today (BLUEPRINTS_TODAY), for dated checks
     "blueprints.safeyaml": (),  # bounded YAML parsing of untrusted stack files
+    "blueprints.inputs": ("blueprints.errors",),  # bounded reads of every file input (issue #36)
     "blueprints.cloudtext": (),  # what the clouds accept in tags and names
     "blueprints.platform_namespaces": (),
     "blueprints.spec": ("catalog", "blueprints.errors", "blueprints.serving_spec", "blueprints.platform_namespaces"),
@@ -45,6 +46,7 @@ ALLOWED = {
         "blueprints.errors",
         "blueprints.safeyaml",
         "blueprints.cloudtext",
+        "blueprints.inputs",
     ),
     "blueprints.conflicts": ("blueprints.spec", "catalog"),  # settings that contradict each other, read by the resolver
     "blueprints.resolver": (

@@ -18,8 +18,10 @@ from typing import Any, Iterator, Mapping, Sequence
 from catalog.clouds import types_of
 from catalog.replacements import ReplacementRules, replacement_rules
 
-from ..errors import EXIT_FINDINGS, EXIT_OK, BlueprintError
+from ..errors import EXIT_FINDINGS, EXIT_OK
+from ..inputs import MAX_JSON_DEPTH, PLAN_JSON_BYTES, json_depth, parse_json, read_text
 from .diff_verdicts import impossible_in_place, namespace_deletions
+from .plan_schema import check_plan_json
 
 COMMENT_MARKER = "<!-- gpu-cluster-blueprints:plan-diff -->"
 # The pull-request label the workflow turns into --data-loss-acknowledged.
@@ -141,24 +143,16 @@ class StackDiff:
 
 
 def load_bundle(path: Path) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
-    """A plan JSON file, or a bundle from `plan --all-stacks`: stack -> plan, and stack -> failure."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BlueprintError(str(path), "no such file; pass plan JSON from `python -m blueprints plan --format json`")
-    except IsADirectoryError:
-        raise BlueprintError(str(path), "is a directory; pass a plan JSON file")
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise BlueprintError(str(path), f"not plan JSON ({error})")
-    plans = data.get("plans", [data]) if isinstance(data, dict) else None
-    if not isinstance(plans, list) or not all(isinstance(p, dict) and "stack" in p and "resources" in p for p in plans):
-        raise BlueprintError(str(path), "not plan JSON: expected a plan (stack, resources...) or {plans: [...]}")
-    failures = data.get("failures", []) if isinstance(data, dict) else []
-    if not isinstance(failures, list) or not all(
-        isinstance(f, dict) and {"stack", "error"} <= set(f) for f in failures
-    ):
-        raise BlueprintError(str(path), "not plan JSON: `failures` must be a list of {stack, error}")
-    return {p["stack"]: p for p in plans}, {f["stack"]: str(f["error"]) for f in failures}
+    """A plan JSON file, or a bundle from `plan --all-stacks`: stack -> plan, and stack -> failure.
+
+    Read within a size cap (a device or an endless pipe is refused), parsed within a nesting depth and checked
+    against the plan schema before any field is used: bad input is one line naming the file and the path."""
+    where = str(path)
+    what = "plan JSON file (`python -m blueprints plan --format json`)"
+    data = parse_json(read_text(path, PLAN_JSON_BYTES, where, what), where, what)
+    check_plan_json(data, where)
+    plans = data["plans"] if "plans" in data else [data]
+    return {p["stack"]: p for p in plans}, {f["stack"]: f["error"] for f in data.get("failures", [])}
 
 
 def load_plans(path: Path) -> dict[str, dict[str, Any]]:
@@ -168,6 +162,8 @@ def load_plans(path: Path) -> dict[str, dict[str, Any]]:
 def _parsed(value: Any) -> Any:
     """Providers take policies and tag maps as JSON text; compare what the text means, not its key order."""
     if isinstance(value, str) and value[:1] in "{[":
+        if json_depth(value) > MAX_JSON_DEPTH:  # compared as the text it is: no recursion over it
+            return value
         try:
             return json.loads(value)
         except ValueError:

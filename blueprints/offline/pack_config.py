@@ -100,17 +100,13 @@ def read_pack_config_file(path: Path) -> dict[str, dict[str, Any]]:
     with "all" setting every policy's level, as the Pulumi CLI parses it (pulumi/pulumi
     pkg/resource/analyzer/config.go, parsePolicyPackConfig). Bad input is a BlueprintError naming the file."""
     from ..errors import BlueprintError
+    from ..inputs import PACK_CONFIG_BYTES, parse_json, read_text
 
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (FileNotFoundError, IsADirectoryError):
-        raise BlueprintError(str(path), "no such file; pass a JSON policy pack config (`policy-config` writes them)")
+    what = "JSON policy pack config (`policy-config` writes them)"
+    text = read_text(path, PACK_CONFIG_BYTES, str(path), what)  # bounded: /dev/zero is refused, not read
     if not text.strip():
         return {}  # the CLI allows an empty file
-    try:
-        data = json.loads(text)
-    except ValueError as error:
-        raise BlueprintError(str(path), f"not JSON ({error})") from None
+    data = parse_json(text, str(path), what)
     if not isinstance(data, dict):
         raise BlueprintError(str(path), "a policy pack config is a JSON object: {policy: level or {settings}}")
     config: dict[str, dict[str, Any]] = {}

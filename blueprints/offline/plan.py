@@ -186,6 +186,16 @@ def _zone_error(error: Optional[BaseException]) -> Optional[ZoneError]:
     return None
 
 
+def _check_image_catalog() -> None:
+    """The digest catalog every plan reads (compose pins images through it): one line when it is unusable."""
+    from catalog.image_digests import DigestCatalogError, digests
+
+    try:
+        digests()
+    except DigestCatalogError as error:
+        raise BlueprintError("", str(error)) from None
+
+
 def make_plan(
     stack: str,
     stacks_dir: Path = STACKS_DIR,
@@ -199,6 +209,7 @@ def make_plan(
     """
     config = read_stack_config(stack, stacks_dir)
     source = stack_source(stack, stacks_dir)
+    _check_image_catalog()
     try:
         resolved = resolve_config(cluster_config(config, source), source)
     except BlueprintError as error:  # the resolver names the field; say which stack file holds it

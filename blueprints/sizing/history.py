@@ -15,6 +15,8 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import json
+import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
@@ -23,9 +25,13 @@ from catalog import load_catalog
 from catalog.prices import quote
 
 from ..errors import BlueprintError
+from ..inputs import USAGE_HISTORY_BYTES, read_text
 from .commitments import HOURS_PER_MONTH, CommitmentAdvice, best_commitment, break_even_utilization
 
 REQUIRED = ("month", "instance_type", "gpu_hours")
+# GPU-hours of one shape in one month: 10**9 is more than a million GPUs busy for the longest month (744 h). The
+# forecaster's arithmetic on 1e308 overflowed to inf and nan and then ran for minutes (issue #36).
+MAX_GPU_HOURS = 1e9
 HORIZON = 12
 MIN_MONTHS = 3
 INSTALL = "pip install -r requirements-advisor.txt"
@@ -54,15 +60,35 @@ def _next(month: dt.date) -> dt.date:
     return dt.date(month.year + month.month // 12, month.month % 12 + 1, 1)
 
 
+def _hours(text: Optional[str], where: str) -> float:
+    """One month's GPU-hours: a finite number from 0 to MAX_GPU_HOURS."""
+    try:
+        hours = float(text)  # type: ignore[arg-type] - None (a short row) is refused below
+    except (TypeError, ValueError):
+        raise BlueprintError(where, f"{text!r} is not a number") from None
+    if not math.isfinite(hours):  # nan was once reported as "negative"; inf and nan reach the forecaster
+        raise BlueprintError(where, f"{text!r} is not a finite number of hours")
+    if hours < 0:
+        raise BlueprintError(where, f"{text} is negative; allowed: hours >= 0")
+    if hours > MAX_GPU_HOURS:
+        raise BlueprintError(
+            where,
+            f"{text} GPU-hours in a month is more than {MAX_GPU_HOURS:.0e} (a million GPUs busy all month); "
+            "allowed: 0 to that",
+        )
+    return hours
+
+
 def read_history(path: Path) -> dict[tuple[str, str], list[tuple[dt.date, float]]]:
     """{(instance type, region): [(month, GPU-hours)...]} in month order, or BlueprintError naming the problem."""
     name = str(path)
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise BlueprintError("--usage-history", f"{name} does not exist")
     catalog = load_catalog()
+    text = read_text(path, USAGE_HISTORY_BYTES, name, "CSV file of month,instance_type,gpu_hours")
     try:
-        rows = list(csv.DictReader(path.read_text(encoding="utf-8").splitlines()))
-    except (UnicodeDecodeError, csv.Error) as exc:
+        rows = list(csv.DictReader(text.splitlines()))
+    except csv.Error as exc:
         raise BlueprintError(name, f"not a CSV file ({exc})") from None
     header = rows[0].keys() if rows else []
     missing = [c for c in REQUIRED if c not in header]
@@ -78,12 +104,7 @@ def read_history(path: Path) -> dict[tuple[str, str], list[tuple[dt.date, float]
                 f"{row['instance_type']!r} is not in the catalog; shapes: see catalog/shapes.yaml",
             )
         month = _month(row["month"] or "", f"{where} month")
-        try:
-            hours = float(row["gpu_hours"])
-        except (TypeError, ValueError):
-            raise BlueprintError(f"{where} gpu_hours", f"{row['gpu_hours']!r} is not a number") from None
-        if hours < 0 or hours != hours:
-            raise BlueprintError(f"{where} gpu_hours", f"{row['gpu_hours']} is negative; allowed: hours >= 0")
+        hours = _hours(row["gpu_hours"], f"{where} gpu_hours")
         region = (row.get("region") or "").strip() or shape.home_region
         key = (shape.instance_type, region)
         if month in series.setdefault(key, {}):

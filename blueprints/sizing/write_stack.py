@@ -266,11 +266,17 @@ def write_stack(
         text = _document(stack, cluster, pick, note, _risks(advice, pick))
         final = _plan_in(folder, stack, text)
         _check_final(final, pick)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    except OSError as error:  # a folder the caller may not write in (issue #36): one line, nothing written
+        raise BlueprintError("--write-stack", f"cannot write in {target.parent}: {error.strerror}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.replace(tmp, target)
+    except OSError as error:
+        Path(tmp).unlink(missing_ok=True)
+        raise BlueprintError("--write-stack", f"cannot write {target}: {error.strerror}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
