@@ -529,8 +529,9 @@ def _inputs(args: argparse.Namespace) -> list[tuple[str, Path]]:
         return files + [("policy pack config", p) for p in args.pack_configs] + catalog
     if args.command == "size":
         history = [("usage history", args.usage_history)] if args.usage_history else []
+        prices = [("prices file", args.prices)] if args.prices is not None else []
         written = [("stack file --write-stack writes", stacks_dir / f"Pulumi.{args.write_stack}.yaml")]
-        return history + (written if args.write_stack else []) + catalog
+        return history + prices + (written if args.write_stack else []) + catalog
     return []
 
 

@@ -192,6 +192,16 @@ def test_size_output_naming_its_usage_history_is_refused(capsys, tmp_path):
     assert "is the usage history this command reads" in line and history.read_bytes() == before
 
 
+def test_size_output_naming_its_prices_file_is_refused(capsys, tmp_path):
+    """`size --prices` (issue #37) is an input too: --output naming it replaced the account's rates with the table."""
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("prices: {m6i.xlarge: 0.2}\n")
+    before = prices.read_bytes()
+    argv = ["size", "--params", "7B", "--tokens", "1T", "--target-days", "30", "--prices", str(prices)]
+    line = refused(capsys, *argv, "--output", str(prices))
+    assert "is the prices file this command reads" in line and prices.read_bytes() == before
+
+
 def test_plan_output_naming_the_image_digest_catalog_is_refused(capsys, tmp_path, monkeypatch):
     catalog = tmp_path / "image_digests.yaml"
     catalog.write_text(image_digests.DIGESTS_FILE.read_text())
