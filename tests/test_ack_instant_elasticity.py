@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from blueprints.offline.conformance import MET, assess
 from blueprints.offline.diff import diff_plans
 from conftest import resources, shipped_cluster, write_stack
 
@@ -35,6 +36,13 @@ def test_instant_elasticity_selects_goatscaler_on_the_same_node_pools(plan_varia
     assert changed.type == CONFIG and not changed.replaced
     assert changed.inputs == [("scalerType", "cluster-autoscaler", "goatscaler")]
     assert not diff.added and not diff.removed and not diff.node_replacements
+    # the conformance evidence names the autoscaler that runs
+    [judged] = [
+        v
+        for v in assess(instant.registrations, instant.resolved.spec.kubernetes_version).verdicts
+        if v.id == "cluster_autoscaling"
+    ]
+    assert judged.status == MET and judged.detail.startswith("ACK GOATScaler (node instant scaling) scales GPU groups")
 
 
 @pytest.mark.parametrize(
