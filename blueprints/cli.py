@@ -55,7 +55,8 @@ EXAMPLES = {
 exit code 1 when the change must not merge as it is (the verdict the comment states): a stack
 failed to plan at the head or its plan fails (mandatory findings, blocking readiness gaps), a
 replacement would clash with a fixed name, or a protected data store would be replaced or deleted
-without --data-loss-acknowledged (the workflow sets it from the PR label data-loss-acknowledged).""",
+(or an autoscaling engine switch would replace the GPU nodes) without --data-loss-acknowledged
+(the workflow sets it from the PR label data-loss-acknowledged).""",
     "ci-matrix": """examples:
   git diff --name-only "$BASE" "$HEAD" > changed.txt
   python -m blueprints ci-matrix --changed-files changed.txt
@@ -221,8 +222,8 @@ def _diff_parser(commands) -> None:
     diff.add_argument(
         "--data-loss-acknowledged",
         action="store_true",
-        help="the pull request acknowledges replacing or deleting protected data stores "
-        "(the workflow sets it from the PR's label)",
+        help="the pull request acknowledges replacing or deleting protected data stores, or the GPU "
+        "nodes an autoscaling engine switch replaces (the workflow sets it from the PR's label)",
     )
 
 

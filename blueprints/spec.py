@@ -221,15 +221,21 @@ class AutoscalingSpec(SpecModel):
 
     EKS: the Kubernetes Cluster Autoscaler (upstream chart) over managed node groups, or Karpenter (`engine`),
     which launches GPU nodes itself from one EC2NodeClass and NodePool per group. ACK: node pool auto scaling with
-    the cluster's autoscaling configuration. Defaults follow the seed guidance: scale in below 30% use.
+    the cluster's autoscaling configuration, run by ACK's cluster-autoscaler or, with `engine: instant-elasticity`,
+    by ACK GOATScaler (node instant scaling; AutoscalingConfig scalerType `goatscaler`, pulumi-alicloud 4.0.0
+    pulumi_alicloud/cs/autoscaling_config.py;
+    https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/instant-elasticity, read
+    2026-11-27). Defaults follow the seed guidance: scale in below 30% use.
     """
 
     enabled: bool = Field(True, description="Run the autoscaler; off leaves node counts as declared.")
-    engine: Literal["cluster-autoscaler", "karpenter"] = Field(
+    engine: Literal["cluster-autoscaler", "karpenter", "instant-elasticity"] = Field(
         "cluster-autoscaler",
-        description="EKS only: cluster-autoscaler (managed GPU node groups, the default; works with Kueue's "
-        "ProvisioningRequest admission) or karpenter (a NodePool per GPU group instead of a managed node group; "
-        "the scale-down thresholds do not apply: GPU pools consolidate only when empty).",
+        description="cluster-autoscaler (the default; EKS: managed GPU node groups, works with Kueue's "
+        "ProvisioningRequest admission; ACK: node auto scaling), karpenter (EKS only: a NodePool per GPU group "
+        "instead of a managed node group; the scale-down thresholds do not apply: GPU pools consolidate only when "
+        "empty) or instant-elasticity (ACK only: the same node pools scaled by ACK GOATScaler, node instant "
+        "scaling, which creates instances directly for pending pods; the cluster must run Kubernetes 1.24 or later).",
     )
     scale_down_unneeded_minutes: int = Field(
         10, ge=1, le=1_440, description="Minutes a node must be unneeded before it is removed (idle GPUs go back)."
@@ -937,9 +943,16 @@ class ClusterSpec(SpecModel):
         """Karpenter (autoscaling.engine) is EKS's; its reserved pools select reservations by id."""
         if self.autoscaling.engine == "karpenter" and self.cloud != "aws":
             raise ValueError(
-                f"autoscaling.engine: karpenter runs on EKS only; on {self.cloud} use cluster-autoscaler "
-                "(ACK node pool auto scaling)"
+                f"autoscaling.engine: karpenter runs on EKS only; on {self.cloud} use cluster-autoscaler (ACK node "
+                "auto scaling) or instant-elasticity (ACK GOATScaler, ACK's node instant scaling)"
             )
+        if self.autoscaling.engine == "instant-elasticity" and self.cloud != "alicloud":
+            raise ValueError(
+                f"autoscaling.engine: instant-elasticity is ACK's node instant scaling (ACK GOATScaler); on "
+                f"{self.cloud} use cluster-autoscaler or karpenter"
+            )
+        if self.autoscaling.engine == "instant-elasticity" and not self.autoscaling.enabled:
+            raise ValueError("autoscaling.engine: instant-elasticity needs autoscaling.enabled: true")
         if self.autoscaling.engine == "karpenter":
             for name, group in self.node_groups.items():
                 reservation = group.capacity_reservation_id

@@ -162,8 +162,10 @@ class AutoscalingArgs(Args):
     image_tag: Optional[str] = None
     """EKS: the Cluster Autoscaler image for the Kubernetes minor; None: no autoscaler."""
     engine: Optional[str] = "cluster-autoscaler"
-    """EKS: cluster-autoscaler (managed GPU node groups; the default) or karpenter (an EC2NodeClass and NodePool per
-    GPU group, launched by the Karpenter controller, and no GPU managed node groups)."""
+    """cluster-autoscaler (the default: EKS managed GPU node groups with the Cluster Autoscaler; ACK node pools with
+    ACK's cluster-autoscaler), karpenter (EKS: an EC2NodeClass and NodePool per GPU group, launched by the Karpenter
+    controller, and no GPU managed node groups) or instant-elasticity (ACK: the same node pools scaled by ACK
+    GOATScaler, node instant scaling)."""
 
 
 @dataclass(frozen=True)

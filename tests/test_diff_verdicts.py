@@ -10,7 +10,7 @@ import pytest
 
 from blueprints.offline import diff as diff_module
 from blueprints.offline.diff import check_exit_code, diff_plans
-from blueprints.offline.diff_render import render_diff_text
+from blueprints.offline.diff_render import render_diff_markdown, render_diff_text
 from blueprints.offline.plan import make_plan
 from conftest import CPFS_ENCRYPTION_RULE, resources, shipped_cluster, shipped_plan, with_system_price, write_stack
 
@@ -131,3 +131,44 @@ def test_the_kept_training_namespace_holds_data_but_no_gpu_work_beside_the_queue
     ranges = {r["metadata"]["namespace"]: r["spec"]["limits"] for r in resources(plan, "kubernetes:core/v1:LimitRange")}
     assert ranges["training"] == [{"type": "Container", "max": {"nvidia.com/gpu": "0"}}]
     assert ranges["research"][0]["max"] == {"nvidia.com/gpu": "8"}  # the team's maxGpusPerPod; its queue admits it
+
+
+def _engine(engine: str):
+    return lambda c: c.setdefault("autoscaling", {}).update(engine=engine)
+
+
+def test_an_autoscaling_engine_switch_replaces_the_gpu_nodes_and_needs_the_acknowledgement(tmp_path):
+    """Issue #40 item 3: cluster-autoscaler -> karpenter deletes the managed GPU node group and creates a NodePool
+    (and the reverse): the nodes are replaced and running GPU pods evicted, which the diff says and the label
+    acknowledges."""
+    stack = "research-a100"
+    managed, karpenter = (
+        _plan(tmp_path, stack, _engine("cluster-autoscaler")),
+        _plan(tmp_path, stack, _engine("karpenter")),
+    )
+    [switch] = diff_plans({stack: managed}, {stack: karpenter})
+    assert check_exit_code([switch], acknowledged=False) == 1
+    assert check_exit_code([switch], acknowledged=True) == 0
+    [why] = switch.node_replacements
+    assert why.startswith(
+        "autoscaling engine switch cluster-autoscaler -> karpenter: managed node group research-a100-gpu"
+    )
+    assert "is DELETED and Karpenter NodePool gpu created" in why and "running GPU pods are evicted" in why
+    assert "delete-managed-node-group" in why  # the source of what deleting the group does
+    text = render_diff_text([switch])
+    assert "!! NODES REPLACED: autoscaling engine switch cluster-autoscaler -> karpenter" in text
+    assert "!! BLOCKS MERGE: the autoscaling engine switch replaces the GPU nodes" in text
+    comment = render_diff_markdown([switch])
+    assert "**This change replaces GPU nodes; running GPU pods are evicted:**" in comment
+    assert "The check fails until the pull request carries the `data-loss-acknowledged` label." in comment
+    assert "Acknowledged with the `data-loss-acknowledged` label." in render_diff_markdown([switch], acknowledged=True)
+
+    [back] = diff_plans({stack: karpenter}, {stack: managed})
+    [why] = back.node_replacements
+    assert why.startswith("autoscaling engine switch karpenter -> cluster-autoscaler: Karpenter NodePool gpu")
+    assert "karpenter-provider-aws v1.14.1" in why
+    assert check_exit_code([back], acknowledged=False) == 1 and check_exit_code([back], acknowledged=True) == 0
+
+    # no switch, no replacement: the same engine on both sides
+    [same] = diff_plans({stack: karpenter}, {stack: karpenter})
+    assert not same.node_replacements and check_exit_code([same], acknowledged=False) == 0

@@ -458,7 +458,8 @@ def _cluster_autoscaling(d: Declared, minor: str) -> Judgement:
         return NOT_APPLICABLE, "no GPU node group"
     if d.cloud == "ack":
         scalers = tuple(r for r in d.regs if r.type == type_of("alicloud", "autoscaling_config"))
-        scaler = "ACK node autoscaling" if scalers else None
+        goat = any(r.inputs.get("scalerType") == "goatscaler" for r in scalers)  # autoscaling.engine instant-elasticity
+        scaler = ("ACK GOATScaler (node instant scaling)" if goat else "ACK node autoscaling") if scalers else None
     else:
         engine = next((e for e in ("cluster-autoscaler", "karpenter") if e in d.releases), None)
         scalers = d.release(engine) if engine else ()

@@ -20,7 +20,7 @@ from catalog.replacements import ReplacementRules, replacement_rules
 
 from ..errors import EXIT_FINDINGS, EXIT_OK
 from ..inputs import MAX_JSON_DEPTH, PLAN_JSON_BYTES, json_depth, parse_json, read_text
-from .diff_verdicts import impossible_in_place, namespace_deletions
+from .diff_verdicts import engine_switches, impossible_in_place, namespace_deletions
 from .plan_schema import check_plan_json
 
 COMMENT_MARKER = "<!-- gpu-cluster-blueprints:plan-diff -->"
@@ -113,6 +113,11 @@ class StackDiff:
         return reasons + namespace_deletions(self.removed, self.changed)
 
     @property
+    def node_replacements(self) -> list[str]:
+        """Nodes the change replaces, evicting their running pods: an autoscaling engine switch."""
+        return engine_switches(self.removed, self.added)
+
+    @property
     def protected_data_loss(self) -> bool:
         return any(c.destroys_data and c.protected for c in self.changed) or any(
             r.get("protect") for r in self._removed_stores()
@@ -131,6 +136,11 @@ class StackDiff:
             out.append(
                 f"a namespace would be deleted with everything in it; label the pull request `{ACK_LABEL}` "
                 "once its data is safe, or keep it (kubernetes.trainingNamespace, kubernetes.teams)"
+            )
+        if self.node_replacements and not acknowledged:
+            out.append(
+                f"the autoscaling engine switch replaces the GPU nodes and evicts running GPU pods; label the pull "
+                f"request `{ACK_LABEL}` once running jobs are checkpointed or drained"
             )
         if self.protected_data_loss and not acknowledged:
             out.append(

@@ -47,6 +47,8 @@ def render_diff_text(diffs: Sequence[StackDiff], acknowledged: bool = False) -> 
         )
         for reason in d.data_loss:
             out.append(f"  !! DATA LOSS: {reason}")
+        for reason in d.node_replacements:
+            out.append(f"  !! NODES REPLACED: {reason}")
         for blocker in d.blockers(acknowledged):
             out.append(f"  !! BLOCKS MERGE: {blocker}")
         out += [f"  + {r['type']} {r['name']}" for r in d.added]
@@ -89,6 +91,7 @@ def render_diff_markdown(diffs: Sequence[StackDiff], acknowledged: bool = False)
     out = [COMMENT_MARKER, f"## Offline plan: {len(diffs)} stacks, {len(changed)} changed", ""]
     out += _md_failed(diffs)
     out += _md_data_loss(diffs, acknowledged)
+    out += _md_node_replacements(diffs, acknowledged)
     out += _md_blockers(diffs, acknowledged)
     out += _md_summary_table(diffs)
     out += [
@@ -133,6 +136,22 @@ def _md_data_loss(diffs: Sequence[StackDiff], acknowledged: bool) -> list[str]:
     return out
 
 
+def _md_node_replacements(diffs: Sequence[StackDiff], acknowledged: bool) -> list[str]:
+    """A caution naming the nodes an autoscaling engine switch replaces (their running pods are evicted)."""
+    switches = [(d.stack, reason) for d in diffs for reason in d.node_replacements]
+    if not switches:
+        return []
+    out = ["> [!CAUTION]", "> **This change replaces GPU nodes; running GPU pods are evicted:**"]
+    out += [f"> - `{stack}`: {_cell(reason)}" for stack, reason in switches]
+    out.append(
+        f"> Acknowledged with the `{ACK_LABEL}` label."
+        if acknowledged
+        else f"> The check fails until the pull request carries the `{ACK_LABEL}` label."
+    )
+    out.append("")
+    return out
+
+
 def _md_blockers(diffs: Sequence[StackDiff], acknowledged: bool) -> list[str]:
     """A warning listing what blocks the merge (failed stacks are reported above instead)."""
     blockers = [(d.stack, b) for d in diffs for b in d.blockers(acknowledged) if not d.failure]
@@ -162,8 +181,9 @@ def _md_summary_table(diffs: Sequence[StackDiff]) -> list[str]:
 
 def _md_stack_details(d: StackDiff) -> list[str]:
     """A changed stack's collapsible section, open when it loses data, replaces or brings findings."""
+    loud = d.data_loss or d.node_replacements or d.new_findings or any(c.replaced for c in d.changed)
     out = [
-        f"<details{' open' if d.data_loss or d.new_findings or any(c.replaced for c in d.changed) else ''}>"
+        f"<details{' open' if loud else ''}>"
         f"<summary><code>{d.stack}</code>: {_counts(d)}, {_money(d.hourly_delta)}/h</summary>",
         "",
         "| | resource | what changes |",

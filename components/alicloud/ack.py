@@ -258,11 +258,18 @@ class AckAutoscalingArgs(Args):
     """Scale in a CPU node below this use; 0.3 by default, the seeds' "scale in below 30%"."""
     gpu_utilization_threshold: Optional[float] = 0.3
     """Scale in a GPU node below this GPU use; 0.3 by default."""
+    scaler_type: Optional[str] = "cluster-autoscaler"
+    """Which autoscaler ACK runs: ``cluster-autoscaler`` (node auto scaling; the default) or ``goatscaler`` (ACK
+    GOATScaler, node instant scaling). The provider's valid values (pulumi-alicloud 4.0.0 AutoscalingConfig
+    ``scaler_type``); GOATScaler takes only the ``least-waste`` expander, which this component sets, and scales only
+    node pools in standard (``release``) scaling mode, the pools' default."""
 
 
 class AckAutoscaling(Component):
     """The cluster's node autoscaler settings: scale up from zero, give idle nodes back after ``unneeded_minutes``.
-    https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/auto-scaling-of-nodes"""
+    https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/auto-scaling-of-nodes and, with
+    ``scaler_type`` goatscaler,
+    https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/instant-elasticity"""
 
     PACKAGE = ALICLOUD
     LEGACY_TYPE = "gpu-blueprints:alicloud:AckAutoscaling"
@@ -275,7 +282,7 @@ class AckAutoscaling(Component):
         self.config = alicloud.cs.AutoscalingConfig(
             name,
             cluster_id=args.cluster_id,
-            scaler_type="cluster-autoscaler",
+            scaler_type=args.scaler_type,
             scale_up_from_zero=True,
             scale_down_enabled=True,
             unneeded_duration=f"{args.unneeded_minutes}m",

@@ -257,6 +257,7 @@ class GpuCluster(GpuClusterBase):
                     unneeded_minutes=scaling.unneeded_minutes,
                     utilization_threshold=scaling.utilization_threshold,
                     gpu_utilization_threshold=scaling.gpu_utilization_threshold,
+                    scaler_type="goatscaler" if scaling.engine == "instant-elasticity" else "cluster-autoscaler",
                 ),
                 opts=self._child,
             )
