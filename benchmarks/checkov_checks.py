@@ -1,6 +1,6 @@
 """Write Checkov's checks by resource type (id and name) to benchmarks/data/, for docs/policies.md's coverage table.
 
-    /tmp/checkov-venv/bin/python benchmarks/checkov_checks.py
+    <checkov venv>/bin/python benchmarks/checkov_checks.py
 
 Run with the Python of the virtualenv versus_checkov.py creates (Checkov is never a project dependency): it reads
 the AWS Terraform and Kubernetes check registries of the installed Checkov and writes

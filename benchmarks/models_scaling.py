@@ -8,7 +8,7 @@ model repeated N times under other names.
     python benchmarks/models_scaling.py [runs] --baseline DIR   # and another checkout, interleaved run by run
 
 Linear means: cpu(50) <= 1.1 x (cpu(10) + 40 x per-model cost from 1 to 10) (issue #42). The baseline runs with
-this interpreter, so its requirements must be installed here (e.g. `git worktree add /tmp/base <commit>`).
+this interpreter, so its requirements must be installed here (e.g. `git worktree add ../base <commit>`).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ What is timed (each a fresh process; CPU = user + system of the process and its 
 - checkov: Checkov on the same stack's resources: the AWS resources written as a Terraform plan JSON
   (`planned_values`, types mapped from Pulumi tokens, inputs in snake_case) and the Kubernetes objects as
   manifests, `checkov -f plan.json -f manifests.yaml --framework terraform_plan kubernetes`;
-- with --baseline DIR: plan+packs of another checkout of the project (e.g. `git worktree add /tmp/base <commit>`),
+- with --baseline DIR: plan+packs of another checkout of the project (e.g. `git worktree add ../base <commit>`),
   run with this interpreter in the same interleaved rounds, for a before/after from one run.
 
 Checkov is never a project dependency: the script creates its own virtualenv (default

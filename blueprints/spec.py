@@ -941,15 +941,12 @@ class ClusterSpec(SpecModel):
     @model_validator(mode="after")
     def _karpenter(self) -> "ClusterSpec":
         """Karpenter (autoscaling.engine) is EKS's; its reserved pools select reservations by id."""
-        if self.autoscaling.engine == "karpenter" and self.cloud != "aws":
+        engines = profile(self.cloud).autoscaling_engines
+        if self.autoscaling.engine not in engines:
             raise ValueError(
-                f"autoscaling.engine: karpenter runs on EKS only; on {self.cloud} use cluster-autoscaler (ACK node "
-                "auto scaling) or instant-elasticity (ACK GOATScaler, ACK's node instant scaling)"
-            )
-        if self.autoscaling.engine == "instant-elasticity" and self.cloud != "alicloud":
-            raise ValueError(
-                f"autoscaling.engine: instant-elasticity is ACK's node instant scaling (ACK GOATScaler); on "
-                f"{self.cloud} use cluster-autoscaler or karpenter"
+                f"autoscaling.engine: {self.autoscaling.engine} does not run on {profile(self.cloud).name}; allowed "
+                f"there: {', '.join(engines)} (karpenter provisions EC2 for EKS; instant-elasticity is ACK GOATScaler, "
+                "ACK's node instant scaling)"
             )
         if self.autoscaling.engine == "instant-elasticity" and not self.autoscaling.enabled:
             raise ValueError("autoscaling.engine: instant-elasticity needs autoscaling.enabled: true")

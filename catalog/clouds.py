@@ -120,6 +120,8 @@ class CloudProfile(_Frozen):
     capacity_blocks: bool
     reservation_needs_zone: bool
     capacity_source: str
+    autoscaling_engines: tuple[str, ...]
+    autoscaling_engines_source: str
     alert_topic: Optional[str]
     alert_topic_source: str
     service_prices: ServicePriceKeys
@@ -154,6 +156,7 @@ class Clouds(_Frozen):
                 p.rdma.source,
                 p.placement.source,
                 p.capacity_source,
+                p.autoscaling_engines_source,
                 p.alert_topic_source,
                 p.resource_types_source,
             )

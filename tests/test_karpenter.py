@@ -250,7 +250,7 @@ def test_test_stack_plans_with_exit_zero(capsys):
         (
             "research-a100-aliyun",
             lambda c: c.update(autoscaling={"engine": "karpenter"}),
-            ("autoscaling.engine: karpenter runs on EKS only",),
+            ("autoscaling.engine: karpenter does not run on Alibaba Cloud",),
         ),
         (
             "research-a100",

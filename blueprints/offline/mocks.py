@@ -22,7 +22,7 @@ def _fake_id(kind: str, name: str) -> str:
 
 # Ids whose format another object's schema checks: Karpenter's EC2NodeClass wants security group ids as EC2 writes
 # them (securityGroupSelectorTerms[].id pattern `sg-[0-9a-z]+`, karpenter.k8s.aws_ec2nodeclasses.yaml at v1.14.1).
-_ID_KINDS = {"aws:ec2/securityGroup:SecurityGroup": "sg"}
+_ID_KINDS = {type_of("aws", "security_group"): "sg"}
 
 
 class OfflineMocks(pulumi_mocks.Mocks):

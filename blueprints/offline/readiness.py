@@ -73,6 +73,9 @@ class Pool:
     autoscaled: bool  # ACK: the pool's scaling is enabled; EKS: decided by the cluster autoscaler's presence
     template: Mapping[str, str] = field(default_factory=dict)  # autoscaler node-template tags (EKS)
     karpenter: bool = False  # a Karpenter NodePool: Karpenter launches its nodes, sized from its instance types
+    # A capacity-block group: its scheduled action sizes it at the block's start whatever pods are pending
+    # (EKS capacity-blocks-mng), so its nodes do not wait on the autoscaler.
+    scheduled: bool = False
 
     @property
     def gpu(self) -> bool:
@@ -168,6 +171,7 @@ def _pools(regs: Sequence[Registration]) -> list[Pool]:
                     ],
                     False,
                     {k[len(NODE_TEMPLATE) :]: v for k, v in tags.get(r.urn, {}).items() if k.startswith(NODE_TEMPLATE)},
+                    scheduled=p.get("capacityType") == "CAPACITY_BLOCK",
                 )
             )
         elif r.type == NODE_POOL:

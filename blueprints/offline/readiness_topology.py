@@ -107,7 +107,7 @@ def _placeable(name: str, topology: str, levels: Sequence[str], pool: Pool) -> l
                 "p4d/p4de/p5/p5e/p5en/p6, g6e; ACK: Lingjun nodes)",
             )
         )
-    if pool.min_nodes < GANG_NODES:
+    if pool.min_nodes < GANG_NODES and not pool.scheduled:
         findings.append(
             Finding(
                 "topology-needs-ready-nodes",

@@ -600,6 +600,7 @@ def _epp_pod(args: InferenceRouteArgs, epp: str) -> dict:
                     "readOnlyRootFilesystem": True,
                     "allowPrivilegeEscalation": False,
                     "capabilities": {"drop": ["ALL"]},
+                    "seccompProfile": {"type": "RuntimeDefault"},  # Pod Security Standards, restricted
                 },
                 # Upstream sets no requests; ours, so the system group's capacity accounts for it.
                 "resources": {"requests": {"cpu": "250m", "memory": "512Mi"}, "limits": {"memory": "1Gi"}},

@@ -270,6 +270,7 @@ class ModelServing(Component):
                 "readOnlyRootFilesystem": True,
                 "allowPrivilegeEscalation": False,
                 "capabilities": {"drop": ["ALL"]},
+                "seccompProfile": {"type": "RuntimeDefault"},  # Pod Security Standards, restricted
             },
             "ports": [{"name": "http", "containerPort": PORT}],
             "resources": {
