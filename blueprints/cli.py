@@ -536,6 +536,24 @@ def _inputs(args: argparse.Namespace) -> list[tuple[str, Path]]:
     return []
 
 
+def _ci_matrix(args: argparse.Namespace) -> int:
+    """The stacks a pull request's plan job covers: those named, or those its changed files touch."""
+    from .ci import matrix, touched_stacks
+
+    if args.stacks:
+        stacks = args.stacks
+    else:
+        changed = None
+        if args.changed_files:
+            from .inputs import CHANGED_FILES_BYTES, read_text
+
+            text = read_text(args.changed_files, CHANGED_FILES_BYTES, f"--changed-files: {args.changed_files}")
+            changed = text.splitlines()
+        stacks = touched_stacks(changed)
+    _write(json.dumps(matrix(stacks)) + "\n", None)
+    return 0
+
+
 def run(argv: Sequence[str], own_process: bool = False) -> int:
     for token in argv:  # no shell can pass one (C strings); a caller in process can, and no path may hold one
         if "\x00" in token:
@@ -551,20 +569,7 @@ def run(argv: Sequence[str], own_process: bool = False) -> int:
         _write(json.dumps(plan_schema() if args.plan else stack_config_schema(), indent=2) + "\n", args.output)
         return 0
     if args.command == "ci-matrix":
-        from .ci import matrix, touched_stacks
-
-        if args.stacks:
-            stacks = args.stacks
-        else:
-            changed = None
-            if args.changed_files:
-                from .inputs import CHANGED_FILES_BYTES, read_text
-
-                text = read_text(args.changed_files, CHANGED_FILES_BYTES, f"--changed-files: {args.changed_files}")
-                changed = text.splitlines()
-            stacks = touched_stacks(changed)
-        _write(json.dumps(matrix(stacks)) + "\n", None)
-        return 0
+        return _ci_matrix(args)
     if args.command == "policy-config":
         from .offline.pack_config import write_pack_configs
         from .offline.plan import make_plan
