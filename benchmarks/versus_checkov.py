@@ -43,11 +43,24 @@ def snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
 
 
+# Tokens whose Terraform type is not aws_<module>_<name>: Checkov knows resources only by the Terraform AWS provider's
+# names (aws_lb, aws_db_instance, aws_iam_openid_connect_provider), and API Gateway's are aws_api_gateway_<name>.
+TERRAFORM_TYPES = {
+    "aws:lb/loadBalancer:LoadBalancer": "aws_lb",
+    "aws:alb/loadBalancer:LoadBalancer": "aws_lb",
+    "aws:rds/instance:Instance": "aws_db_instance",
+    "aws:iam/openIdConnectProvider:OpenIdConnectProvider": "aws_iam_openid_connect_provider",
+}
+TERRAFORM_MODULES = {"apigateway": "api_gateway"}
+
+
 def terraform_type(token: str) -> str:
     """aws:ec2/launchTemplate:LaunchTemplate -> aws_launch_template; aws:eks/nodeGroup:NodeGroup -> aws_eks_node_group
-    (pulumi-aws names most resources aws_<module>_<name>, EC2's without the module)."""
+    (pulumi-aws names most resources aws_<module>_<name>, EC2's without the module; the rest are in TERRAFORM_TYPES)."""
+    if token in TERRAFORM_TYPES:
+        return TERRAFORM_TYPES[token]
     module, name = token.split(":")[1].split("/")
-    name = snake(name)
+    module, name = TERRAFORM_MODULES.get(module, module), snake(name)
     if module == "ec2" or name.startswith(module):
         return f"aws_{name}"
     return f"aws_{module}_{name}"
@@ -64,23 +77,40 @@ def snake_keys(value):
 def write_inputs(stack: str, folder: Path) -> tuple[Path, Path, int]:
     from blueprints.offline.plan import make_plan
 
-    plan = make_plan(stack, packs=[])
-    resources, manifests = [], []
-    for reg in plan.registrations:
+    plan_json, manifest_file, addresses = checkov_inputs(make_plan(stack, packs=[]).registrations, folder)
+    return plan_json, manifest_file, len(addresses)
+
+
+def address_name(name: str) -> str:
+    return re.sub(r"[^a-z0-9_]", "_", snake(name))
+
+
+def checkov_inputs(registrations, folder: Path) -> tuple[Path, Path, dict]:
+    """Write ``registrations`` as Checkov reads them (plan.json, manifests.yaml in ``folder``); return both files and
+    each resource by the name Checkov reports it under (``aws_s3_bucket.logs``, ``Deployment.default.web``).
+    A Kubernetes object without metadata.name gets the resource's name (the provider names it after the resource)."""
+    resources, manifests, addresses = [], [], {}
+    for reg in registrations:
         if reg.type.startswith("aws:"):
             tf_type = terraform_type(reg.type)
+            address = f"{tf_type}.{address_name(reg.name)}"
+            addresses[address] = reg
             resources.append(
                 {
-                    "address": f"{tf_type}.{snake(reg.name).replace('-', '_')}",
+                    "address": address,
                     "mode": "managed",
                     "type": tf_type,
-                    "name": snake(reg.name).replace("-", "_"),
+                    "name": address_name(reg.name),
                     "provider_name": "registry.terraform.io/hashicorp/aws",
                     "values": snake_keys(reg.inputs),
                 }
             )
         elif reg.type.startswith("kubernetes:") and "kind" in reg.inputs and not reg.type.startswith("kubernetes:helm"):
-            manifests.append(reg.inputs)
+            manifest = dict(reg.inputs)
+            metadata = {"name": reg.name, **(manifest.get("metadata") or {})}
+            manifest["metadata"] = metadata
+            addresses[f"{manifest['kind']}.{metadata.get('namespace') or 'default'}.{metadata['name']}"] = reg
+            manifests.append(manifest)
     plan_json = folder / "plan.json"
     plan_json.write_text(
         json.dumps(
@@ -100,7 +130,7 @@ def write_inputs(stack: str, folder: Path) -> tuple[Path, Path, int]:
     )
     manifest_file = folder / "manifests.yaml"
     manifest_file.write_text("\n---\n".join(json.dumps(m) for m in manifests) + "\n")
-    return plan_json, manifest_file, len(resources) + len(manifests)
+    return plan_json, manifest_file, addresses
 
 
 def checkov_binary(venv: Path) -> Path:

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from .coverage import ROWS, checkov_checks
+from .hit_rate import hit_rate
 from .packs import PACKS
 from .registry import all_rules, rule_modules
 from .rule import ResourceRule
@@ -39,7 +40,7 @@ def render() -> str:
         packs = ", ".join(name for name, pack in PACKS.items() if rule in pack.rules())
         refs = "; ".join(f"{k}: {v}" for k, v in sorted(rule.references.items()))
         lines.append(f"| `{rule.name}` | {rule.level} | {rule.severity} | {packs} | {refs} |")
-    return "\n".join(lines + coverage()) + "\n"
+    return "\n".join(lines + coverage() + hit_rate()) + "\n"
 
 
 def coverage() -> list[str]:

@@ -6,7 +6,9 @@ from pulumi_aws import s3
 
 bucket = s3.Bucket("my-bucket--aa04")
 s3.BucketWebsiteConfiguration("website", bucket=bucket.id, index_document={"suffix": "index.html"})
-ownership = s3.BucketOwnershipControls("ownership-controls", bucket=bucket.id, rule={"object_ownership": "ObjectWriter"})
+ownership = s3.BucketOwnershipControls(
+    "ownership-controls", bucket=bucket.id, rule={"object_ownership": "ObjectWriter"}
+)
 block = s3.BucketPublicAccessBlock("public-access-block", bucket=bucket.id, block_public_acls=False)
 s3.BucketObject(
     "index.html",

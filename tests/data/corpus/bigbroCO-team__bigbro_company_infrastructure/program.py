@@ -55,5 +55,7 @@ aws.s3.BucketPublicAccessBlock(
     ignore_public_acls=False,
     restrict_public_buckets=False,
 )
-aws.s3.BucketOwnershipControls("ownership-controls", bucket=bucket.id, rule={"object_ownership": "BucketOwnerPreferred"})
+aws.s3.BucketOwnershipControls(
+    "ownership-controls", bucket=bucket.id, rule={"object_ownership": "BucketOwnerPreferred"}
+)
 aws.s3.BucketAcl("s3-acl", bucket=bucket.id, acl="public-read")

@@ -42,7 +42,10 @@ aws.ec2.Instance(
 )
 statement = {"Action": "sts:AssumeRole", "Principal": {"Service": "eks.amazonaws.com"}, "Effect": "Allow", "Sid": ""}
 role = aws.iam.Role("eks-role", assume_role_policy=json.dumps({"Version": "2012-10-17", "Statement": [statement]}))
-for name, policy in (("eks-cluster-policy", "AmazonEKSClusterPolicy"), ("eks-service-policy", "AmazonEKSServicePolicy")):
+for name, policy in (
+    ("eks-cluster-policy", "AmazonEKSClusterPolicy"),
+    ("eks-service-policy", "AmazonEKSServicePolicy"),
+):
     aws.iam.RolePolicyAttachment(name, role=role.id, policy_arn=f"arn:aws:iam::aws:policy/{policy}")
 subnets = [s.id for s in private]
 cluster = aws.eks.Cluster("my-cluster", role_arn=role.arn, vpc_config={"subnet_ids": subnets})

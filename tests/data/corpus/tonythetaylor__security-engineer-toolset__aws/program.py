@@ -13,5 +13,7 @@ aws.ec2.Instance(
     ami="ami-0abcdef1234567890",
     instance_type="t3.micro",
     vpc_security_group_ids=[group.id],
-    user_data="#!/bin/bash\napt update -y\napt install fail2ban -y\nsystemctl enable fail2ban\nsystemctl start fail2ban\n",
+    user_data=(
+        "#!/bin/bash\napt update -y\napt install fail2ban -y\nsystemctl enable fail2ban\nsystemctl start fail2ban\n"
+    ),
 )
