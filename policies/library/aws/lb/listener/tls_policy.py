@@ -12,8 +12,18 @@ def redirects_to_https(props) -> bool:
     )
 
 
-def check(props, config, args):
+def protocol_of(props):
+    """The listener's protocol; an Application Load Balancer listener that names none speaks HTTP (pulumi-aws
+    lb.Listener `protocol`: "For Application Load Balancers, valid values are HTTP and HTTPS, with a default of
+    HTTP"). Gateway Load Balancer listeners take neither port nor protocol, so a listener without a port is left."""
     protocol = props.get("protocol")
+    if protocol is None and props.get("port") is not None and not props.get("certificateArn"):
+        return "HTTP"
+    return protocol
+
+
+def check(props, config, args):
+    protocol = protocol_of(props)
     if protocol in ("HTTPS", "TLS"):
         policy = props.get("sslPolicy")
         if policy and policy not in config["allowedPolicies"]:
