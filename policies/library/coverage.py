@@ -78,7 +78,7 @@ ROWS = (
         "ECS task definition",
         ("aws:ecs/taskDefinition:TaskDefinition",),
         ("aws_ecs_task_definition",),
-        "ECS.8 (secrets in container environment variables)",
+        "none found",
     ),
     Row("SageMaker model", ("aws:sagemaker/model:Model",), ("aws_sagemaker_model",), "none found"),
     Row(
