@@ -15,7 +15,7 @@ RULE = ResourceRule(
     description="S3 objects must not carry a canned ACL that grants access to everyone or to any AWS account.",
     severity="high",
     references={
-        "baseline": "Amazon S3 User Guide: canned ACLs (public-read grants READ to AllUsers); AWS Security Hub S3.12",
+        "baseline": "Amazon S3 User Guide: canned ACLs (public-read grants READ to AllUsers)",
         "hipaa": HIPAA.format("164.312(a)(1)"),
         "gdpr": GDPR.format("Art. 32(1)(b)"),
         "mlps": MLPS.format("8.1.4.2 访问控制"),
