@@ -366,6 +366,8 @@ def test_the_issues_examples_fail_the_baseline_pack():
 # Pulumi type the rule judges. Controls a program's inputs cannot show (RDS.4 snapshot encryption, Lambda.5 zones)
 # are in docs/policies.md's "neither covers" column instead.
 FSBP_CONTROLS = {
+    "RDS.2": ("critical", "aws:rds/instance:Instance"),
+    "RDS.3": ("medium", "aws:rds/instance:Instance"),
     "RDS.5": ("medium", "aws:rds/instance:Instance"),
     "RDS.7": ("low", "aws:rds/cluster:Cluster"),
     "RDS.8": ("low", "aws:rds/instance:Instance"),
