@@ -97,29 +97,54 @@ ROWS = (
     Row(
         "RDS instance, cluster",
         ("aws:rds/instance:Instance", "aws:rds/cluster:Cluster", "aws:rds/clusterInstance:ClusterInstance"),
-        ("aws_db_instance", "aws_rds_cluster"),
-        "not assessed",
+        ("aws_db_instance", "aws_rds_cluster", "aws_rds_cluster_instance"),
+        "RDS.15 (cluster Multi-AZ), RDS.17 (instance copies tags to snapshots), RDS.23 (engine default port), "
+        "RDS.24/RDS.25 (default admin user name); RDS.4 (snapshot encryption) is no input: a snapshot inherits its "
+        "source's encryption",
     ),
     Row(
         "OpenSearch domain",
         ("aws:opensearch/domain:Domain",),
         ("aws_opensearch_domain", "aws_elasticsearch_domain"),
-        "not assessed",
+        "Opensearch.6 (three data nodes with zone awareness), Opensearch.7 (fine-grained access control); "
+        "aws:elasticsearch/domain (the ES.* controls) is judged by neither of our rules",
     ),
-    Row("Lambda function", ("aws:lambda/function:Function",), ("aws_lambda_function",), "not assessed"),
     Row(
-        "API Gateway stage",
-        ("aws:apigateway/stage:Stage", "aws:apigatewayv2/stage:Stage"),
-        ("aws_api_gateway_stage", "aws_apigatewayv2_stage"),
-        "not assessed",
+        "Lambda function, permission",
+        ("aws:lambda/function:Function", "aws:lambda/permission:Permission"),
+        ("aws_lambda_function", "aws_lambda_permission"),
+        "Lambda.5 (VPC functions in two Availability Zones: the subnets' zones are not function inputs)",
     ),
-    Row("EFS file system", ("aws:efs/fileSystem:FileSystem",), ("aws_efs_file_system",), "not assessed"),
-    Row("DynamoDB table", ("aws:dynamodb/table:Table",), ("aws_dynamodb_table",), "not assessed"),
+    Row(
+        "API Gateway stage, method settings",
+        (
+            "aws:apigateway/stage:Stage",
+            "aws:apigateway/methodSettings:MethodSettings",
+            "aws:apigatewayv2/stage:Stage",
+        ),
+        ("aws_api_gateway_stage", "aws_api_gateway_method_settings", "aws_apigatewayv2_stage"),
+        "APIGateway.2 (backend client certificate), APIGateway.8 (V2 routes without an authorization type)",
+        ("aws-apigateway-stage-execution-logging", "aws-apigateway-stage-waf"),
+    ),
+    Row(
+        "EFS file system, access point",
+        ("aws:efs/fileSystem:FileSystem", "aws:efs/accessPoint:AccessPoint"),
+        ("aws_efs_file_system", "aws_efs_access_point"),
+        "none found (EFS.2 through a tag-based aws.backup.Selection is not judged)",
+        ("aws-efs-file-system-backed-up",),
+    ),
+    Row(
+        "DynamoDB table",
+        ("aws:dynamodb/table:Table",),
+        ("aws_dynamodb_table",),
+        "DynamoDB.3 (DAX cluster encryption: aws:dax/cluster, no rule of ours)",
+        ("aws-dynamodb-table-scales-with-demand",),
+    ),
     Row(
         "SQS queue, SNS topic",
         ("aws:sqs/queue:Queue", "aws:sns/topic:Topic"),
         ("aws_sqs_queue", "aws_sns_topic"),
-        "not assessed",
+        "SNS.2 (delivery-status logging through the topic's feedback roles)",
     ),
 )
 

@@ -1,4 +1,8 @@
-"""Databases (experiment tracking, feature stores, job metadata) are encrypted at rest."""
+"""Databases (experiment tracking, feature stores, job metadata) are encrypted at rest.
+
+Security Hub RDS.3 is severity Medium (awsdocs/aws-security-hub-user-guide bda5bf7 doc_source/rds-controls.md;
+emnode.com/learn/control/rds-3 read 2026-11-27 agrees); this rule said high before.
+"""
 
 from ....refs import GDPR, HIPAA, MLPS, SECURITY_HUB
 from ....rule import ResourceRule
@@ -11,7 +15,7 @@ def check(props, config, args):
 
 RULE = ResourceRule(
     description="RDS DB instances must be encrypted at rest.",
-    severity="high",
+    severity="medium",
     references={
         "baseline": "AWS Security Hub RDS.3",
         "hipaa": HIPAA.format("164.312(a)(2)(iv)"),
