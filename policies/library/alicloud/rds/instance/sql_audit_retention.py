@@ -19,8 +19,9 @@ def check(props, config, args):
         yield "sqlCollectorStatus is not Enabled: statements run against the database are not audited"
         return
     days = int(props.get("sqlCollectorConfigValue") or DEFAULT_DAYS)
-    if days < config["minimumDays"]:
-        yield f"sqlCollectorConfigValue is {days} days; at least {config['minimumDays']}"
+    least = int(config["minimumDays"])  # configured values arrive as JSON numbers (365.0)
+    if days < least:
+        yield f"sqlCollectorConfigValue is {days} days; at least {least}"
 
 
 RULE = ResourceRule(
