@@ -183,6 +183,18 @@ ALICLOUD_ROWS = (
         "not assessed",
     ),
     Row(
+        "Tablestore instance, table",
+        ("alicloud:ots/instance:Instance", "alicloud:ots/table:Table"),
+        ("alicloud_ots_instance", "alicloud_ots_table"),
+        "not assessed",
+    ),
+    Row(
+        "Simple Message Queue (MNS) queue",
+        ("alicloud:message/serviceQueue:ServiceQueue",),
+        ("alicloud_message_service_queue",),
+        "not assessed",
+    ),
+    Row(
         "OSS bucket, ACL, policy, logging",
         (
             "alicloud:oss/bucket:Bucket",
