@@ -27,3 +27,22 @@ def test_a_cited_config_rule_is_named_as_alibaba_cloud_names_it():
     for rule in ALICLOUD:
         for cited in re.findall(r"Alibaba Cloud Config (\S+)", rule.references.get("baseline", "")):
             assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", cited.rstrip(";")), (rule.name, cited)
+
+
+def test_the_mlps_pack_flags_each_alibaba_rules_first_mutation():
+    """Judged as an MLPS stack is judged (the mlps pack with its initial config): the first violating fixture of
+    every Alibaba rule that cites a level 3 clause is reported, at the rule's level."""
+    from blueprints.offline.policy import PackSession
+    from policies.library.registry import rule_modules
+    from policy_rules.harness import STACK, case_file, load_case, registrations
+
+    session = PackSession("mlps", in_process=True)
+    for module, rule in zip(rule_modules(), all_rules()):
+        if not rule.name.startswith("alicloud-") or rule.name in NOT_MLPS or not case_file(module).is_file():
+            continue
+        variant = next(v for v in load_case(module)["violating"] if "config" not in v)
+        findings = [
+            f for f in session.judge(STACK, registrations(variant["resources"]), {}) if f["policy"] == rule.name
+        ]
+        assert findings and all(f["enforcementLevel"] == rule.level for f in findings), rule.name
+        assert all(f["framework"]["reference"] == rule.references["mlps"] for f in findings), rule.name
