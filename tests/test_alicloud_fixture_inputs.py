@@ -3,8 +3,8 @@
 A rule reads the engine's properties by their wire names (camelCase, the SDK's ``@pulumi.getter(name=...)``), so a
 fixture that invented a name would test a rule against a property no program can send. Every key of every fixture
 resource, nested blocks included, must be an input of the SDK's ``<Name>Args`` class (nested blocks: the ``...Args``
-class the property is typed with in the module's ``_inputs``).
-The check ran first over the new Alibaba rules' fixtures (RDS, SLB, ALB, API Gateway) and holds for them all.
+class the property is typed with in the module's ``_inputs``; a resource whose args the SDK renamed to avoid a
+clash, oss.BucketLogging's, has them as ``<Name>InitArgs``).
 """
 
 from __future__ import annotations
