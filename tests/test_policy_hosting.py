@@ -106,3 +106,47 @@ def test_routing_by_type_judges_as_the_sdks_own_servicer(pack):
     examples = fixture_registrations([resource for _, resource in ISSUE_EXAMPLES])
     routed = _diagnostics(InProcessPack(pack), pack, "policy-test", examples, {})
     assert routed and routed == _diagnostics(UnroutedPack(pack), pack, "policy-test", examples, {})
+
+
+def test_a_type_the_program_does_not_declare_is_never_configured():
+    """Configure converts the whole pack's config in every servicer it reaches; a servicer for a type the program
+    does not declare (an Alibaba Cloud type on an AWS stack) must not pay it, and one that is used must."""
+    from blueprints.offline.policy import PackSession
+
+    plan = shipped_plan("enterprise-h100")
+    session = PackSession("baseline", in_process=True)
+    router = session.process.router
+    configured = []
+    for type_, servicer in router.by_type.items():
+        original = servicer.Configure
+        servicer.Configure = lambda request, context, t=type_, o=original: (configured.append(t), o(request, context))[
+            1
+        ]
+    session.judge("enterprise-h100", plan.registrations, stack_policy_config(plan.resolved.spec))
+    declared = {r.type for r in plan.registrations}
+    assert configured and set(configured) <= declared
+    assert "alicloud:rds/instance:Instance" in router.by_type and "alicloud:rds/instance:Instance" not in configured
+
+
+def test_a_servicer_configured_late_holds_the_latest_config():
+    """Config sent before a routed servicer's first use, and changed between two judgements, is what it applies."""
+    from blueprints.offline.policy import PackSession
+    from policy_rules.harness import STACK, registrations
+
+    rule = "alicloud-rds-instance-sql-audit-retention"
+    resources = registrations(
+        [
+            {
+                "type": "alicloud:rds/instance:Instance",
+                "name": "tracking",
+                "props": {"engine": "MySQL", "sqlCollectorStatus": "Enabled", "sqlCollectorConfigValue": 180},
+            }
+        ]
+    )
+    session = PackSession("mlps", in_process=True)
+    strict = session.judge(STACK, resources, {rule: {"minimumDays": 365}})
+    default = session.judge(STACK, resources, {})
+    assert [f["message"] for f in strict if f["policy"] == rule] == [
+        "sqlCollectorConfigValue is 180 days; at least 365"
+    ]
+    assert [f for f in default if f["policy"] == rule] == []

@@ -4,10 +4,13 @@ The SDK's servicer (``_PolicyAnalyzerServicer``, what ``PolicyPack`` puts behind
 resource's properties once for every resource policy in the pack, whatever types the policy judges. Our rules
 declare their types, so ``TypeRouter`` holds one SDK servicer with the whole pack (GetAnalyzerInfo, AnalyzeStack,
 Remediate and every other RPC) and one per resource type with only the policies that judge that type; Analyze goes
-to the type's servicer, a type no rule judges gets an empty response. The SDK's AnalyzeStack likewise deserializes
-every resource once per stack policy, so a stack rule that declares the types it reads gets its own servicer and a
-request holding only resources of those types. Rules therefore see the SDK's proxies exactly as before, and a
-pack's time grows with the rules for the types a program declares, not with the library.
+to the type's servicer, a type no rule judges gets an empty response. Configure and ConfigureStack reach the whole
+pack's servicer at once and every other servicer just before its next use (the SDK's Configure converts the whole
+pack's config in each servicer), so a pack pays nothing for the types a program does not declare. The SDK's
+AnalyzeStack likewise deserializes every resource once per stack policy, so a stack rule that declares the types it
+reads gets its own servicer and a request holding only resources of those types. Rules therefore see the SDK's
+proxies exactly as before, and a pack's time grows with the rules for the types a program declares, not with the
+library.
 
 ``serve`` starts the gRPC server the way ``PolicyPack.__init__`` does in pulumi-policy 1.21.0 (a thread pool of 4,
 the SDK's channel options, the port on stdout, then wait), with the router as its servicer: this is what the
@@ -67,40 +70,62 @@ class TypeRouter:
         self.stack = servicer(whole_stack) if whole_stack else None
         self.servicers = [self.whole, *self.by_type.values(), *(s for _, s in self.scoped)]
         self.servicers += [self.stack] if self.stack is not None else []
+        self._configures: list[tuple[str, Any, Any]] = []  # the Configure/ConfigureStack calls to replay
+        self._ready = {id(s) for s in self.servicers}  # servicers holding the latest of them (none sent yet)
 
     def __getattr__(self, rpc: str) -> Any:
         """Every RPC not routed here (GetAnalyzerInfo, Remediate...) is the whole pack's."""
         return getattr(self.whole, rpc)
 
     def Configure(self, request, context):  # noqa: N802 (the analyzer's RPC names)
-        for servicer in self.servicers:
-            servicer.Configure(request, context)
+        self.whole.Configure(request, context)
+        self._remember("Configure", request, context)
         return empty_pb2.Empty()
 
     def ConfigureStack(self, request, context):  # noqa: N802
-        for servicer in self.servicers:
-            response = servicer.ConfigureStack(request, context)
+        response = self.whole.ConfigureStack(request, context)
+        self._remember("ConfigureStack", request, context)
         return response
+
+    def _remember(self, rpc: str, request, context) -> None:
+        """The latest call of each configuring RPC, replayed in order to a servicer before its next use."""
+        self._configures = [c for c in self._configures if c[0] != rpc] + [(rpc, request, context)]
+        self._ready = {id(self.whole)}
+
+    def _configured(self, servicer):
+        """``servicer``, given the configuration the CLI sent before its first use since. Configure converts the
+        whole pack's config in each servicer it reaches (the SDK's Configure), so a servicer for a type or stack
+        rule the program never uses (an Alibaba type on an AWS stack) is never configured."""
+        if id(servicer) not in self._ready:
+            for rpc, request, context in self._configures:
+                getattr(servicer, rpc)(request, context)
+            self._ready.add(id(servicer))
+        return servicer
 
     def AnalyzeStack(self, request, context):  # noqa: N802
         from pulumi.runtime.proto import analyzer_pb2 as proto
 
         response = proto.AnalyzeResponse()
         if self.stack is not None:
-            response.MergeFrom(self.stack.AnalyzeStack(request, context))
+            response.MergeFrom(self._configured(self.stack).AnalyzeStack(request, context))
+        if self.scoped:
+            bare = proto.AnalyzeStackRequest()  # the request without its resources, copied once
+            bare.CopyFrom(request)
+            del bare.resources[:]
         for types, servicer in self.scoped:
             scoped = proto.AnalyzeStackRequest()
-            scoped.CopyFrom(request)
-            del scoped.resources[:]
+            scoped.CopyFrom(bare)
             scoped.resources.extend(r for r in request.resources if r.type in types)
-            response.MergeFrom(servicer.AnalyzeStack(scoped, context))
+            response.MergeFrom(self._configured(servicer).AnalyzeStack(scoped, context))
         return response
 
     def Analyze(self, request, context):  # noqa: N802
         from pulumi.runtime.proto import analyzer_pb2 as proto
 
         servicer = self.by_type.get(request.type)
-        return servicer.Analyze(request, context) if servicer is not None else proto.AnalyzeResponse()
+        if servicer is None:
+            return proto.AnalyzeResponse()
+        return self._configured(servicer).Analyze(request, context)
 
 
 def serve(pack_name: str) -> None:
