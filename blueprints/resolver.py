@@ -46,6 +46,8 @@ class ResolvedNodeGroup:
     price_option: str = "on-demand"  # purchase option the price is for (spot, capacity-block...)
     # the Kueue Topology the group's flavor names (queueing.topology); None: quota-only admission
     topology: Optional[NetworkTopology] = None
+    # Kueue asks the autoscaler for a gang's nodes (a ProvisioningRequest) before placing it by the topology
+    provisioned: bool = False
 
     @property
     def gpus_per_node(self) -> int:
@@ -411,8 +413,33 @@ def _check_mig(spec: ClusterSpec, name: str, group: NodeGroupSpec, shape: Shape)
 
 
 # Kueue counts only Ready nodes for a topology-aware flavor (kueue v0.19.2 site/content/en/docs/concepts/
-# topology_aware_scheduling.md, "Capacity calculation"): the smallest RDMA gang, two nodes, must be there already.
+# topology_aware_scheduling.md, "Capacity calculation"): the smallest RDMA gang, two nodes, must be there already,
+# unless the autoscaler adds them first (provisions_gangs).
 TOPOLOGY_MIN_NODES = 2
+
+
+def provisions_gangs(spec: ClusterSpec, group: NodeGroupSpec) -> bool:
+    """Whether the group's autoscaler adds a gang's nodes before Kueue places it by topology: Kueue's Provisioning
+    admission check creates a ProvisioningRequest once a job holds quota, and places the gang by topology only after
+    the request is Provisioned (kueue v0.19.2 topology_aware_scheduling.md "ClusterAutoscaler support";
+    pkg/scheduler/flavorassigner/tas_flavorassigner.go podSetTopologyRequest delays TAS while the flavor has a
+    ProvisioningRequest check). The upstream Cluster Autoscaler serves such requests (kubernetes/autoscaler
+    cluster-autoscaler/FAQ.md, "How can I use ProvisioningRequest to run batch workloads", 1.30.2 and later for
+    best-effort-atomic-scale-up); Karpenter and ACK's managed autoscaler document no ProvisioningRequest support. A
+    capacity-block group is sized by its schedule, not by the autoscaler."""
+    return (
+        spec.cloud == "aws"
+        and spec.autoscaling.enabled
+        and spec.autoscaling.engine == "cluster-autoscaler"
+        and group.capacity != "capacity-block"
+        and group.max_nodes > group.min_nodes
+    )
+
+
+def _gang_scaler(spec: ClusterSpec) -> str:
+    if not spec.autoscaling.enabled:
+        return "no autoscaler runs, so nothing"
+    return f"its autoscaler ({spec.autoscaling.engine})"
 
 
 def group_topology(
@@ -427,10 +454,11 @@ def group_topology(
         return labelled or intended_topology(spec.cloud), []
     if labelled is None:
         return None, []
-    if group.min_nodes < TOPOLOGY_MIN_NODES:
+    if group.min_nodes < TOPOLOGY_MIN_NODES and not provisions_gangs(spec, group):
         return None, [
-            f"{name}: no topology-aware queueing: Kueue places a gang by topology on Ready nodes only and minNodes "
-            f"is {group.min_nodes}; a group that keeps {TOPOLOGY_MIN_NODES} nodes up (on reserved capacity: capacity "
+            f"{name}: no topology-aware queueing: Kueue places a gang by topology on Ready nodes only, minNodes "
+            f"is {group.min_nodes}, and {_gang_scaler(spec)} adds no nodes for Kueue's ProvisioningRequests first; "
+            f"a group that keeps {TOPOLOGY_MIN_NODES} nodes up (on reserved capacity: capacity "
             "reservation or capacity-block) gets its cloud's network Topology"
         ]
     return labelled, []
@@ -642,6 +670,7 @@ def _resolve_group(
         price_as_of=used.as_of if used else None,
         price_option=used.option if used else "on-demand",
         topology=topology,
+        provisioned=topology is not None and provisions_gangs(spec, group),
     )
 
 

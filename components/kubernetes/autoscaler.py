@@ -40,6 +40,10 @@ class AutoscalerArgs(Args):
     """Upstream default 0.5."""
     gpu_scale_down_utilization_threshold: Optional[float] = 0.5
     """Upstream default 0.5."""
+    provisioning_requests: Optional[bool] = False
+    """Serve ProvisioningRequests (`--enable-provisioning-requests`, upstream default false), which Kueue's
+    Provisioning admission check creates for gangs on topology-aware flavors; the chart's ClusterRole already grants
+    provisioningrequests and podtemplates (chart 9.59.0 templates/clusterrole.yaml). Off by default."""
 
 
 def autoscaler_values(args: AutoscalerArgs, cluster_name: str, role_arn: str) -> dict:
@@ -65,6 +69,7 @@ def autoscaler_values(args: AutoscalerArgs, cluster_name: str, role_arn: str) ->
             # Pods with emptyDir scratch (training jobs) must not pin an idle GPU node forever.
             "skip-nodes-with-local-storage": "false",
             "expander": "least-waste",
+            **({"enable-provisioning-requests": "true"} if args.provisioning_requests else {}),
         },
     }
 

@@ -101,6 +101,9 @@ class GpuNodes(Args):
     """The Kueue Topology the group's flavor names; None (default): quota-only admission."""
     topology_levels: Optional[Sequence[str]] = ()
     """That Topology's node label keys, broadest first; empty by default."""
+    provisioned: Optional[bool] = False
+    """Kueue's Provisioning admission check asks the Cluster Autoscaler for a gang's nodes before the Topology places
+    it; False (default)."""
 
     @property
     def slices_per_gpu(self) -> int:
@@ -529,6 +532,7 @@ class GpuPlatform(Component):
                         extended={RDMA_RESOURCES[g.rdma]: g.rdma_devices} if g.rdma != "none" else {},
                         topology_name=g.topology_name,
                         topology_levels=tuple(g.topology_levels),
+                        provisioned=g.provisioned,
                     )
                     for g in args.node_groups
                 ],
