@@ -15,7 +15,7 @@ from catalog.gpu_models import acceptance_expectation
 from catalog.kubernetes_versions import VersionSupport, support, supported_versions
 from catalog.prices import Quote, hourly_price, overridden_price, quote
 from catalog.system_shapes import load_system_shapes
-from catalog.topology import NetworkTopology, intended_topology, network_topology
+from catalog.topology import ACK_LEVELS, NetworkTopology, intended_topology, network_topology
 
 from . import clock
 from .conflicts import MAX_NODE_GROUPS, spec_conflicts
@@ -436,6 +436,20 @@ def provisions_gangs(spec: ClusterSpec, group: NodeGroupSpec) -> bool:
     )
 
 
+def _unlabelled_note(spec: ClusterSpec, name: str, group: NodeGroupSpec, shape: Shape) -> list[str]:
+    """Why an ACK group that can hold a multi-node gang (two nodes, a team quota above one node) gets no Topology (catalog/topology.py): ACK labels its network
+    topology on Lingjun nodes only, and its autoscaler documents no ProvisioningRequest support."""
+    spans_nodes = any(team.gpus > shape.gpu.count for team in spec.kubernetes.teams.values())
+    if spec.cloud != "alicloud" or group.max_nodes < TOPOLOGY_MIN_NODES or not spans_nodes:
+        return []
+    return [
+        f"{name}: no topology-aware queueing: ACK sets its network topology labels "
+        f"({', '.join(ACK_LEVELS)}) on Lingjun nodes only, and {shape.instance_type} is an ECS shape that carries "
+        "none (catalog/topology.py); Kueue admits gangs here by quota, and the group's placement is its zone "
+        "and vSwitch"
+    ]
+
+
 def _gang_scaler(spec: ClusterSpec) -> str:
     if not spec.autoscaling.enabled:
         return "no autoscaler runs, so nothing"
@@ -447,12 +461,14 @@ def group_topology(
 ) -> tuple[Optional[NetworkTopology], list[str]]:
     """The Kueue Topology of an RDMA group's flavor (kubernetes.queueing.topology), and a note where auto gives none."""
     queueing = spec.kubernetes.queueing
-    if not (spec.kubernetes.enabled and queueing.enabled) or queueing.topology == "off" or not rdma_interfaces:
+    if not (spec.kubernetes.enabled and queueing.enabled) or queueing.topology == "off":
         return None, []
     labelled = network_topology(spec.cloud, shape.instance_type)
-    if queueing.topology == "rdma":
+    if rdma_interfaces and queueing.topology == "rdma":
         return labelled or intended_topology(spec.cloud), []
     if labelled is None:
+        return None, _unlabelled_note(spec, name, group, shape)
+    if not rdma_interfaces:
         return None, []
     if group.min_nodes < TOPOLOGY_MIN_NODES and not provisions_gangs(spec, group):
         return None, [
