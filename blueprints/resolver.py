@@ -437,8 +437,9 @@ def provisions_gangs(spec: ClusterSpec, group: NodeGroupSpec) -> bool:
 
 
 def _unlabelled_note(spec: ClusterSpec, name: str, group: NodeGroupSpec, shape: Shape) -> list[str]:
-    """Why an ACK group that can hold a multi-node gang (two nodes, a team quota above one node) gets no Topology (catalog/topology.py): ACK labels its network
-    topology on Lingjun nodes only, and its autoscaler documents no ProvisioningRequest support."""
+    """Why an ACK group that can hold a multi-node gang (two nodes, a team quota above one node) gets no Topology
+    (catalog/topology.py): ACK labels its network topology on Lingjun nodes only, and its autoscaler documents no
+    ProvisioningRequest support."""
     spans_nodes = any(team.gpus > shape.gpu.count for team in spec.kubernetes.teams.values())
     if spec.cloud != "alicloud" or group.max_nodes < TOPOLOGY_MIN_NODES or not spans_nodes:
         return []
@@ -465,7 +466,8 @@ def group_topology(
         return None, []
     labelled = network_topology(spec.cloud, shape.instance_type)
     if rdma_interfaces and queueing.topology == "rdma":
-        return labelled or intended_topology(spec.cloud), []
+        topology = labelled or intended_topology(spec.cloud)
+        return topology, _annotation_note(name, topology)
     if labelled is None:
         return None, _unlabelled_note(spec, name, group, shape)
     if not rdma_interfaces:
@@ -477,7 +479,19 @@ def group_topology(
             f"a group that keeps {TOPOLOGY_MIN_NODES} nodes up (on reserved capacity: capacity "
             "reservation or capacity-block) gets its cloud's network Topology"
         ]
-    return labelled, []
+    return labelled, _annotation_note(name, labelled)
+
+
+def _annotation_note(name: str, topology: NetworkTopology) -> list[str]:
+    """Kueue refuses a job without a topology annotation on a topology flavor when its ClusterQueue also has flavors
+    without one, as the teams' queues do (the system CPU flavor): kueue v0.19.2
+    pkg/scheduler/flavorassigner/tas_flavorassigner.go checkPodSetAndFlavorMatchForTAS, "supports only
+    TopologyAwareScheduling"; the annotations: apis/kueue/v1beta2/topology_types.go."""
+    return [
+        f"{name}: Kueue places gangs by Topology {topology.name} ({', '.join(topology.kueue_levels)}): a job's GPU "
+        "pods there must carry kueue.x-k8s.io/podset-preferred-topology or podset-required-topology (a level), or "
+        'podset-unconstrained-topology: "true"; Kueue refuses them without one'
+    ]
 
 
 # Clouds whose GPU nodes run the cloud's own NVIDIA device plugin (ACK: components/alicloud/cluster.py sets
