@@ -19,8 +19,9 @@ from typing import Any, Mapping, Optional, Sequence
 
 from catalog import load_catalog
 from catalog.topology import HOSTNAME, carries
+from components.kubernetes.autoscaler import PROVISIONING_REQUEST_CRD
 from components.kubernetes.nodes import NODE_GROUP_LABEL
-from components.kubernetes.queueing import PROVISIONING_CONTROLLER, PROVISIONING_REQUEST_CRD
+from components.kubernetes.queueing import PROVISIONING_CONTROLLER
 
 from .engine import Registration
 from .readiness import BLOCKING, WARNING, Finding, Pool, _pools

@@ -316,6 +316,9 @@ class GpuPlatform(Component):
         self.releases: dict[str, k8s.helm.v3.Release] = {}
         self.grafana_admin_password: Optional[pulumi.Output[str]] = None
         """Grafana's admin password (secret) when monitoring is installed."""
+        self._kueue_waits_for: list[
+            pulumi.Resource
+        ] = []  # the ProvisioningRequest CRD, where the autoscaler applies it
         monitoring_deps = self._gpu_enablement(name, args, labels)
         self._priority_classes(name, args, labels)
         self._namespaces(name, args, labels)
@@ -510,7 +513,11 @@ class GpuPlatform(Component):
                 ),
             )
         if args.autoscaler is not None:
-            ClusterAutoscaler(f"{name}-cluster-autoscaler", args.autoscaler, opts=pulumi.ResourceOptions(parent=self))
+            autoscaler = ClusterAutoscaler(
+                f"{name}-cluster-autoscaler", args.autoscaler, opts=pulumi.ResourceOptions(parent=self)
+            )
+            if autoscaler.provisioning_request_crd is not None:
+                self._kueue_waits_for.append(autoscaler.provisioning_request_crd)
         if args.karpenter is not None:
             Karpenter(f"{name}-karpenter", args.karpenter, opts=pulumi.ResourceOptions(parent=self))
 
@@ -546,6 +553,7 @@ class GpuPlatform(Component):
                 standard_priority=args.priorities.standard,
                 pods_ready_timeout_minutes=args.queueing,
                 _depends_on=[self.namespaces[t] for t in sorted(args.teams)],
+                _chart_depends_on=self._kueue_waits_for,
             ),
             opts=pulumi.ResourceOptions(parent=self),
         )

@@ -10,8 +10,8 @@ and places the gang by the Topology only when the request is Provisioned, retryi
 the new nodes are Ready (kueue v0.19.2 site/content/en/docs/concepts/topology_aware_scheduling.md "ClusterAutoscaler
 support", admission_check/provisioning_request.md, site/static/examples/provisioning/provisioning-setup.yaml;
 pkg/scheduler/flavorassigner/tas_flavorassigner.go, pkg/cache/queue/manager.go QueueSecondPassIfNeeded). Kueue sets
-that check's controller up only if the ProvisioningRequest API is served when it starts (cmd/kueue/main.go), so its
-CRD (crds/, SOURCE.md) is applied before the chart.
+that check's controller up only if the ProvisioningRequest API is served when it starts (cmd/kueue/main.go), so the
+chart waits for its CRD, which the Cluster Autoscaler component applies (autoscaler.py; crds/SOURCE.md).
 
 Kueue 0.19 API (kueue.x-k8s.io/v1beta2) and manager configuration (config.kueue.x-k8s.io/v1beta2):
 https://kueue.sigs.k8s.io/docs/reference/ ; schemas kept in tests/data/crds/kueue-0.19.2.
@@ -19,7 +19,6 @@ https://kueue.sigs.k8s.io/docs/reference/ ; schemas kept in tests/data/crds/kueu
 
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
 import pulumi
@@ -44,7 +43,6 @@ TEAM_LABEL = "gpu-blueprints/team"
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 PROVISIONING_CLASS = "best-effort-atomic-scale-up.autoscaling.x-k8s.io"
 GANG_CHECK = "gpu-gangs"
-PROVISIONING_REQUEST_CRD = Path(__file__).parent / "crds" / "autoscaling.x-k8s.io_provisioningrequests.yaml"
 
 
 @dataclass(frozen=True)
@@ -107,6 +105,8 @@ class QueueingArgs(Args):
     system_memory_per_team: Optional[str] = "16Gi"
     """Memory quota per team on the system group."""
     _depends_on: Optional[Sequence[pulumi.Resource]] = ()  # Python only: the team namespaces, created by the caller
+    # Python only: what Kueue's release waits for (the ProvisioningRequest CRD, which the autoscaler component applies)
+    _chart_depends_on: Optional[Sequence[pulumi.Resource]] = ()
 
 
 def manager_config(pods_ready_timeout_minutes: int) -> str:
@@ -223,7 +223,6 @@ class FairQueueing(Component):
         super().__init__(name, opts)
         args = as_args(QueueingArgs, args)
         provisioned = provisioned_flavors(args.flavors)
-        crd = self._provisioning_request_crd(name) if provisioned else None
         self.release = chart_release(
             self,
             f"{name}-kueue",
@@ -234,7 +233,7 @@ class FairQueueing(Component):
                 "controllerManager": {"nodeSelector": dict(args.system_node_selector)},
             },
             create_namespace=True,
-            depends_on=[crd] if crd else (),
+            depends_on=list(args._chart_depends_on),
         )
         # Kueue's webhooks reject its objects until the controller runs.
         self._after = pulumi.ResourceOptions(parent=self, depends_on=[self.release, *args._depends_on])
@@ -280,16 +279,6 @@ class FairQueueing(Component):
                     **({"topologyName": f.topology_name} if f.topology_name else {}),
                 },
             )
-
-    def _provisioning_request_crd(self, name: str) -> pulumi.Resource:
-        """The Cluster Autoscaler's ProvisioningRequest CRD, unchanged (neither its chart nor EKS installs it)."""
-        crd = yaml.safe_load(PROVISIONING_REQUEST_CRD.read_text())
-        return k8s.apiextensions.v1.CustomResourceDefinition(
-            f"{name}-provisioningrequest-crd",
-            metadata=crd["metadata"],
-            spec=crd["spec"],
-            opts=pulumi.ResourceOptions(parent=self),
-        )
 
     def _gang_check(self, name: str) -> None:
         """The Provisioning admission check and its configuration: one ProvisioningRequest a job, for its GPU pods."""
