@@ -104,6 +104,9 @@ def test_the_shipped_research_stack_admits_the_example_gang_in_one_block(stack):
     levels = topologies(regs)[spec["topologyName"]]
     assert level in levels and levels[-1] == HOSTNAME
     assert provisioning_gaps(regs, flavor) == []
+    # Kueue sets its Provisioning check up only if the ProvisioningRequest API is served when it starts
+    [kueue] = [r for r in regs if r.type.startswith("kubernetes:helm.sh/") and r.inputs["chart"].endswith("/kueue")]
+    assert any(d.endswith("provisioningrequest-crd") for d in kueue.dependencies)
     queues = {r.inputs["metadata"]["name"]: r.inputs["spec"] for r in regs if r.type.endswith(":ClusterQueue")}
     queue = queues[job["metadata"]["namespace"]]
     assert {"name": "gpu-gangs", "onFlavors": [flavor]} in queue["admissionChecksStrategy"]["admissionChecks"]
