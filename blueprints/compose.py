@@ -101,6 +101,7 @@ def gpu_group_args(plan: ResolvedPlan, group: ResolvedNodeGroup) -> GpuGroupArgs
         fabric_min_busbw_gbps=group.fabric_min_busbw_gbps,
         topology_name=group.topology.name if group.topology else None,
         topology_levels=group.topology.kueue_levels if group.topology else (),
+        provisioned=group.provisioned,
     )
 
 

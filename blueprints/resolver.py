@@ -15,7 +15,7 @@ from catalog.gpu_models import acceptance_expectation
 from catalog.kubernetes_versions import VersionSupport, support, supported_versions
 from catalog.prices import Quote, hourly_price, overridden_price, quote
 from catalog.system_shapes import load_system_shapes
-from catalog.topology import NetworkTopology, intended_topology, network_topology
+from catalog.topology import ACK_LEVELS, NetworkTopology, intended_topology, network_topology
 
 from . import clock
 from .conflicts import MAX_NODE_GROUPS, spec_conflicts
@@ -46,6 +46,8 @@ class ResolvedNodeGroup:
     price_option: str = "on-demand"  # purchase option the price is for (spot, capacity-block...)
     # the Kueue Topology the group's flavor names (queueing.topology); None: quota-only admission
     topology: Optional[NetworkTopology] = None
+    # Kueue asks the autoscaler for a gang's nodes (a ProvisioningRequest) before placing it by the topology
+    provisioned: bool = False
 
     @property
     def gpus_per_node(self) -> int:
@@ -411,8 +413,48 @@ def _check_mig(spec: ClusterSpec, name: str, group: NodeGroupSpec, shape: Shape)
 
 
 # Kueue counts only Ready nodes for a topology-aware flavor (kueue v0.19.2 site/content/en/docs/concepts/
-# topology_aware_scheduling.md, "Capacity calculation"): the smallest RDMA gang, two nodes, must be there already.
+# topology_aware_scheduling.md, "Capacity calculation"): the smallest RDMA gang, two nodes, must be there already,
+# unless the autoscaler adds them first (provisions_gangs).
 TOPOLOGY_MIN_NODES = 2
+
+
+def provisions_gangs(spec: ClusterSpec, group: NodeGroupSpec) -> bool:
+    """Whether the group's autoscaler adds a gang's nodes before Kueue places it by topology: Kueue's Provisioning
+    admission check creates a ProvisioningRequest once a job holds quota, and places the gang by topology only after
+    the request is Provisioned (kueue v0.19.2 topology_aware_scheduling.md "ClusterAutoscaler support";
+    pkg/scheduler/flavorassigner/tas_flavorassigner.go podSetTopologyRequest delays TAS while the flavor has a
+    ProvisioningRequest check). The upstream Cluster Autoscaler serves such requests (kubernetes/autoscaler
+    cluster-autoscaler/FAQ.md, "How can I use ProvisioningRequest to run batch workloads", 1.30.2 and later for
+    best-effort-atomic-scale-up); Karpenter and ACK's managed autoscaler document no ProvisioningRequest support. A
+    capacity-block group is sized by its schedule, not by the autoscaler."""
+    return (
+        spec.cloud == "aws"
+        and spec.autoscaling.enabled
+        and spec.autoscaling.engine == "cluster-autoscaler"
+        and group.capacity != "capacity-block"
+        and group.max_nodes > group.min_nodes
+    )
+
+
+def _unlabelled_note(spec: ClusterSpec, name: str, group: NodeGroupSpec, shape: Shape) -> list[str]:
+    """Why an ACK group that can hold a multi-node gang (two nodes, a team quota above one node) gets no Topology
+    (catalog/topology.py): ACK labels its network topology on Lingjun nodes only, and its autoscaler documents no
+    ProvisioningRequest support."""
+    spans_nodes = any(team.gpus > shape.gpu.count for team in spec.kubernetes.teams.values())
+    if spec.cloud != "alicloud" or group.max_nodes < TOPOLOGY_MIN_NODES or not spans_nodes:
+        return []
+    return [
+        f"{name}: no topology-aware queueing: ACK sets its network topology labels "
+        f"({', '.join(ACK_LEVELS)}) on Lingjun nodes only, and {shape.instance_type} is an ECS shape that carries "
+        "none (catalog/topology.py); Kueue admits gangs here by quota, and the group's placement is its zone "
+        "and vSwitch"
+    ]
+
+
+def _gang_scaler(spec: ClusterSpec) -> str:
+    if not spec.autoscaling.enabled:
+        return "no autoscaler runs, so nothing"
+    return f"its autoscaler ({spec.autoscaling.engine})"
 
 
 def group_topology(
@@ -420,20 +462,36 @@ def group_topology(
 ) -> tuple[Optional[NetworkTopology], list[str]]:
     """The Kueue Topology of an RDMA group's flavor (kubernetes.queueing.topology), and a note where auto gives none."""
     queueing = spec.kubernetes.queueing
-    if not (spec.kubernetes.enabled and queueing.enabled) or queueing.topology == "off" or not rdma_interfaces:
+    if not (spec.kubernetes.enabled and queueing.enabled) or queueing.topology == "off":
         return None, []
     labelled = network_topology(spec.cloud, shape.instance_type)
-    if queueing.topology == "rdma":
-        return labelled or intended_topology(spec.cloud), []
+    if rdma_interfaces and queueing.topology == "rdma":
+        topology = labelled or intended_topology(spec.cloud)
+        return topology, _annotation_note(name, topology)
     if labelled is None:
+        return None, _unlabelled_note(spec, name, group, shape)
+    if not rdma_interfaces:
         return None, []
-    if group.min_nodes < TOPOLOGY_MIN_NODES:
+    if group.min_nodes < TOPOLOGY_MIN_NODES and not provisions_gangs(spec, group):
         return None, [
-            f"{name}: no topology-aware queueing: Kueue places a gang by topology on Ready nodes only and minNodes "
-            f"is {group.min_nodes}; a group that keeps {TOPOLOGY_MIN_NODES} nodes up (on reserved capacity: capacity "
+            f"{name}: no topology-aware queueing: Kueue places a gang by topology on Ready nodes only, minNodes "
+            f"is {group.min_nodes}, and {_gang_scaler(spec)} adds no nodes for Kueue's ProvisioningRequests first; "
+            f"a group that keeps {TOPOLOGY_MIN_NODES} nodes up (on reserved capacity: capacity "
             "reservation or capacity-block) gets its cloud's network Topology"
         ]
-    return labelled, []
+    return labelled, _annotation_note(name, labelled)
+
+
+def _annotation_note(name: str, topology: NetworkTopology) -> list[str]:
+    """Kueue refuses a job without a topology annotation on a topology flavor when its ClusterQueue also has flavors
+    without one, as the teams' queues do (the system CPU flavor): kueue v0.19.2
+    pkg/scheduler/flavorassigner/tas_flavorassigner.go checkPodSetAndFlavorMatchForTAS, "supports only
+    TopologyAwareScheduling"; the annotations: apis/kueue/v1beta2/topology_types.go."""
+    return [
+        f"{name}: Kueue places gangs by Topology {topology.name} ({', '.join(topology.kueue_levels)}): a job's GPU "
+        "pods there must carry kueue.x-k8s.io/podset-preferred-topology or podset-required-topology (a level), or "
+        'podset-unconstrained-topology: "true"; Kueue refuses them without one'
+    ]
 
 
 # Clouds whose GPU nodes run the cloud's own NVIDIA device plugin (ACK: components/alicloud/cluster.py sets
@@ -642,6 +700,7 @@ def _resolve_group(
         price_as_of=used.as_of if used else None,
         price_option=used.option if used else "on-demand",
         topology=topology,
+        provisioned=topology is not None and provisions_gangs(spec, group),
     )
 
 

@@ -526,9 +526,10 @@ class QueueingSpec(SpecModel):
     topology: Literal["auto", "rdma", "off"] = Field(
         "auto",
         description="Topology-aware gangs (a Kueue Topology on the cloud's network labels, catalog/topology.py): auto "
-        "gives it to RDMA groups whose nodes carry the labels and whose minNodes keep two nodes (Kueue counts only "
-        "Ready nodes, so a TAS flavor at zero nodes admits nothing); rdma to every RDMA group (readiness says where "
-        "it cannot work); off to none.",
+        "gives it to RDMA groups whose nodes carry the labels and that either keep two nodes up or scale through "
+        "the EKS Cluster Autoscaler, which adds a gang's nodes for Kueue's ProvisioningRequest before Kueue places it "
+        "(Kueue counts only Ready nodes, so a TAS flavor at zero nodes admits nothing otherwise); rdma to every RDMA "
+        "group (readiness says where it cannot work); off to none.",
     )
 
 

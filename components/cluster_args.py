@@ -83,6 +83,9 @@ class GpuGroupArgs(Args):
     """The Kueue Topology the group's flavor names (topology-aware gangs); None (default): quota-only admission."""
     topology_levels: Optional[Sequence[str]] = ()
     """That Topology's node label keys, broadest first, ending with kubernetes.io/hostname; empty by default."""
+    provisioned: Optional[bool] = False
+    """Kueue asks the Cluster Autoscaler for a gang's nodes (a ProvisioningRequest) before placing it by the Topology,
+    so the group may scale from zero; False (default): the Topology places on the nodes already Ready."""
 
     def nodes(self) -> GpuNodes:
         """The group as the Kubernetes layer sees it (node contract): one list of groups serves both sides."""
@@ -102,6 +105,7 @@ class GpuGroupArgs(Args):
             fabric_min_busbw_gbps=self.fabric_min_busbw_gbps,
             topology_name=self.topology_name,
             topology_levels=tuple(self.topology_levels),
+            provisioned=self.provisioned,
         )
 
 

@@ -75,6 +75,7 @@ NOT_SPEC_INPUTS = {
     (a.GpuGroupArgs, "fabric_min_busbw_gbps"),
     (a.GpuGroupArgs, "topology_name"),  # the resolver's choice from queueing.topology and catalog/topology.py
     (a.GpuGroupArgs, "topology_levels"),
+    (a.GpuGroupArgs, "provisioned"),  # the resolver's choice: a Topology on a group the Cluster Autoscaler scales
     (a.AutoscalingArgs, "image_tag"),
     (a.ClusterArgs, "tags"),
     (a.ClusterArgs, "protect_data"),

@@ -1,6 +1,8 @@
 """Issue #39 (topology-aware gangs): RDMA groups whose nodes carry the cloud's network labels get a Kueue Topology
-and a flavor that names it; the training example asks for a level of it and, from the plan's own objects, fits one
-block; readiness says where a Topology cannot place anything."""
+and a flavor that names it; on a group that scales from zero the flavor's jobs pass Kueue's Provisioning admission
+check, so the Cluster Autoscaler adds their nodes before Kueue places them. The training example asks for a level of
+it and, from the plan's own objects, fits one block on the shipped research stacks; readiness says where a Topology
+cannot place anything."""
 
 from __future__ import annotations
 
@@ -12,7 +14,15 @@ import pytest
 import yaml
 
 from blueprints.offline.plan import make_plan
-from blueprints.offline.readiness_topology import gang_fits, topologies, topology_flavors
+from blueprints.offline.readiness import _pools
+from blueprints.offline.readiness_queues import node_devices
+from blueprints.offline.readiness_topology import (
+    flavor_pool,
+    gang_fits,
+    provisioning_gaps,
+    topologies,
+    topology_flavors,
+)
 from catalog.topology import HOSTNAME
 from conftest import shipped_plan
 
@@ -27,10 +37,25 @@ def gangs():
     return make_plan("topology-gangs", TEST_STACKS)
 
 
-def example_job() -> dict:
-    """The example as its README applies it with the topology patch."""
+def example_job(patch: str = "") -> dict:
+    """The example as its README applies it, with one of its patches or none."""
     job = yaml.safe_load((EXAMPLE / "jobset.yaml").read_text())
-    return jsonpatch.apply_patch(job, json.loads((EXAMPLE / "topology-patch.json").read_text()))
+    return jsonpatch.apply_patch(job, json.loads((EXAMPLE / patch).read_text())) if patch else job
+
+
+def pod_set(job: dict) -> tuple[dict, int, dict[str, int]]:
+    """The example's one pod set: its pod template, how many pods, and the devices each asks for."""
+    replicated = job["spec"]["replicatedJobs"][0]
+    template = replicated["template"]["spec"]["template"]
+    pods = replicated["replicas"] * replicated["template"]["spec"]["parallelism"]
+    [container] = template["spec"]["containers"]
+    per_pod = {k: int(v) for k, v in container["resources"]["limits"].items() if k in DEVICES}
+    return template, pods, per_pod
+
+
+DEVICES = ("nvidia.com/gpu", "vpc.amazonaws.com/efa")
+PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
+REQUIRED = "kueue.x-k8s.io/podset-required-topology"
 
 
 def test_an_rdma_group_with_labelled_nodes_gets_a_topology_its_flavor_names(gangs):
@@ -48,27 +73,72 @@ def test_an_rdma_group_with_labelled_nodes_gets_a_topology_its_flavor_names(gang
     assert flavors["gpu-gpu"]["nodeLabels"] == {"gpu-blueprints/node-group": "gpu"}
 
 
-def test_the_example_asks_for_a_level_of_the_flavors_topology_and_its_gang_fits_one_block(gangs):
-    job = example_job()
-    replicated = job["spec"]["replicatedJobs"][0]
-    template = replicated["template"]["spec"]["template"]
-    level = template["metadata"]["annotations"]["kueue.x-k8s.io/podset-required-topology"]
-    assert level in topologies(gangs.registrations)["aws-network-3"]
-    pods = replicated["replicas"] * replicated["template"]["spec"]["parallelism"]
-    [container] = template["spec"]["containers"]
-    limits = container["resources"]["limits"]
-    per_pod = {k: int(v) for k, v in limits.items() if k in ("nvidia.com/gpu", "vpc.amazonaws.com/efa")}
+def test_the_required_patch_asks_for_a_level_of_the_flavors_topology_and_its_gang_fits_one_block(gangs):
+    template, pods, per_pod = pod_set(example_job("topology-patch.json"))
+    annotations = template["metadata"]["annotations"]
+    assert PREFERRED not in annotations and annotations["karpenter.sh/do-not-disrupt"] == "true"
+    assert annotations[REQUIRED] in topologies(gangs.registrations)["aws-network-3"]
     assert pods == 2 and per_pod == {"nvidia.com/gpu": 8, "vpc.amazonaws.com/efa": 4}
     assert gang_fits(gangs.registrations, "gpu-gpu", pods, per_pod)
     # and a gang one node larger than the group does not (the block holds the group's four nodes at most)
     assert not gang_fits(gangs.registrations, "gpu-gpu", 5, per_pod)
 
 
-def test_a_group_that_scales_from_zero_keeps_quota_admission_and_the_plan_says_why():
-    plan = shipped_plan("research-a100")
-    assert not topologies(plan.registrations)
-    assert not topology_flavors(plan.registrations)
-    assert any("no topology-aware queueing" in n and "minNodes is 0" in n for n in plan.resolved.notes)
+@pytest.mark.parametrize("stack", ["research-a100", "research-a100-eu"])
+def test_the_shipped_research_stack_admits_the_example_gang_in_one_block(stack):
+    """From the plan's objects alone: the flavor the example's nodeSelector lands on names a Topology with the level
+    the example asks for; the example's team queue runs the Provisioning check there (the group scales from zero,
+    and the autoscaler serves ProvisioningRequests); and the gang's GPUs fit one block, the group's maxNodes x the
+    node's GPUs."""
+    plan = shipped_plan(stack)
+    assert plan.exit_code == 0, [f.message for f in plan.readiness_blocking()]
+    job = example_job()
+    template, pods, per_pod = pod_set(job)
+    regs = plan.registrations
+    [(flavor, spec)] = [
+        (name, spec)
+        for name, spec in topology_flavors(regs).items()
+        if spec["nodeLabels"].items() <= template["spec"]["nodeSelector"].items()
+    ]
+    level = template["metadata"]["annotations"][PREFERRED]
+    levels = topologies(regs)[spec["topologyName"]]
+    assert level in levels and levels[-1] == HOSTNAME
+    assert provisioning_gaps(regs, flavor) == []
+    # Kueue sets its Provisioning check up only if the ProvisioningRequest API is served when it starts
+    [kueue] = [r for r in regs if r.type.startswith("kubernetes:helm.sh/") and r.inputs["chart"].endswith("/kueue")]
+    assert any(d.endswith("provisioningrequest-crd") for d in kueue.dependencies)
+    queues = {r.inputs["metadata"]["name"]: r.inputs["spec"] for r in regs if r.type.endswith(":ClusterQueue")}
+    queue = queues[job["metadata"]["namespace"]]
+    assert {"name": "gpu-gangs", "onFlavors": [flavor]} in queue["admissionChecksStrategy"]["admissionChecks"]
+    pool = flavor_pool(spec, _pools(regs))
+    assert pool.min_nodes == 0  # it scales from zero: the ProvisioningRequest is what brings its nodes
+    gpus_per_node = node_devices(pool)["nvidia.com/gpu"]
+    assert pods * per_pod["nvidia.com/gpu"] <= pool.max_nodes * gpus_per_node  # 2 x 8 <= 2 x 8
+    assert gang_fits(regs, flavor, pods, per_pod)
+    assert not gang_fits(regs, flavor, pool.max_nodes + 1, per_pod)
+
+
+def test_the_alibaba_research_stack_keeps_quota_admission_and_the_plan_says_why():
+    plan = shipped_plan("research-a100-aliyun")
+    assert not topologies(plan.registrations) and not topology_flavors(plan.registrations)
+    assert any(
+        "no topology-aware queueing" in n and "Lingjun nodes only" in n and "ecs.gn7e" in n for n in plan.resolved.notes
+    )
+    # without a Topology the example drops its topology request (no-topology-patch.json)
+    template, _, _ = pod_set(example_job("no-topology-patch.json"))
+    assert not any(k.startswith("kueue.x-k8s.io/podset-") for k in template["metadata"]["annotations"])
+
+
+def test_without_the_autoscaler_serving_provisioning_requests_a_flavor_at_zero_nodes_is_not_provisioned():
+    regs = shipped_plan("research-a100").registrations
+    without = [
+        r
+        for r in regs
+        if not (r.type.startswith("kubernetes:helm.sh/") and r.inputs.get("chart") == "cluster-autoscaler")
+    ]
+    assert provisioning_gaps(without, "gpu-gpu") == ["no Cluster Autoscaler runs with --enable-provisioning-requests"]
+    no_crd = [r for r in regs if not r.type.endswith(":CustomResourceDefinition")]
+    assert any("CRD" in gap for gap in provisioning_gaps(no_crd, "gpu-gpu"))
 
 
 def _variant(tmp_path: Path, change: dict) -> object:
@@ -88,10 +158,15 @@ def _checks(plan) -> dict[str, str]:
     return {f.check: f.level for f in plan.readiness}
 
 
-def test_asking_for_topology_on_a_group_that_scales_from_zero_is_blocking(tmp_path):
+def test_a_topology_group_that_scales_from_zero_without_provisioning_is_blocking(tmp_path):
+    at_zero = {"nodeGroups.gpu.minNodes": 0, "nodeGroups.gpu.desiredNodes": 1}
+    # the Cluster Autoscaler adds the gang's nodes through the Provisioning admission check
+    plan = _variant(tmp_path, at_zero)
+    assert topology_flavors(plan.registrations) and "topology-needs-ready-nodes" not in _checks(plan)
+    # with no autoscaler, nothing does: auto gives no Topology, and rdma's is blocking
+    assert not topology_flavors(_variant(tmp_path, {**at_zero, "autoscaling": {"enabled": False}}).registrations)
     plan = _variant(
-        tmp_path,
-        {"nodeGroups.gpu.minNodes": 0, "nodeGroups.gpu.desiredNodes": 1, "kubernetes.queueing": {"topology": "rdma"}},
+        tmp_path, {**at_zero, "autoscaling": {"enabled": False}, "kubernetes.queueing": {"topology": "rdma"}}
     )
     assert topology_flavors(plan.registrations)
     assert _checks(plan).get("topology-needs-ready-nodes") == "blocking"

@@ -5,7 +5,10 @@ nodes only, and puts a node in a domain by its labels for each of the Topology's
 site/content/en/docs/concepts/topology_aware_scheduling.md, "Node topology information" and "Capacity
 calculation"). So a flavor whose Topology names a label the group's nodes never carry has no domain to place a gang
 in, and a group that scales to zero has no capacity for a gang until nodes exist, which they never do for jobs Kueue
-keeps suspended (the autoscaler integration is the Provisioning admission check, ibid. "ClusterAutoscaler support").
+keeps suspended, unless the flavor has the Provisioning admission check (ibid. "ClusterAutoscaler support"): then
+Kueue's ProvisioningRequest makes the Cluster Autoscaler add the gang's nodes first, which takes the autoscaler
+started with --enable-provisioning-requests and the ProvisioningRequest CRD (autoscaler FAQ.md, "Enabling
+ProvisioningRequest Support").
 Which shapes carry which labels: catalog/topology.py. One domain holds at most the group's own nodes (a flavor
 selects one group), so a gang larger than maxNodes x the node's devices never fits one block.
 """
@@ -16,13 +19,17 @@ from typing import Any, Mapping, Optional, Sequence
 
 from catalog import load_catalog
 from catalog.topology import HOSTNAME, carries
+from components.kubernetes.autoscaler import PROVISIONING_REQUEST_CRD
 from components.kubernetes.nodes import NODE_GROUP_LABEL
+from components.kubernetes.queueing import PROVISIONING_CONTROLLER
 
 from .engine import Registration
 from .readiness import BLOCKING, WARNING, Finding, Pool, _pools
 from .readiness_queues import GPU, _kind, _quotas, node_devices
 
 GANG_NODES = 2  # the smallest multi-node gang (readiness_queues: two full nodes over the fabric)
+PROVREQ_CRD = "provisioningrequests.autoscaling.x-k8s.io"
+PROVREQ_FLAG = "enable-provisioning-requests"
 
 
 def _name(r: Registration) -> str:
@@ -45,6 +52,48 @@ def topology_flavors(regs: Sequence[Registration]) -> dict[str, Mapping[str, Any
         for r in regs
         if _kind(r) == "ResourceFlavor" and (r.inputs.get("spec") or {}).get("topologyName")
     }
+
+
+def _provisioning_checks(regs: Sequence[Registration]) -> set[str]:
+    """AdmissionChecks run by Kueue's Provisioning controller whose ProvisioningRequestConfig the plan declares."""
+    configs = {_name(r) for r in regs if _kind(r) == "ProvisioningRequestConfig"}
+    return {
+        _name(r)
+        for r in regs
+        if _kind(r) == "AdmissionCheck"
+        and (r.inputs.get("spec") or {}).get("controllerName") == PROVISIONING_CONTROLLER
+        and ((r.inputs.get("spec") or {}).get("parameters") or {}).get("name") in configs
+    }
+
+
+def _checked(queue: Mapping[str, Any], flavor: str, checks: set[str]) -> bool:
+    """Whether the ClusterQueue runs one of `checks` for jobs on `flavor` (onFlavors empty: every flavor)."""
+    rules = (queue.get("admissionChecksStrategy") or {}).get("admissionChecks") or []
+    return any(rule.get("name") in checks and flavor in (rule.get("onFlavors") or [flavor]) for rule in rules)
+
+
+def provisioning_gaps(regs: Sequence[Registration], flavor: str) -> list[str]:
+    """What keeps Kueue from having the Cluster Autoscaler add a gang's nodes on this flavor before topology places
+    it; empty when nothing does."""
+    checks = _provisioning_checks(regs)
+    queues = {_name(r): r.inputs.get("spec") or {} for r in regs if _kind(r) == "ClusterQueue"}
+    using = [q for q, spec in sorted(queues.items()) if flavor in _quotas(spec)]
+    gaps = [
+        f"ClusterQueue {q} runs no Provisioning admission check on it"
+        for q in using
+        if not _checked(queues[q], flavor, checks)
+    ]
+    crds = {(r.inputs.get("metadata") or {}).get("name") for r in regs if r.type.endswith(":CustomResourceDefinition")}
+    if PROVREQ_CRD not in crds:
+        gaps.append(f"the plan declares no {PROVREQ_CRD} CRD ({PROVISIONING_REQUEST_CRD.name})")
+    scalers = [
+        r for r in regs if r.type.startswith("kubernetes:helm.sh/") and r.inputs.get("chart") == "cluster-autoscaler"
+    ]
+    if not any(
+        str(((r.inputs.get("values") or {}).get("extraArgs") or {}).get(PROVREQ_FLAG)) == "true" for r in scalers
+    ):
+        gaps.append(f"no Cluster Autoscaler runs with --{PROVREQ_FLAG}")
+    return gaps
 
 
 def flavor_pool(spec: Mapping[str, Any], pools: Sequence[Pool]) -> Optional[Pool]:
@@ -82,12 +131,14 @@ def check(regs: Sequence[Registration]) -> list[Finding]:
         pool = flavor_pool(flavors[name], pools)
         if pool is not None:
             topology = flavors[name]["topologyName"]
-            findings += _placeable(name, topology, levels.get(topology, []), pool)
+            findings += _placeable(regs, name, topology, levels.get(topology, []), pool)
             findings += _blocks(name, pool, queues)
     return findings
 
 
-def _placeable(name: str, topology: str, levels: Sequence[str], pool: Pool) -> list[Finding]:
+def _placeable(
+    regs: Sequence[Registration], name: str, topology: str, levels: Sequence[str], pool: Pool
+) -> list[Finding]:
     """A level the group's nodes never carry; a group that may have no Ready nodes for a gang."""
     shape = load_catalog().get(pool.instance_type)
     cloud = shape.cloud if shape else ""
@@ -107,7 +158,8 @@ def _placeable(name: str, topology: str, levels: Sequence[str], pool: Pool) -> l
                 "p4d/p4de/p5/p5e/p5en/p6, g6e; ACK: Lingjun nodes)",
             )
         )
-    if pool.min_nodes < GANG_NODES and not pool.scheduled:
+    gaps = provisioning_gaps(regs, name) if pool.min_nodes < GANG_NODES and not pool.scheduled else []
+    if gaps:
         findings.append(
             Finding(
                 "topology-needs-ready-nodes",
@@ -115,7 +167,7 @@ def _placeable(name: str, topology: str, levels: Sequence[str], pool: Pool) -> l
                 name,
                 f"flavor {name} places gangs by topology, which counts Ready nodes only, and group {group} "
                 f"may scale to {pool.min_nodes} nodes: a job then stays suspended, so the autoscaler never adds "
-                "the nodes it waits for",
+                f"the nodes it waits for ({'; '.join(gaps)})",
                 f"set nodeGroups.{group}.minNodes to at least {GANG_NODES}, or kubernetes.queueing.topology: auto",
             )
         )

@@ -501,6 +501,7 @@ class GpuCluster(GpuClusterBase):
             scale_down_unneeded_minutes=scaling.unneeded_minutes,
             scale_down_utilization_threshold=scaling.utilization_threshold,
             gpu_scale_down_utilization_threshold=scaling.gpu_utilization_threshold,
+            provisioning_requests=any(g.provisioned for g in args.gpu_groups),
         )
 
     def _karpenter(self) -> Optional[KarpenterArgs]:

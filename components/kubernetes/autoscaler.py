@@ -9,15 +9,22 @@ https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/FAQ.md (
 """
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Mapping, Optional
 
 import pulumi
+import pulumi_kubernetes as k8s
+import yaml
 
 from ..base import KUBERNETES, Args, Component, as_args
 from .charts import chart_release
 
 SERVICE_ACCOUNT = "cluster-autoscaler"
 NAMESPACE = "kube-system"
+# The ProvisioningRequest API, which neither the chart nor EKS installs (crds/SOURCE.md). With the flag on, the
+# autoscaler waits for it before it starts (cluster-autoscaler-1.35.2 provisioningrequest/provreqclient/client.go
+# newPRsLister, WaitForCacheSync), and Kueue sets its Provisioning check up only if it is served when Kueue starts.
+PROVISIONING_REQUEST_CRD = Path(__file__).parent / "crds" / "autoscaling.x-k8s.io_provisioningrequests.yaml"
 
 
 @dataclass(frozen=True)
@@ -40,6 +47,10 @@ class AutoscalerArgs(Args):
     """Upstream default 0.5."""
     gpu_scale_down_utilization_threshold: Optional[float] = 0.5
     """Upstream default 0.5."""
+    provisioning_requests: Optional[bool] = False
+    """Serve ProvisioningRequests (`--enable-provisioning-requests`, upstream default false), which Kueue's
+    Provisioning admission check creates for gangs on topology-aware flavors; the chart's ClusterRole already grants
+    provisioningrequests and podtemplates (chart 9.59.0 templates/clusterrole.yaml). Off by default."""
 
 
 def autoscaler_values(args: AutoscalerArgs, cluster_name: str, role_arn: str) -> dict:
@@ -65,6 +76,7 @@ def autoscaler_values(args: AutoscalerArgs, cluster_name: str, role_arn: str) ->
             # Pods with emptyDir scratch (training jobs) must not pin an idle GPU node forever.
             "skip-nodes-with-local-storage": "false",
             "expander": "least-waste",
+            **({"enable-provisioning-requests": "true"} if args.provisioning_requests else {}),
         },
     }
 
@@ -83,6 +95,19 @@ class ClusterAutoscaler(Component):
         values = pulumi.Output.all(args.cluster_name, args.role_arn).apply(
             lambda v: autoscaler_values(args, v[0], v[1])
         )
-        self.release = chart_release(self, name, "cluster-autoscaler", NAMESPACE, values)
+        self.provisioning_request_crd = self._provisioning_request_crd(name) if args.provisioning_requests else None
+        """The ProvisioningRequest CRD (with provisioning_requests), which Kueue's release must wait for."""
+        crds = [self.provisioning_request_crd] if self.provisioning_request_crd else []
+        self.release = chart_release(self, name, "cluster-autoscaler", NAMESPACE, values, depends_on=crds)
         self.release_name = self.release.name
         self.register_outputs({"release_name": self.release_name})
+
+    def _provisioning_request_crd(self, name: str) -> pulumi.Resource:
+        """The upstream CRD file, unchanged."""
+        crd = yaml.safe_load(PROVISIONING_REQUEST_CRD.read_text())
+        return k8s.apiextensions.v1.CustomResourceDefinition(
+            f"{name}-provisioningrequest-crd",
+            metadata=crd["metadata"],
+            spec=crd["spec"],
+            opts=pulumi.ResourceOptions(parent=self),
+        )

@@ -101,6 +101,9 @@ class GpuNodes(Args):
     """The Kueue Topology the group's flavor names; None (default): quota-only admission."""
     topology_levels: Optional[Sequence[str]] = ()
     """That Topology's node label keys, broadest first; empty by default."""
+    provisioned: Optional[bool] = False
+    """Kueue's Provisioning admission check asks the Cluster Autoscaler for a gang's nodes before the Topology places
+    it; False (default)."""
 
     @property
     def slices_per_gpu(self) -> int:
@@ -313,6 +316,9 @@ class GpuPlatform(Component):
         self.releases: dict[str, k8s.helm.v3.Release] = {}
         self.grafana_admin_password: Optional[pulumi.Output[str]] = None
         """Grafana's admin password (secret) when monitoring is installed."""
+        self._kueue_waits_for: list[
+            pulumi.Resource
+        ] = []  # the ProvisioningRequest CRD, where the autoscaler applies it
         monitoring_deps = self._gpu_enablement(name, args, labels)
         self._priority_classes(name, args, labels)
         self._namespaces(name, args, labels)
@@ -507,7 +513,11 @@ class GpuPlatform(Component):
                 ),
             )
         if args.autoscaler is not None:
-            ClusterAutoscaler(f"{name}-cluster-autoscaler", args.autoscaler, opts=pulumi.ResourceOptions(parent=self))
+            autoscaler = ClusterAutoscaler(
+                f"{name}-cluster-autoscaler", args.autoscaler, opts=pulumi.ResourceOptions(parent=self)
+            )
+            if autoscaler.provisioning_request_crd is not None:
+                self._kueue_waits_for.append(autoscaler.provisioning_request_crd)
         if args.karpenter is not None:
             Karpenter(f"{name}-karpenter", args.karpenter, opts=pulumi.ResourceOptions(parent=self))
 
@@ -529,6 +539,7 @@ class GpuPlatform(Component):
                         extended={RDMA_RESOURCES[g.rdma]: g.rdma_devices} if g.rdma != "none" else {},
                         topology_name=g.topology_name,
                         topology_levels=tuple(g.topology_levels),
+                        provisioned=g.provisioned,
                     )
                     for g in args.node_groups
                 ],
@@ -542,6 +553,7 @@ class GpuPlatform(Component):
                 standard_priority=args.priorities.standard,
                 pods_ready_timeout_minutes=args.queueing,
                 _depends_on=[self.namespaces[t] for t in sorted(args.teams)],
+                _chart_depends_on=self._kueue_waits_for,
             ),
             opts=pulumi.ResourceOptions(parent=self),
         )

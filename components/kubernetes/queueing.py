@@ -3,6 +3,16 @@ are borrowed and reclaimed; preemption that follows the PriorityClasses; all-or-
 jobs (waitForPodsReady with blockAdmission); a LocalQueue named `default` in each team namespace, which Kueue
 gives every job there that names no queue (LocalQueueDefaulting, GA since Kueue 0.17).
 
+Topology-aware gangs on a group that scales from zero: Kueue's topology-aware scheduling counts Ready nodes only, so
+such a flavor gets the Provisioning admission check. Once a job holds quota Kueue creates a ProvisioningRequest for
+its pods (class best-effort-atomic-scale-up: the Cluster Autoscaler scales the group for all of them in one request),
+and places the gang by the Topology only when the request is Provisioned, retrying that placement with backoff until
+the new nodes are Ready (kueue v0.19.2 site/content/en/docs/concepts/topology_aware_scheduling.md "ClusterAutoscaler
+support", admission_check/provisioning_request.md, site/static/examples/provisioning/provisioning-setup.yaml;
+pkg/scheduler/flavorassigner/tas_flavorassigner.go, pkg/cache/queue/manager.go QueueSecondPassIfNeeded). Kueue sets
+that check's controller up only if the ProvisioningRequest API is served when it starts (cmd/kueue/main.go), so the
+chart waits for its CRD, which the Cluster Autoscaler component applies (autoscaler.py; crds/SOURCE.md).
+
 Kueue 0.19 API (kueue.x-k8s.io/v1beta2) and manager configuration (config.kueue.x-k8s.io/v1beta2):
 https://kueue.sigs.k8s.io/docs/reference/ ; schemas kept in tests/data/crds/kueue-0.19.2.
 """
@@ -25,6 +35,14 @@ COHORT = "gpu"
 DEFAULT_QUEUE = "default"
 SYSTEM_FLAVOR = "system-cpu"
 TEAM_LABEL = "gpu-blueprints/team"
+# The Provisioning admission check (kueue v0.19.2 pkg/controller/admissionchecks/provisioning/constants.go
+# ControllerName) and the class under which the Cluster Autoscaler scales a node group up for all of a request's pods
+# (kubernetes/autoscaler cluster-autoscaler-1.35.2 apis/provisioningrequest/autoscaling.x-k8s.io/v1/types.go
+# ProvisioningClassBestEffortAtomicScaleUp; on AWS the scale-up is one request, not atomic: AwsNodeGroup
+# AtomicIncreaseSize returns ErrNotImplemented, cloudprovider/aws/aws_cloud_provider.go).
+PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
+PROVISIONING_CLASS = "best-effort-atomic-scale-up.autoscaling.x-k8s.io"
+GANG_CHECK = "gpu-gangs"
 
 
 @dataclass(frozen=True)
@@ -51,6 +69,9 @@ class GpuFlavor(Args):
     topology_levels: Optional[Sequence[str]] = ()
     """That Topology's node label keys, broadest first, ending with kubernetes.io/hostname (the only level at which
     Kueue respects the nodes' taints); empty by default."""
+    provisioned: Optional[bool] = False
+    """Jobs on this flavor pass the Provisioning admission check: the Cluster Autoscaler adds their nodes before the
+    Topology places them (a group that scales from zero); False (default)."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +105,8 @@ class QueueingArgs(Args):
     system_memory_per_team: Optional[str] = "16Gi"
     """Memory quota per team on the system group."""
     _depends_on: Optional[Sequence[pulumi.Resource]] = ()  # Python only: the team namespaces, created by the caller
+    # Python only: what Kueue's release waits for (the ProvisioningRequest CRD, which the autoscaler component applies)
+    _chart_depends_on: Optional[Sequence[pulumi.Resource]] = ()
 
 
 def manager_config(pods_ready_timeout_minutes: int) -> str:
@@ -151,6 +174,11 @@ def covered_resources(flavors: Sequence[GpuFlavor]) -> list[str]:
     return ["cpu", "memory", GPU_RESOURCE, *sorted({k for f in flavors for k in f.extended})]
 
 
+def provisioned_flavors(flavors: Sequence[GpuFlavor]) -> list[str]:
+    """The flavors whose jobs go through the Provisioning admission check."""
+    return [f"gpu-{f.group}" for f in flavors if f.provisioned]
+
+
 def team_flavors(team: TeamQueue, flavors: Sequence[GpuFlavor], system_cpu: str, system_memory: str) -> list[dict]:
     """Quota per flavor: the small CPU flavor first (CPU-only jobs stay off GPU nodes), then each GPU group with
     the team's GPUs and the CPU, memory and fabric devices of the nodes those GPUs come with."""
@@ -194,6 +222,7 @@ class FairQueueing(Component):
     def __init__(self, name: str, args: QueueingArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
         args = as_args(QueueingArgs, args)
+        provisioned = provisioned_flavors(args.flavors)
         self.release = chart_release(
             self,
             f"{name}-kueue",
@@ -204,13 +233,16 @@ class FairQueueing(Component):
                 "controllerManager": {"nodeSelector": dict(args.system_node_selector)},
             },
             create_namespace=True,
+            depends_on=list(args._chart_depends_on),
         )
         # Kueue's webhooks reject its objects until the controller runs.
         self._after = pulumi.ResourceOptions(parent=self, depends_on=[self.release, *args._depends_on])
         self._flavors(name, args)
+        if provisioned:
+            self._gang_check(name)
         covered = covered_resources(args.flavors)
         for team in args.teams:
-            self._team_queues(name, args, team, covered)
+            self._team_queues(name, args, team, covered, provisioned)
         self.cohort = pulumi.Output.from_input(COHORT)
         self.register_outputs({"cohort": self.cohort})
 
@@ -248,7 +280,27 @@ class FairQueueing(Component):
                 },
             )
 
-    def _team_queues(self, name: str, args: QueueingArgs, team: "TeamQueue", covered: list[str]) -> None:
+    def _gang_check(self, name: str) -> None:
+        """The Provisioning admission check and its configuration: one ProvisioningRequest a job, for its GPU pods."""
+        self._custom(
+            "ProvisioningRequestConfig",
+            f"{name}-{GANG_CHECK}-config",
+            {"name": GANG_CHECK},
+            {"provisioningClassName": PROVISIONING_CLASS, "managedResources": [GPU_RESOURCE]},
+        )
+        self._custom(
+            "AdmissionCheck",
+            f"{name}-{GANG_CHECK}",
+            {"name": GANG_CHECK},
+            {
+                "controllerName": PROVISIONING_CONTROLLER,
+                "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig", "name": GANG_CHECK},
+            },
+        )
+
+    def _team_queues(
+        self, name: str, args: QueueingArgs, team: "TeamQueue", covered: list[str], provisioned: Sequence[str]
+    ) -> None:
         """A team's ClusterQueue in the cohort (its quota per flavor, borrowing and preemption) and its LocalQueue."""
         self._custom(
             "ClusterQueue",
@@ -276,6 +328,12 @@ class FairQueueing(Component):
                         "maxPriorityThreshold": args.standard_priority,
                     },
                 },
+                # jobs on a flavor that scales from zero wait for their nodes before topology places them
+                **(
+                    {"admissionChecksStrategy": {"admissionChecks": [{"name": GANG_CHECK, "onFlavors": provisioned}]}}
+                    if provisioned
+                    else {}
+                ),
             },
         )
         self._custom(
