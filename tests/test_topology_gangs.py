@@ -7,6 +7,7 @@ cannot place anything."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import jsonpatch
@@ -14,7 +15,7 @@ import pytest
 import yaml
 
 from blueprints.offline.plan import make_plan
-from blueprints.offline.readiness import _pools
+from blueprints.offline.readiness import Pod, _pools, admits
 from blueprints.offline.readiness_queues import node_devices
 from blueprints.offline.readiness_topology import (
     flavor_pool,
@@ -24,6 +25,7 @@ from blueprints.offline.readiness_topology import (
     topology_flavors,
 )
 from catalog.topology import HOSTNAME
+from components.kubernetes.nodes import STARTUP_TAINT_PREFIX
 from conftest import shipped_plan
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -198,3 +200,22 @@ def test_a_team_quota_larger_than_one_block_is_a_warning(tmp_path):
     plan = _variant(tmp_path, {"kubernetes.teams": {"research": {"gpus": 64}}})
     assert _checks(plan).get("gang-larger-than-block") == "warning"
     assert "gang-larger-than-block" not in _checks(make_plan("topology-gangs", TEST_STACKS))
+
+
+@pytest.mark.parametrize("stack", ["research-a100", "research-a100-eu", "enterprise-h100"])
+def test_the_example_pod_fits_its_group_as_the_autoscaler_sees_it_from_zero(stack):
+    """The autoscaler scales an empty group for a pending pod (or a ProvisioningRequest's pod template) only if the
+    pod fits the group's node as the autoscaler builds it: the labels and taints the node group declares, not labels
+    a controller adds once a node runs (the acceptance check's verdict label). The acceptance gate is a startup taint,
+    which the autoscaler discounts and the scheduler honours, so jobs need no selector on the verdict."""
+    template, _, per_pod = pod_set(example_job())
+    spec = template["spec"]
+    # EKS runs the ExtendedResourceToleration admission plugin (since 1.19, aws/containers-roadmap#739): a pod asking
+    # for an extended resource tolerates the NoSchedule taint of that name (kubernetes
+    # plugin/pkg/admission/extendedresourcetoleration/admission.go: operator Exists, effect NoSchedule).
+    added = [{"key": name, "operator": "Exists", "effect": "NoSchedule"} for name in per_pod]
+    pod = Pod("first-training-job", "JobSet", spec["nodeSelector"], [*(spec.get("tolerations") or []), *added])
+    pools = _pools(shipped_plan(stack).registrations)
+    [pool] = [p for p in pools if p.labels.get("gpu-blueprints/node-group") == "gpu"]
+    startup = tuple(t for t in pool.taints if not t[0].startswith(STARTUP_TAINT_PREFIX))
+    assert admits(replace(pool, taints=startup), pod), (spec["nodeSelector"], dict(pool.labels))

@@ -2,7 +2,8 @@
 
 One DaemonSet per node group (each group has its own expectation). A pod runs only on nodes without
 the `gpu-blueprints/acceptance` label; once the check labels its node passed or failed, the DaemonSet
-controller removes the pod. Training jobs select `gpu-blueprints/acceptance: passed`.
+controller removes the pod. Jobs need no selector on the verdict (the autoscaler cannot see it on a node it has not
+started yet): the gate's startup taint keeps them off a node until it passes, and a failed node is tainted NoExecute.
 
 The pod sees the node's GPUs through the NVIDIA container runtime (NVIDIA_VISIBLE_DEVICES=all) instead of
 requesting `nvidia.com/gpu`, as node monitoring agents do, so it never holds GPUs away from workloads.
