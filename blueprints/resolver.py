@@ -11,7 +11,7 @@ from catalog.addons import AddonVersions, addon_versions
 from catalog.clouds import profile
 from catalog.fabric import default_image, published_busbw_gbps
 from catalog.file_systems import cpfs_scale_out_step_gib, cpfs_source, customer_key_types, encryption_source
-from catalog.gpu_models import acceptance_expectation
+from catalog.gpu_models import acceptance_expectation, mig_models
 from catalog.kubernetes_versions import VersionSupport, support, supported_versions
 from catalog.prices import Quote, hourly_price, overridden_price, quote
 from catalog.system_shapes import load_system_shapes
@@ -20,6 +20,7 @@ from catalog.topology import NetworkTopology, intended_topology, network_topolog
 from . import clock
 from .conflicts import MAX_NODE_GROUPS, spec_conflicts
 from .errors import BlueprintError, did_you_mean
+from .mig import allowed as mig_allowed
 from .spec import ClusterSpec, NodeGroupSpec, SystemNodesSpec
 
 # A preset's hourly guidance is only a guide; a difference beyond this fraction earns a note.
@@ -387,27 +388,22 @@ def _notes(spec: ClusterSpec, group: NodeGroupSpec, shape: Shape, placement: boo
     return notes
 
 
-# GPUs with Multi-Instance GPU: NVIDIA MIG User Guide, "Supported GPUs"
-# (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/index.html#supported-gpus).
-MIG_CAPABLE = ("A100-40GB", "A100-80GB", "A30", "H100", "H200", "H20", "B200")
-
-
 def _check_mig(spec: ClusterSpec, name: str, group: NodeGroupSpec, shape: Shape) -> None:
+    """A MIG layout the GPU Operator has for the shape's GPU (catalog/gpu_models.yaml `mig`, from the operator's own
+    MIG configurations)."""
     profile = group.mig_profile
     if profile is None:
         return
     where = f"cluster.nodeGroups.{name}.migProfile"
-    if shape.gpu.model not in MIG_CAPABLE:
+    layouts = mig_allowed(shape.gpu.model)
+    if layouts is None:
         raise BlueprintError(
             where,
             f"{shape.instance_type} has {shape.gpu.model} GPUs, which have no MIG; "
-            f"MIG needs one of {', '.join(MIG_CAPABLE)}",
+            f"MIG needs one of {', '.join(sorted(mig_models()))}",
         )
-    slice_gb = profile.rsplit(".", 1)[-1]
-    if slice_gb.endswith("gb") and int(slice_gb[:-2]) > shape.gpu.memory_gib:
-        raise BlueprintError(
-            where, f"{profile} slices more memory than a {shape.gpu.model} has ({shape.gpu.memory_gib} GiB)"
-        )
+    if profile not in layouts:
+        raise BlueprintError(where, f"{shape.gpu.model} takes one of {', '.join(layouts)}, not {profile}")
 
 
 # Kueue counts only Ready nodes for a topology-aware flavor (kueue v0.19.2 site/content/en/docs/concepts/
