@@ -39,7 +39,7 @@ from .errors import BlueprintError
 from .resolver import ResolvedNodeGroup, ResolvedPlan, resolve
 from .serving_spec import ENGINE_DTYPE, INTERNAL_LB, VLLM_IMAGE
 from .serving_spec import check_fit as check_serving_fit
-from .spec import AcceptanceSpec, ClusterSpec, NodeGroupSpec
+from .spec import AcceptanceSpec, ClusterSpec
 from .stackconfig import parse_cluster
 
 _RESOLVED: dict[str, ResolvedPlan] = {}

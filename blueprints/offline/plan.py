@@ -11,8 +11,8 @@ from components.kubernetes.nodes import MIG_RESOURCE_PREFIX
 from components.zones import ZoneError
 
 from ..compose import group_resources, resolve_config
-from ..mig import layout, slices
 from ..errors import EXIT_FINDINGS, EXIT_OK, BlueprintError
+from ..mig import layout, slices
 from ..resolver import ResolvedNodeGroup, ResolvedPlan
 from ..stackconfig import PROJECT, STACKS_DIR, cluster_config, read_stack_config, stack_source
 from .cold_start import cold_starts

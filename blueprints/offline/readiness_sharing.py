@@ -11,7 +11,7 @@ zero nodes, or scales up too many nodes for them.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Mapping, Sequence
 
 import yaml
 

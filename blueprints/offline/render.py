@@ -385,6 +385,4 @@ def _slices(sharing: Mapping[str, Any]) -> str:
 def _slice_prices(sharing: Mapping[str, Any]) -> str:
     """The hourly price of one slice of each resource (the node's rate over its slices; MIG by compute share)."""
     prices = sharing["usdPerResourceHour"]
-    return ", ".join(
-        f"{r} {'unpriced' if p is None else _money(p) + '/h'}" for r, p in sorted(prices.items())
-    )
+    return ", ".join(f"{r} {'unpriced' if p is None else _money(p) + '/h'}" for r, p in sorted(prices.items()))
