@@ -17,7 +17,7 @@ cost all read the resources from `advertised`, so they name the same units.
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Iterable
 
 from catalog import Shape
 from catalog.gpu_models import mig_layouts
@@ -72,9 +72,3 @@ def single_slices(group: NodeGroupSpec, shape: Shape, mig_strategy: str) -> int:
     """MIG instances per GPU counted as `nvidia.com/gpu` (single strategy); 1 otherwise."""
     profiles = layout(group, shape)
     return sum(profiles.values()) if profiles and mig_strategy == "single" else 1
-
-
-def allowed(model: str) -> Optional[list[str]]:
-    """The layouts a model takes, or None when it has no MIG."""
-    layouts = mig_layouts(model)
-    return [WHOLE, *layouts] if layouts else None

@@ -11,7 +11,7 @@ from catalog.addons import AddonVersions, addon_versions
 from catalog.clouds import profile
 from catalog.fabric import default_image, published_busbw_gbps
 from catalog.file_systems import cpfs_scale_out_step_gib, cpfs_source, customer_key_types, encryption_source
-from catalog.gpu_models import acceptance_expectation, mig_models
+from catalog.gpu_models import acceptance_expectation, mig_layouts, mig_models
 from catalog.kubernetes_versions import VersionSupport, support, supported_versions
 from catalog.prices import Quote, hourly_price, overridden_price, quote
 from catalog.system_shapes import load_system_shapes
@@ -20,7 +20,6 @@ from catalog.topology import NetworkTopology, intended_topology, network_topolog
 from . import clock
 from .conflicts import MAX_NODE_GROUPS, spec_conflicts
 from .errors import BlueprintError, did_you_mean
-from .mig import allowed as mig_allowed
 from .spec import ClusterSpec, NodeGroupSpec, SystemNodesSpec
 
 # A preset's hourly guidance is only a guide; a difference beyond this fraction earns a note.
@@ -395,8 +394,8 @@ def _check_mig(spec: ClusterSpec, name: str, group: NodeGroupSpec, shape: Shape)
     if profile is None:
         return
     where = f"cluster.nodeGroups.{name}.migProfile"
-    layouts = mig_allowed(shape.gpu.model)
-    if layouts is None:
+    layouts = ["all-disabled", *mig_layouts(shape.gpu.model)]  # all-disabled: whole GPUs, valid everywhere
+    if len(layouts) == 1:
         raise BlueprintError(
             where,
             f"{shape.instance_type} has {shape.gpu.model} GPUs, which have no MIG; "
