@@ -431,22 +431,35 @@ def group_topology(
     return labelled, []
 
 
-# Clouds whose GPU nodes run the cloud's own NVIDIA device plugin (ACK: components/alicloud/cluster.py sets
-# device_plugin_preinstalled), which the GPU Operator's per-node-group configuration cannot reach.
-OWN_DEVICE_PLUGIN = ("alicloud",)
+# Clouds whose autoscaler builds a node of an empty group from its instance type alone, with no way for us to declare
+# extended resources: the cluster-autoscaler's Alibaba Cloud provider (kubernetes/autoscaler tag
+# cluster-autoscaler-chart-9.59.0, cloudprovider/alicloud/alicloud_manager.go buildNodeFromTemplate) sets
+# nvidia.com/gpu to the type's GPU count and turns scaling-configuration tags into labels, never resources; ACK's
+# node-scaling documentation, as far as we found, names no way to declare them. Shared or MIG GPUs are invisible from zero.
+NO_TEMPLATE_RESOURCES = ("alicloud",)
+
+
+def _check_from_zero(spec: ClusterSpec, name: str, group: NodeGroupSpec, shape: Shape) -> None:
+    """Shared GPUs or MIG instances on a group that scales from zero need an autoscaler that can be told about them
+    (AWS: node-template resource tags, components/aws/cluster.py _gpu_template)."""
+    mig = group.mig_profile not in (None, "all-disabled") and mig_layouts(shape.gpu.model).get(group.mig_profile)
+    if spec.cloud not in NO_TEMPLATE_RESOURCES or group.min_nodes > 0 or not (group.sharing or mig):
+        return
+    field = "sharing" if group.sharing else "migProfile"
+    raise BlueprintError(
+        f"cluster.nodeGroups.{name}.{field}",
+        f"{spec.cloud}'s autoscaler sees only whole nvidia.com/gpu on a pool at zero nodes, so shared or MIG GPUs "
+        "never scale it up: set minNodes to at least 1 (the autoscaler then reads a live node), or remove "
+        f"{field} (ACK's own shared-GPU scheduling is not declared by this blueprint: docs/architecture.md)",
+    )
 
 
 def _check_sharing(spec: ClusterSpec, name: str, group: NodeGroupSpec) -> None:
-    """GPU sharing is the GPU Operator's device plugin configured per node group: it needs that plugin."""
+    """GPU sharing is the GPU Operator's device plugin configured per node group (on ACK too: our GPU pools turn ACK's
+    own plugin off, components/kubernetes/nodes.py ACK_GPU_SCHEDULE_LABEL): it needs that plugin."""
     if group.sharing is None:
         return
     where = f"cluster.nodeGroups.{name}.sharing"
-    if spec.cloud in OWN_DEVICE_PLUGIN:
-        raise BlueprintError(
-            where,
-            f"{spec.cloud} GPU nodes run the cloud's own device plugin, which this sharing does not configure; "
-            "remove sharing (ACK's shared-GPU scheduling is not declared by this blueprint yet)",
-        )
     if not spec.kubernetes.enabled or spec.kubernetes.gpu_stack != "gpu-operator":
         raise BlueprintError(
             where, "sharing is configured through the GPU Operator: set kubernetes.gpuStack: gpu-operator"
@@ -608,6 +621,7 @@ def _resolve_group(
         shape = _cheapest(candidates, spec)
     _check_mig(spec, name, group, shape)
     _check_sharing(spec, name, group)
+    _check_from_zero(spec, name, group, shape)
     rdma_interfaces = shape.rdma.interfaces if group_rdma(spec, group) else 0
     placement = group_placement(spec, group, rdma_interfaces)
     option = CAPACITY_OPTION[group.capacity]

@@ -216,14 +216,6 @@ def _bad(tmp_path, capsys, change) -> str:
     return err[0]
 
 
-def test_a_mig_layout_on_a_gpu_without_mig_is_one_line_exit_2(tmp_path, capsys):
-    def change(c):
-        c["nodeGroups"]["balanced"].update(gpuModel="L4")
-
-    line = _bad(tmp_path, capsys, change)
-    assert "nodeGroups.balanced.migProfile" in line and "no MIG" in line
-
-
 def test_a_layout_the_gpu_does_not_take_is_one_line_exit_2(tmp_path, capsys):
     # all-1g.5gb is the A100-40GB's; an H100 (80 GB) has 1g.10gb instances
     line = _bad(tmp_path, capsys, lambda c: c["nodeGroups"]["balanced"].update(migProfile="all-1g.5gb"))
