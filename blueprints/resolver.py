@@ -435,7 +435,8 @@ def group_topology(
 # extended resources: the cluster-autoscaler's Alibaba Cloud provider (kubernetes/autoscaler tag
 # cluster-autoscaler-chart-9.59.0, cloudprovider/alicloud/alicloud_manager.go buildNodeFromTemplate) sets
 # nvidia.com/gpu to the type's GPU count and turns scaling-configuration tags into labels, never resources; ACK's
-# node-scaling documentation, as far as we found, names no way to declare them. Shared or MIG GPUs are invisible from zero.
+# node-scaling documentation, as far as we found, names no way to declare them. Shared or MIG GPUs are invisible
+# from zero.
 NO_TEMPLATE_RESOURCES = ("alicloud",)
 
 
@@ -443,9 +444,19 @@ def _check_from_zero(spec: ClusterSpec, name: str, group: NodeGroupSpec, shape: 
     """Shared GPUs or MIG instances on a group that scales from zero need an autoscaler that can be told about them
     (AWS: node-template resource tags, components/aws/cluster.py _gpu_template)."""
     mig = group.mig_profile not in (None, "all-disabled") and mig_layouts(shape.gpu.model).get(group.mig_profile)
-    if spec.cloud not in NO_TEMPLATE_RESOURCES or group.min_nodes > 0 or not (group.sharing or mig):
+    if not (group.sharing or mig):
         return
     field = "sharing" if group.sharing else "migProfile"
+    if spec.autoscaling.enabled and spec.autoscaling.engine == "karpenter":
+        # aws/karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go computeCapacity: an instance type
+        # offers its physical nvidia.com/gpu and no nvidia.com/mig-*, and a NodePool holds no minimum.
+        raise BlueprintError(
+            f"cluster.nodeGroups.{name}.{field}",
+            "Karpenter sizes a node by its instance type's whole GPUs (no shared counts, no MIG resources), so it "
+            f"would launch too many nodes or none: use autoscaling.engine: cluster-autoscaler, or remove {field}",
+        )
+    if spec.cloud not in NO_TEMPLATE_RESOURCES or group.min_nodes > 0:
+        return
     raise BlueprintError(
         f"cluster.nodeGroups.{name}.{field}",
         f"{spec.cloud}'s autoscaler sees only whole nvidia.com/gpu on a pool at zero nodes, so shared or MIG GPUs "

@@ -180,3 +180,16 @@ def test_readiness_blocks_a_template_that_advertises_whole_gpus_for_a_shared_gro
         whole.append(r)
     [finding] = readiness_sharing.check(whole)
     assert finding.check == "shared-gpus-from-zero" and finding.level == "blocking"
+
+
+@pytest.mark.parametrize("field", ["sharing", "migProfile"])
+def test_shared_or_mig_gpus_under_karpenter_are_one_line_exit_2(tmp_path, capsys, field):
+    """Karpenter sizes nodes from the instance type's whole GPUs: it cannot see shared counts or MIG resources."""
+
+    def change(c):
+        c["autoscaling"] = {"engine": "karpenter"}
+        if field == "migProfile":
+            c["nodeGroups"][GROUP] = {"gpuModel": "H100", "gpusPerNode": 1, "rdma": False, "migProfile": "all-1g.10gb"}
+
+    line = _bad(tmp_path, capsys, change)
+    assert f"nodeGroups.notebooks.{field}" in line and "Karpenter" in line
