@@ -193,3 +193,8 @@ def test_shared_or_mig_gpus_under_karpenter_are_one_line_exit_2(tmp_path, capsys
 
     line = _bad(tmp_path, capsys, change)
     assert f"nodeGroups.notebooks.{field}" in line and "Karpenter" in line
+
+
+def test_ai_conformance_counts_the_operators_per_group_time_slicing_as_gpu_sharing(plan):
+    items = {i["id"]: i for i in plan.to_json()["aiConformance"]["items"]}
+    assert items["gpu_sharing"]["status"] == "met" and GROUP in items["gpu_sharing"]["detail"]
