@@ -220,3 +220,42 @@ def test_a_layout_the_gpu_does_not_take_is_one_line_exit_2(tmp_path, capsys):
     # all-1g.5gb is the A100-40GB's; an H100 (80 GB) has 1g.10gb instances
     line = _bad(tmp_path, capsys, lambda c: c["nodeGroups"]["balanced"].update(migProfile="all-1g.5gb"))
     assert "nodeGroups.balanced.migProfile" in line and "all-1g.10gb" in line
+
+
+AUTOSCALER_GPU_LABEL = "k8s.amazonaws.com/accelerator"  # cluster-autoscaler cloudprovider/aws GPULabel
+
+
+def test_mig_only_nodes_do_not_carry_the_autoscalers_gpu_label(plan):
+    """kubernetes/autoscaler #8095: with that label and no nvidia.com/gpu the autoscaler deems the GPU unready."""
+    labels = {
+        n["labels"]["gpu-blueprints/node-group"]: n["labels"] for n in resources(plan, "aws:eks/nodeGroup:NodeGroup")
+    }
+    for group in MIG_GROUPS:
+        assert AUTOSCALER_GPU_LABEL not in labels[group], group
+        assert f"{TEMPLATE}label/{AUTOSCALER_GPU_LABEL}" not in _template_keys(plan, group), group
+    assert AUTOSCALER_GPU_LABEL in labels["gpu"]  # whole GPUs keep it: the autoscaler waits for their plugin
+    assert f"{TEMPLATE}label/{AUTOSCALER_GPU_LABEL}" in _template_keys(plan, "gpu")
+
+
+def _template_keys(plan, group: str) -> set[str]:
+    """Every tag key on the Auto Scaling group of a node group."""
+    tags = resources(plan, "aws:autoscaling/tag:Tag")
+    asg = next(
+        t["autoscalingGroupName"]
+        for t in tags
+        if t["tag"]["key"] == f"{TEMPLATE}label/gpu-blueprints/node-group" and t["tag"]["value"] == group
+    )
+    return {t["tag"]["key"] for t in tags if t["autoscalingGroupName"] == asg}
+
+
+def test_readiness_blocks_a_mig_only_node_group_with_the_autoscalers_gpu_label(plan):
+    changed = []
+    for r in plan.registrations:
+        labels = r.inputs.get("labels") or {}
+        if r.type == "aws:eks/nodeGroup:NodeGroup" and labels.get("gpu-blueprints/node-group") == "balanced":
+            properties = struct_pb2.Struct()
+            properties.update({**r.inputs, "labels": {**labels, AUTOSCALER_GPU_LABEL: "nvidia-h100"}})
+            r = dataclasses.replace(r, properties=properties)
+        changed.append(r)
+    found = [f for f in readiness_sharing.check(changed) if f.check == "mig-node-unready-to-autoscaler"]
+    assert [f.resource for f in found] == ["mig-mixed-balanced"] and found[0].level == "blocking"

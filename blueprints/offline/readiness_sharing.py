@@ -17,6 +17,7 @@ import yaml
 
 from catalog import load_catalog
 from catalog.gpu_models import mig_layouts
+from components.aws.cluster import GPU_LABEL as AUTOSCALER_GPU_LABEL
 from components.kubernetes.nodes import (
     DEVICE_PLUGIN_CONFIG_LABEL,
     GPU_RESOURCE,
@@ -90,6 +91,18 @@ def check(regs: Sequence[Registration]) -> list[Finding]:
             for k, v in pool.template.items()
             if k.startswith(TEMPLATE_RESOURCES) and is_gpu_resource(k.removeprefix(TEMPLATE_RESOURCES))
         }
+        if GPU_RESOURCE not in want and AUTOSCALER_GPU_LABEL in pool.labels:
+            findings.append(
+                Finding(
+                    "mig-node-unready-to-autoscaler",
+                    BLOCKING,
+                    pool.name,
+                    f"{pool.name}'s nodes carry {AUTOSCALER_GPU_LABEL} but advertise no {GPU_RESOURCE} (only "
+                    f"{_list(want)}): the Cluster Autoscaler counts such a node as having an unready GPU for good "
+                    "(kubernetes/autoscaler #8095) and stops scaling once too many nodes are unready",
+                    f"leave {AUTOSCALER_GPU_LABEL} off the group's nodes and its node template",
+                )
+            )
         if not want or want == have:
             continue
         findings.append(

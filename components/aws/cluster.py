@@ -270,7 +270,11 @@ class GpuCluster(GpuClusterBase):
             **g.labels,
             NODE_GROUP_LABEL: g.name,
             "gpu-blueprints/gpu-model": g.gpu_model,
-            GPU_LABEL: f"nvidia-{g.gpu_model.lower()}",
+            # Not on nodes whose GPUs are all MIG instances under the mixed strategy: the Cluster Autoscaler marks a
+            # node with this label and no nvidia.com/gpu allocatable as having an unready GPU, forever
+            # (processors/customresources/gpu_processor.go FilterOutNodesWithUnreadyResources at
+            # cluster-autoscaler-chart-9.59.0; kubernetes/autoscaler #8095, open), which in the end halts scaling.
+            **({} if g.mig_resources else {GPU_LABEL: f"nvidia-{g.gpu_model.lower()}"}),
             GPU_PRESENT_LABEL: "true",
             **({EFA_PRESENT_LABEL: "true"} if g.rdma_interfaces else {}),
             **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {}),
