@@ -3,10 +3,12 @@ advertise (nvidia.com/gpu counts, or nvidia.com/mig-<profile> under the GPU Oper
 
 A group whose nodes select a time-slicing or MPS entry of the GPU Operator's device-plugin ConfigMap (by the label
 nvidia.com/device-plugin.config) advertises each GPU `replicas` times (k8s-device-plugin v0.20.0 README, "Shared
-Access to GPUs"). The Cluster Autoscaler builds a node of an empty group from its node-template tags only
-(cluster-autoscaler cloudprovider/aws README, "Auto-Discovery Setup"; kubernetes/autoscaler #8095 is where shared
-GPU counts went wrong): a template that says fewer GPUs than the plugin advertises leaves shared pods pending at
-zero nodes, or scales up too many nodes for them.
+Access to GPUs"); a MIG group, the instances its layout creates. The Cluster Autoscaler builds a node of an empty
+group from its node-template tags only (cluster-autoscaler cloudprovider/aws README, "Auto-Discovery Setup"): a
+template that says fewer GPUs than the plugin advertises leaves pods pending at zero nodes, or scales up too many
+nodes for them. And it knows GPUs by the name nvidia.com/gpu alone (kubernetes/autoscaler #8095, open): a node with
+its GPU label (k8s.amazonaws.com/accelerator on AWS) and only nvidia.com/mig-* resources is an unready GPU for good
+(processors/customresources/gpu_processor.go FilterOutNodesWithUnreadyResources, cluster-autoscaler-chart-9.59.0).
 """
 
 from __future__ import annotations
