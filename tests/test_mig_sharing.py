@@ -259,3 +259,27 @@ def test_readiness_blocks_a_mig_only_node_group_with_the_autoscalers_gpu_label(p
         changed.append(r)
     found = [f for f in readiness_sharing.check(changed) if f.check == "mig-node-unready-to-autoscaler"]
     assert [f.resource for f in found] == ["mig-mixed-balanced"] and found[0].level == "blocking"
+
+
+def test_without_kueue_a_teams_namespace_quota_bounds_its_mig_and_shared_units(tmp_path):
+    """ResourceQuota counts what pods request: a team's whole GPUs in each unit a GPU yields (at most)."""
+    from blueprints.offline.plan import make_plan
+
+    stack = yaml.safe_load((TEST_STACKS / "Pulumi.mig-mixed.yaml").read_text())
+    stack["config"]["gpu-cluster-blueprints:cluster"]["kubernetes"]["queueing"] = {"enabled": False}
+    (tmp_path / "Pulumi.noqueue.yaml").write_text(yaml.safe_dump(stack))
+    plan = make_plan("noqueue", tmp_path)
+    [quota] = [
+        q
+        for q in resources(plan, "kubernetes:core/v1:ResourceQuota")
+        if q["metadata"]["namespace"] == "notebooks" and q["metadata"]["name"] == "gpus"
+    ]
+    gpus = STACK["kubernetes"]["teams"]["notebooks"]["gpus"]
+    per_gpu: dict[str, int] = {}
+    for group in MIG_GROUPS:
+        for r, n in _wanted(plan, group).items():
+            per_gpu[r] = max(per_gpu.get(r, 0), n // _shape(plan, group).gpu.count)
+    assert quota["spec"]["hard"] == {
+        f"requests.{GPU_RESOURCE}": str(gpus),  # the whole-GPU group: one per GPU
+        **{f"requests.{r}": str(gpus * n) for r, n in per_gpu.items()},
+    }

@@ -471,7 +471,7 @@ class GpuPlatform(Component):
                 k8s.core.v1.ResourceQuota(
                     f"{name}-team-{team}-gpus",
                     metadata={"name": "gpus", "namespace": team, "labels": labels},
-                    spec={"hard": {f"requests.{GPU_RESOURCE}": str(spec.gpus)}},
+                    spec={"hard": {f"requests.{r}": str(spec.gpus * n) for r, n in units_per_gpu(args).items()}},
                     opts=scoped,
                 )
             limits: dict = {
@@ -708,6 +708,16 @@ class GpuPlatform(Component):
                 # After the CRDs its endpoint picker watches: without them the EPP cannot start (inference_gateway.py).
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[gateway, *self.inference_crds]),
             )
+
+
+def units_per_gpu(args: "PlatformArgs") -> dict[str, int]:
+    """Resource -> the most of it one GPU yields in any group (shared replicas, MIG instances): a namespace quota of
+    a team's whole GPUs in each unit. An upper bound where groups differ; Kueue's quotas are exact per group."""
+    out = {GPU_RESOURCE: max([g.slices_per_gpu for g in args.node_groups if not g.mig_resources] or [1])}
+    for g in args.node_groups:
+        for r, n in g.mig_resources.items():
+            out[r] = max(out.get(r, 0), n // (g.gpus or 1))
+    return out
 
 
 def gpu_resource_names(args: "PlatformArgs") -> list[str]:
