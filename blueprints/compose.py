@@ -30,16 +30,16 @@ from components.cluster_args import (
 from components.kubernetes.acceptance import IMAGE as ACCEPTANCE_IMAGE
 from components.kubernetes.inference_gateway import EPP_IMAGE, GatewayExposure
 from components.kubernetes.monitoring import AlertReceiver, MonitoringArgs, SmtpSettings
-from components.kubernetes.nodes import GATE_TAINT, NODE_GROUP_LABEL, SYSTEM_GROUP
-from components.kubernetes.platform import FabricSettings, PriorityValues, Team, mig_slices
+from components.kubernetes.nodes import GATE_TAINT, GPU_RESOURCE, NODE_GROUP_LABEL, SYSTEM_GROUP
+from components.kubernetes.platform import FabricSettings, PriorityValues, Team
 from components.kubernetes.serving import ModelServingArgs, ServingArgs
 
-from . import clock
+from . import clock, mig
 from .errors import BlueprintError
 from .resolver import ResolvedNodeGroup, ResolvedPlan, resolve
 from .serving_spec import ENGINE_DTYPE, INTERNAL_LB, VLLM_IMAGE
 from .serving_spec import check_fit as check_serving_fit
-from .spec import AcceptanceSpec, ClusterSpec, NodeGroupSpec
+from .spec import AcceptanceSpec, ClusterSpec
 from .stackconfig import parse_cluster
 
 _RESOLVED: dict[str, ResolvedPlan] = {}
@@ -64,13 +64,19 @@ def group_taints(group: ResolvedNodeGroup, acceptance: AcceptanceSpec) -> list[d
     return taints
 
 
-def slices_per_gpu(group: NodeGroupSpec) -> int:
-    """Schedulable nvidia.com/gpu per physical GPU: MIG slices (single strategy) times sharing replicas."""
-    return mig_slices(group.mig_profile) * (group.sharing.replicas if group.sharing else 1)
+def mig_strategy(plan: ResolvedPlan) -> str:
+    """The cluster's MIG strategy (blueprints/mig.py)."""
+    return mig.strategy((g.spec, g.shape) for g in plan.node_groups)
+
+
+def group_resources(plan: ResolvedPlan, group: ResolvedNodeGroup) -> dict[str, int]:
+    """GPU resources one node of the group advertises, named as the cluster's MIG strategy names them."""
+    return mig.advertised(group.spec, group.shape, mig_strategy(plan))
 
 
 def gpu_group_args(plan: ResolvedPlan, group: ResolvedNodeGroup) -> GpuGroupArgs:
     g = group.spec
+    resources = group_resources(plan, group)
     return GpuGroupArgs(
         name=group.name,
         instance_type=group.shape.instance_type,
@@ -86,7 +92,9 @@ def gpu_group_args(plan: ResolvedPlan, group: ResolvedNodeGroup) -> GpuGroupArgs
         labels=dict(g.labels),
         taints=group_taints(group, plan.spec.kubernetes.acceptance),
         mig_profile=g.mig_profile,
-        gpu_resources=group.shape.gpu.count * slices_per_gpu(g),
+        gpu_resources=resources.get(GPU_RESOURCE, 0),
+        mig_slices=mig.single_slices(g, group.shape, mig_strategy(plan)),
+        mig_resources=mig.mig_resources(resources),
         sharing=g.sharing.strategy if g.sharing else None,
         sharing_replicas=g.sharing.replicas if g.sharing else 1,
         rdma_interfaces=group.rdma_interfaces,

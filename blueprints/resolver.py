@@ -11,7 +11,7 @@ from catalog.addons import AddonVersions, addon_versions
 from catalog.clouds import profile
 from catalog.fabric import default_image, published_busbw_gbps
 from catalog.file_systems import cpfs_scale_out_step_gib, cpfs_source, customer_key_types, encryption_source
-from catalog.gpu_models import acceptance_expectation
+from catalog.gpu_models import acceptance_expectation, mig_layouts, mig_models
 from catalog.kubernetes_versions import VersionSupport, support, supported_versions
 from catalog.prices import Quote, hourly_price, overridden_price, quote
 from catalog.system_shapes import load_system_shapes
@@ -389,27 +389,22 @@ def _notes(spec: ClusterSpec, group: NodeGroupSpec, shape: Shape, placement: boo
     return notes
 
 
-# GPUs with Multi-Instance GPU: NVIDIA MIG User Guide, "Supported GPUs"
-# (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/index.html#supported-gpus).
-MIG_CAPABLE = ("A100-40GB", "A100-80GB", "A30", "H100", "H200", "H20", "B200")
-
-
 def _check_mig(spec: ClusterSpec, name: str, group: NodeGroupSpec, shape: Shape) -> None:
+    """A MIG layout the GPU Operator has for the shape's GPU (catalog/gpu_models.yaml `mig`, from the operator's own
+    MIG configurations)."""
     profile = group.mig_profile
     if profile is None:
         return
     where = f"cluster.nodeGroups.{name}.migProfile"
-    if shape.gpu.model not in MIG_CAPABLE:
+    layouts = ["all-disabled", *mig_layouts(shape.gpu.model)]  # all-disabled: whole GPUs, valid everywhere
+    if len(layouts) == 1:
         raise BlueprintError(
             where,
             f"{shape.instance_type} has {shape.gpu.model} GPUs, which have no MIG; "
-            f"MIG needs one of {', '.join(MIG_CAPABLE)}",
+            f"MIG needs one of {', '.join(sorted(mig_models()))}",
         )
-    slice_gb = profile.rsplit(".", 1)[-1]
-    if slice_gb.endswith("gb") and int(slice_gb[:-2]) > shape.gpu.memory_gib:
-        raise BlueprintError(
-            where, f"{profile} slices more memory than a {shape.gpu.model} has ({shape.gpu.memory_gib} GiB)"
-        )
+    if profile not in layouts:
+        raise BlueprintError(where, f"{shape.gpu.model} takes one of {', '.join(layouts)}, not {profile}")
 
 
 # Kueue counts only Ready nodes for a topology-aware flavor (kueue v0.19.2 site/content/en/docs/concepts/
@@ -494,22 +489,46 @@ def _annotation_note(name: str, topology: NetworkTopology) -> list[str]:
     ]
 
 
-# Clouds whose GPU nodes run the cloud's own NVIDIA device plugin (ACK: components/alicloud/cluster.py sets
-# device_plugin_preinstalled), which the GPU Operator's per-node-group configuration cannot reach.
-OWN_DEVICE_PLUGIN = ("alicloud",)
+# Clouds whose autoscaler builds a node of an empty group from its instance type alone, with no way for us to declare
+# extended resources: the cluster-autoscaler's Alibaba Cloud provider (kubernetes/autoscaler tag
+# cluster-autoscaler-chart-9.59.0, cloudprovider/alicloud/alicloud_manager.go buildNodeFromTemplate) sets
+# nvidia.com/gpu to the type's GPU count and turns scaling-configuration tags into labels, never resources; ACK's
+# node-scaling documentation, as far as we found, names no way to declare them. Shared or MIG GPUs are invisible
+# from zero.
+NO_TEMPLATE_RESOURCES = ("alicloud",)
+
+
+def _check_from_zero(spec: ClusterSpec, name: str, group: NodeGroupSpec, shape: Shape) -> None:
+    """Shared GPUs or MIG instances on a group that scales from zero need an autoscaler that can be told about them
+    (AWS: node-template resource tags, components/aws/cluster.py _gpu_template)."""
+    mig = group.mig_profile not in (None, "all-disabled") and mig_layouts(shape.gpu.model).get(group.mig_profile)
+    if not (group.sharing or mig):
+        return
+    field = "sharing" if group.sharing else "migProfile"
+    if spec.autoscaling.enabled and spec.autoscaling.engine == "karpenter":
+        # aws/karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go computeCapacity: an instance type
+        # offers its physical nvidia.com/gpu and no nvidia.com/mig-*, and a NodePool holds no minimum.
+        raise BlueprintError(
+            f"cluster.nodeGroups.{name}.{field}",
+            "Karpenter sizes a node by its instance type's whole GPUs (no shared counts, no MIG resources), so it "
+            f"would launch too many nodes or none: use autoscaling.engine: cluster-autoscaler, or remove {field}",
+        )
+    if spec.cloud not in NO_TEMPLATE_RESOURCES or group.min_nodes > 0:
+        return
+    raise BlueprintError(
+        f"cluster.nodeGroups.{name}.{field}",
+        f"{spec.cloud}'s autoscaler sees only whole nvidia.com/gpu on a pool at zero nodes, so shared or MIG GPUs "
+        "never scale it up: set minNodes to at least 1 (the autoscaler then reads a live node), or remove "
+        f"{field} (ACK's own shared-GPU scheduling is not declared by this blueprint: docs/architecture.md)",
+    )
 
 
 def _check_sharing(spec: ClusterSpec, name: str, group: NodeGroupSpec) -> None:
-    """GPU sharing is the GPU Operator's device plugin configured per node group: it needs that plugin."""
+    """GPU sharing is the GPU Operator's device plugin configured per node group (on ACK too: our GPU pools turn ACK's
+    own plugin off, components/kubernetes/nodes.py ACK_GPU_SCHEDULE_LABEL): it needs that plugin."""
     if group.sharing is None:
         return
     where = f"cluster.nodeGroups.{name}.sharing"
-    if spec.cloud in OWN_DEVICE_PLUGIN:
-        raise BlueprintError(
-            where,
-            f"{spec.cloud} GPU nodes run the cloud's own device plugin, which this sharing does not configure; "
-            "remove sharing (ACK's shared-GPU scheduling is not declared by this blueprint yet)",
-        )
     if not spec.kubernetes.enabled or spec.kubernetes.gpu_stack != "gpu-operator":
         raise BlueprintError(
             where, "sharing is configured through the GPU Operator: set kubernetes.gpuStack: gpu-operator"
@@ -671,6 +690,7 @@ def _resolve_group(
         shape = _cheapest(candidates, spec)
     _check_mig(spec, name, group, shape)
     _check_sharing(spec, name, group)
+    _check_from_zero(spec, name, group, shape)
     rdma_interfaces = shape.rdma.interfaces if group_rdma(spec, group) else 0
     placement = group_placement(spec, group, rdma_interfaces)
     option = CAPACITY_OPTION[group.capacity]

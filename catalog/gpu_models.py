@@ -87,3 +87,25 @@ def acceptance_expectation(shape: Shape, thresholds: Optional[Mapping[str, float
         "gpu_link_gbps": multi_gpu_link if shape.gpu.count > 1 else None,
         "thresholds": {"matmul": matmul_threshold(model), **(thresholds or {})},
     }
+
+
+def mig_layouts(model: str) -> dict[str, dict[str, int]]:
+    """The GPU Operator's MIG layouts a GPU model takes (`all-1g.10gb` -> {"1g.10gb": 7}: GPU instances per GPU);
+    empty for a model without MIG. `all-disabled` (whole GPUs) is valid everywhere and not listed. Source:
+    gpu_models.yaml `mig_source`."""
+    return dict(_mig()[1].get(model, {}))
+
+
+def mig_models() -> list[str]:
+    """The GPU models with MIG layouts."""
+    return list(_mig()[1])
+
+
+def mig_source() -> str:
+    return _mig()[0]
+
+
+@lru_cache(maxsize=1)
+def _mig() -> tuple[str, dict[str, dict[str, dict[str, int]]]]:
+    raw = load_yaml(GPU_MODELS_FILE)
+    return raw["mig_source"], {m: {k: dict(v) for k, v in layouts.items()} for m, layouts in raw["mig"].items()}

@@ -51,7 +51,14 @@ class GpuGroupArgs(Args):
     mig_profile: Optional[str] = None
     """`nvidia.com/mig.config` layout; None leaves GPUs whole."""
     gpu_resources: Optional[int] = 0
-    """`nvidia.com/gpu` a node offers (GPUs x MIG slices x sharing replicas); 0 means `gpus`."""
+    """`nvidia.com/gpu` a node offers (GPUs x MIG slices x sharing replicas); 0 means `gpus`, unless `mig_resources`
+    names the node's GPUs instead."""
+    mig_slices: Optional[int] = 1
+    """MIG instances per GPU that the device plugin counts as `nvidia.com/gpu` (the GPU Operator's single MIG
+    strategy); 1 by default (whole GPUs, or MIG under the mixed strategy)."""
+    mig_resources: Optional[Mapping[str, int]] = field(default_factory=dict)
+    """Under the GPU Operator's mixed MIG strategy, `nvidia.com/mig-<profile>` -> instances a node offers (times
+    sharing replicas); the node then offers no `nvidia.com/gpu`. Empty by default."""
     sharing: Optional[str] = None
     """time-slicing or mps: the device plugin advertises each GPU `sharing_replicas` times; None (default): whole."""
     sharing_replicas: Optional[int] = 1
@@ -94,6 +101,8 @@ class GpuGroupArgs(Args):
             rdma=self.rdma if self.rdma_interfaces else "none",
             taints=list(self.taints),
             mig_profile=self.mig_profile,
+            mig_slices=self.mig_slices,
+            mig_resources=dict(self.mig_resources),
             sharing=self.sharing,
             sharing_replicas=self.sharing_replicas,
             acceptance=self.acceptance,

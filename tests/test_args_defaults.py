@@ -64,6 +64,11 @@ PAIRS = {
 NOT_SPEC_INPUTS = {
     (a.GpuGroupArgs, "taints"),
     (a.GpuGroupArgs, "gpu_resources"),
+    (
+        a.GpuGroupArgs,
+        "mig_slices",
+    ),  # the cluster's MIG strategy and the catalog's layout decide both (blueprints/mig.py)
+    (a.GpuGroupArgs, "mig_resources"),
     (a.GpuGroupArgs, "rdma_interfaces"),
     (a.GpuGroupArgs, "placement_group"),
     (a.GpuGroupArgs, "local_nvme_raid0"),

@@ -14,8 +14,13 @@ from google.protobuf import struct_pb2
 from blueprints.cli import main
 from blueprints.offline import readiness_sharing
 from blueprints.offline.plan import make_plan
-from components.kubernetes.nodes import DEVICE_PLUGIN_CONFIG_LABEL, GPU_RESOURCE
-from conftest import resources
+from components.kubernetes.nodes import (
+    ACK_DEVICE_PLUGIN_OFF,
+    ACK_GPU_SCHEDULE_LABEL,
+    DEVICE_PLUGIN_CONFIG_LABEL,
+    GPU_RESOURCE,
+)
+from conftest import data_plan, resources
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_STACKS = ROOT / "tests" / "data" / "stacks"
@@ -123,12 +128,42 @@ def test_mps_on_mig_slices_is_one_line_exit_2(tmp_path, capsys):
     assert "mps" in _bad(tmp_path, capsys, change)
 
 
-def test_sharing_on_ack_which_runs_its_own_device_plugin_is_one_line_exit_2(tmp_path, capsys):
+def test_sharing_on_an_ack_pool_at_zero_is_one_line_exit_2(tmp_path, capsys):
+    """Alibaba Cloud's autoscaler builds an empty pool's node from its instance type: whole GPUs only."""
+
     def change(c):
         c.update(cloud="alicloud", region="cn-hangzhou")
         c["nodeGroups"][GROUP]["gpuModel"] = "A10"
 
-    assert "nodeGroups.notebooks.sharing" in _bad(tmp_path, capsys, change)
+    line = _bad(tmp_path, capsys, change)
+    assert "nodeGroups.notebooks.sharing" in line and "minNodes" in line
+
+
+def test_mig_on_an_ack_pool_at_zero_is_one_line_exit_2(tmp_path, capsys):
+    def change(c):
+        c.update(cloud="alicloud", region="cn-hangzhou")
+        c["nodeGroups"][GROUP] = {"gpuModel": "A100-80GB", "gpusPerNode": 1, "minNodes": 0, "desiredNodes": 0}
+        c["nodeGroups"][GROUP]["migProfile"] = "all-1g.10gb"
+
+    line = _bad(tmp_path, capsys, change)
+    assert "nodeGroups.notebooks.migProfile" in line and "minNodes" in line
+
+
+def test_ack_pools_share_gpus_through_the_gpu_operator_and_plan_with_exit_0():
+    """ACK's own device plugin is off on our GPU pools, so the GPU Operator's per-group config shares them there too;
+    the pool keeps a node, from which the autoscaler reads the shared count."""
+    plan = data_plan("time-slicing-aliyun")
+    assert plan.exit_code == 0, [f.message for f in plan.readiness_blocking()]
+    [pool] = [
+        p
+        for p in resources(plan, "alicloud:cs/nodePool:NodePool")
+        if any(label["key"] == DEVICE_PLUGIN_CONFIG_LABEL for label in p.get("labels") or [])
+    ]
+    labels = {label["key"]: label["value"] for label in pool["labels"]}
+    assert labels[DEVICE_PLUGIN_CONFIG_LABEL] == GROUP and labels[ACK_GPU_SCHEDULE_LABEL] == ACK_DEVICE_PLUGIN_OFF
+    [release] = [r for r in resources(plan, "kubernetes:helm.sh/v3:Release") if r["name"] == "gpu-operator"]
+    entry = yaml.safe_load(release["values"]["devicePlugin"]["config"]["data"][GROUP])
+    assert entry["sharing"]["timeSlicing"]["resources"] == [{"name": GPU_RESOURCE, "replicas": REPLICAS}]
 
 
 def test_readiness_blocks_a_template_that_advertises_whole_gpus_for_a_shared_group(plan):
@@ -145,3 +180,21 @@ def test_readiness_blocks_a_template_that_advertises_whole_gpus_for_a_shared_gro
         whole.append(r)
     [finding] = readiness_sharing.check(whole)
     assert finding.check == "shared-gpus-from-zero" and finding.level == "blocking"
+
+
+@pytest.mark.parametrize("field", ["sharing", "migProfile"])
+def test_shared_or_mig_gpus_under_karpenter_are_one_line_exit_2(tmp_path, capsys, field):
+    """Karpenter sizes nodes from the instance type's whole GPUs: it cannot see shared counts or MIG resources."""
+
+    def change(c):
+        c["autoscaling"] = {"engine": "karpenter"}
+        if field == "migProfile":
+            c["nodeGroups"][GROUP] = {"gpuModel": "H100", "gpusPerNode": 1, "rdma": False, "migProfile": "all-1g.10gb"}
+
+    line = _bad(tmp_path, capsys, change)
+    assert f"nodeGroups.notebooks.{field}" in line and "Karpenter" in line
+
+
+def test_ai_conformance_counts_the_operators_per_group_time_slicing_as_gpu_sharing(plan):
+    items = {i["id"]: i for i in plan.to_json()["aiConformance"]["items"]}
+    assert items["gpu_sharing"]["status"] == "met" and GROUP in items["gpu_sharing"]["detail"]

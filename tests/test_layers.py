@@ -56,7 +56,10 @@ ALLOWED = {
         "blueprints.conflicts",
         "blueprints.clock",
     ),
+    # MIG strategy and the resources a node advertises, read by compose and the offline plan
+    "blueprints.mig": ("blueprints.spec", "catalog", "components.kubernetes.nodes"),
     "blueprints.compose": (
+        "blueprints.mig",
         "blueprints.resolver",
         "blueprints.spec",
         "blueprints.stackconfig",

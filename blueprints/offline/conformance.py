@@ -306,6 +306,15 @@ def _gpu_sharing(d: Declared, minor: str) -> Judgement:
             ),
             d.release("gpu-operator"),
         )
+    # Time-slicing or MPS per node group: entries of the operator's devicePlugin.config, chosen by node label.
+    entries = ((operator.get("devicePlugin") or {}).get("config") or {}).get("data") or {}
+    shared = sorted(k for k, v in entries.items() if "timeSlicing" in str(v) or "mps:" in str(v))
+    if "gpu-operator" in d.releases and shared:
+        return (
+            MET,
+            f"time-slicing or MPS from {d.chart('gpu-operator')} (devicePlugin.config entries: {', '.join(shared)})",
+            d.release("gpu-operator"),
+        )
     plugin = d.values("nvidia-device-plugin")
     if ((plugin.get("config") or {}).get("map") or {}) and "timeSlicing" in str(plugin.get("config")):
         return MET, f"time-slicing in {d.chart('nvidia-device-plugin')}", d.release("nvidia-device-plugin")

@@ -7,10 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
+from components.kubernetes.nodes import MIG_RESOURCE_PREFIX
 from components.zones import ZoneError
 
-from ..compose import resolve_config, slices_per_gpu
+from ..compose import group_resources, resolve_config
 from ..errors import EXIT_FINDINGS, EXIT_OK, BlueprintError
+from ..mig import layout, slices
 from ..resolver import ResolvedNodeGroup, ResolvedPlan
 from ..stackconfig import PROJECT, STACKS_DIR, cluster_config, read_stack_config, stack_source
 from .cold_start import cold_starts
@@ -158,20 +160,37 @@ def node_group_rates(resolved: ResolvedPlan) -> list[dict[str, Any]]:
             "usdPerHour": g.usd_per_hour,
             "source": g.price_source,
             "asOf": g.price_as_of,
-            **({"sharing": _shared_slice(g)} if g.spec.sharing else {}),
+            **({"sharing": _shared_slice(resolved, g)} if g.spec.sharing or layout(g.spec, g.shape) else {}),
         }
         for g in resolved.node_groups
     ]
 
 
-def _shared_slice(g: ResolvedNodeGroup) -> dict[str, Any]:
-    """What one shared slice of a sharing group costs: the node's rate over the nvidia.com/gpu it advertises."""
-    slices = g.shape.gpu.count * slices_per_gpu(g.spec)
+def _shared_slice(resolved: ResolvedPlan, g: ResolvedNodeGroup) -> dict[str, Any]:
+    """What one slice of a shared or MIG-partitioned group costs: the node's hourly rate over the GPU units it
+    advertises (shared nvidia.com/gpu, MIG instances, under the names the cluster's MIG strategy gives them)."""
+    resources = group_resources(resolved, g)
+    per_node = slices(resources)
+    replicas = g.spec.sharing.replicas if g.spec.sharing else 1
+    profiles = layout(g.spec, g.shape)
+    # A MIG instance's share of its GPU: its compute slices over the layout's (a 3g.40gb is three of seven).
+    units = sum(int(p.split("g.")[0]) * n for p, n in profiles.items())
+    share = {f"{MIG_RESOURCE_PREFIX}{p}": int(p.split("g.")[0]) / units for p in profiles} if profiles else {}
+    price = g.usd_per_hour
     return {
-        "strategy": g.spec.sharing.strategy,
-        "replicasPerGpu": g.spec.sharing.replicas,
-        "slicesPerNode": slices,
-        "usdPerSliceHour": None if g.usd_per_hour is None else round(g.usd_per_hour / slices, 4),
+        "strategy": g.spec.sharing.strategy if g.spec.sharing else "mig",
+        "replicasPerGpu": replicas,
+        **({"migProfile": g.spec.mig_profile} if profiles else {}),
+        "resources": resources,
+        "slicesPerNode": per_node,
+        # the node's rate over its slices: one figure only when every slice is alike
+        "usdPerSliceHour": None if price is None or len(resources) > 1 else round(price / per_node, 4),
+        "usdPerResourceHour": {
+            r: None
+            if price is None
+            else round(price / g.shape.gpu.count * share[r] / replicas if r in share else price / per_node, 4)
+            for r in resources
+        },
     }
 
 

@@ -16,7 +16,7 @@ from catalog import load_catalog
 from catalog.chart_workloads import Workload, addon_workloads, cluster_workloads, release_workloads, runtime_gpu_labels
 from catalog.clouds import profile, type_of, types_of
 from components.kubernetes.karpenter import NODE_POOL_TYPE as KARPENTER_NODE_POOL
-from components.kubernetes.nodes import GPU_RESOURCE, GPU_TAINT_KEY, STARTUP_TAINT_PREFIX
+from components.kubernetes.nodes import GPU_RESOURCE, GPU_TAINT_KEY, MIG_RESOURCE_PREFIX, STARTUP_TAINT_PREFIX
 
 from .engine import Registration
 from .index import RegistrationIndex
@@ -84,6 +84,11 @@ class Pool:
     @property
     def blocking_taints(self) -> list[tuple[str, str, str]]:
         return [t for t in self.taints if t[2] in ("NoSchedule", "NoExecute")]
+
+
+def is_gpu_resource(name: str) -> bool:
+    """nvidia.com/gpu (whole, shared or single-strategy MIG) or a mixed-strategy nvidia.com/mig-<profile>."""
+    return name == GPU_RESOURCE or name.startswith(MIG_RESOURCE_PREFIX)
 
 
 @dataclass(frozen=True)
@@ -465,7 +470,9 @@ def _scale_from_zero(
                 )
             )
             continue
-        wanted = {"resources/nvidia.com/gpu"} | (
+        # nvidia.com/gpu, or under the mixed MIG strategy nvidia.com/mig-<profile> (readiness_sharing checks counts)
+        gpu_tags = {k for k in pool.template if is_gpu_resource(k.removeprefix("resources/"))}
+        wanted = (gpu_tags or {"resources/nvidia.com/gpu"}) | (
             {"resources/vpc.amazonaws.com/efa"} if pool.urn in efa_groups else set()
         )
         wanted |= {f"label/{k}" for k in pool.labels} | {

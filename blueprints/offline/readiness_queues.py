@@ -17,7 +17,7 @@ from catalog import load_catalog
 from components.kubernetes.nodes import GPU_RESOURCE, RDMA_RESOURCES
 
 from .engine import Registration
-from .readiness import BLOCKING, WARNING, Finding, Pool, _pools
+from .readiness import BLOCKING, WARNING, Finding, Pool, _pools, is_gpu_resource
 
 KUEUE = "kubernetes:kueue.x-k8s.io/"
 GPU = GPU_RESOURCE
@@ -43,7 +43,7 @@ def node_devices(pool: Pool) -> dict[str, int]:
     template = {
         k[len(TEMPLATE_RESOURCES) :]: _count(v) for k, v in pool.template.items() if k.startswith(TEMPLATE_RESOURCES)
     }
-    if template.get(GPU):
+    if any(v for k, v in template.items() if is_gpu_resource(k)):
         return {k: v for k, v in template.items() if v}
     shape = load_catalog().get(pool.instance_type)
     if shape is None:
@@ -104,7 +104,7 @@ def check(regs: Sequence[Registration]) -> list[Finding]:
     findings = []
     for team in sorted(queues):
         quotas = _quotas(queues[team])
-        if not any(q.get(GPU, {}).get("nominal") for q in quotas.values()):
+        if not any(q[r]["nominal"] for q in quotas.values() for r in q if is_gpu_resource(r)):
             continue  # a team without GPUs (CPU work only) is meant that way
         for flavor in sorted(quotas):
             labels = flavors.get(flavor) or {}
@@ -112,7 +112,7 @@ def check(regs: Sequence[Registration]) -> list[Finding]:
             if pool is None or GPU not in quotas[flavor]:
                 continue
             per_node = node_devices(pool)
-            rdma = any(k != GPU for k in per_node)
+            rdma = any(not is_gpu_resource(k) for k in per_node)
             nodes = 2 if rdma and pool.max_nodes >= 2 else 1
             short = {
                 res: (n * nodes, admissible(queues, team, flavor, res))
@@ -123,7 +123,8 @@ def check(regs: Sequence[Registration]) -> list[Finding]:
                 continue
             gang = "two full nodes (a multi-node job over the fabric)" if nodes == 2 else "one full node"
             need = ", ".join(f"{res} {want} (admissible {have})" for res, (want, have) in sorted(short.items()))
-            gpus = per_node.get(GPU, 0) * nodes
+            shape = load_catalog().get(pool.instance_type)  # a team's gpus are whole GPUs, whatever the slices
+            gpus = (shape.gpu.count if shape else per_node.get(GPU, 0)) * nodes
             findings.append(
                 Finding(
                     "queue-fits-gang",

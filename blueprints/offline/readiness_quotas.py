@@ -39,11 +39,9 @@ def check(registrations: Iterable[Registration]) -> list[Finding]:
 
 
 def team_quotas(resolved: ResolvedPlan) -> list[Finding]:
-    """Each team quota above the cluster's GPUs at maxNodes (a MIG slice is one `nvidia.com/gpu`, as the
-    platform layer's quotas and queues count it)."""
-    from components.kubernetes.platform import mig_slices
-
-    most = sum(g.spec.max_nodes * g.gpus_per_node * mig_slices(g.spec.mig_profile) for g in resolved.node_groups)
+    """Each team quota above the cluster's GPUs at maxNodes. A team's `gpus` are whole GPUs: the queues multiply them
+    into MIG instances or shared replicas per group (platform.py `_queueing`), so the bound is physical GPUs."""
+    most = sum(g.spec.max_nodes * g.shape.gpu.count for g in resolved.node_groups)
     return [
         Finding(
             "team-quota-beyond-cluster",

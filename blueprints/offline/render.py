@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from catalog.clouds import type_of
 
@@ -207,6 +207,8 @@ def _cost_lines(cost: dict, bullet: str) -> list[str]:
             f"{bullet}rate {r['nodeGroup']}: {r['instanceType']} {r['capacity']} at {price} "
             f"({r['option']}; {r['source']})"
         )
+        if r.get("sharing"):
+            lines.append(f"{bullet}  per slice ({_slices(r['sharing'])}): {_slice_prices(r['sharing'])}")
     b = cost["budget"]
     verdict = _budget_verdict(b["withinBudget"])
     lines.append(f"{bullet}budget {_money(b['monthlyLimitUsd'])}/month: {b['usedPct']}% used ({verdict} budget)")
@@ -274,6 +276,10 @@ def render_markdown(plan: Plan) -> str:
                 f"| {r['nodeGroup']} | `{r['instanceType']}` | {r['capacity']} ({r['option']}) | {price} "
                 f"| {r['source']} |"
             )
+        shared = [r for r in cost["rates"] if r.get("sharing")]
+        if shared:
+            out += ["", "| node group | slices per node | $/h per slice |", "|---|---|---|"]
+            out += [f"| {r['nodeGroup']} | {_slices(r['sharing'])} | {_slice_prices(r['sharing'])} |" for r in shared]
     out += [
         "",
         "<details><summary>" + f"{data['counts']['total']} registrations</summary>",
@@ -367,3 +373,16 @@ def render_failure(stack: str, error: str, fmt: str) -> str:
 
 
 RENDERERS: dict[str, Callable[[Plan], str]] = {"text": render_text, "markdown": render_markdown, "json": render_json}
+
+
+def _slices(sharing: Mapping[str, Any]) -> str:
+    """How a shared or MIG group's node is sliced, e.g. `time-slicing x2 of all-1g.10gb: 14 nvidia.com/mig-1g.10gb`."""
+    how = sharing["strategy"] + (f" x{sharing['replicasPerGpu']}" if sharing["replicasPerGpu"] > 1 else "")
+    of = f" of {sharing['migProfile']}" if sharing.get("migProfile") else ""
+    return f"{how}{of}: " + ", ".join(f"{n} {r}" for r, n in sorted(sharing["resources"].items()))
+
+
+def _slice_prices(sharing: Mapping[str, Any]) -> str:
+    """The hourly price of one slice of each resource (the node's rate over its slices; MIG by compute share)."""
+    prices = sharing["usdPerResourceHour"]
+    return ", ".join(f"{r} {'unpriced' if p is None else _money(p) + '/h'}" for r, p in sorted(prices.items()))

@@ -270,7 +270,11 @@ class GpuCluster(GpuClusterBase):
             **g.labels,
             NODE_GROUP_LABEL: g.name,
             "gpu-blueprints/gpu-model": g.gpu_model,
-            GPU_LABEL: f"nvidia-{g.gpu_model.lower()}",
+            # Not on nodes whose GPUs are all MIG instances under the mixed strategy: the Cluster Autoscaler marks a
+            # node with this label and no nvidia.com/gpu allocatable as having an unready GPU, forever
+            # (processors/customresources/gpu_processor.go FilterOutNodesWithUnreadyResources at
+            # cluster-autoscaler-chart-9.59.0; kubernetes/autoscaler #8095, open), which in the end halts scaling.
+            **({} if g.mig_resources else {GPU_LABEL: f"nvidia-{g.gpu_model.lower()}"}),
             GPU_PRESENT_LABEL: "true",
             **({EFA_PRESENT_LABEL: "true"} if g.rdma_interfaces else {}),
             **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {}),
@@ -320,7 +324,7 @@ class GpuCluster(GpuClusterBase):
                 capacity_block_starts_at=g.capacity_block_starts_at,
                 local_nvme_raid0=g.local_nvme_raid0,
                 release_version=args.node_release_version,
-                extended_resources={GPU_RESOURCE: g.gpu_resources or g.gpus, EFA_RESOURCE: efa},
+                extended_resources=_gpu_template(g, efa),
                 tags=self._tags,
             ),
             opts=node_opts,
@@ -640,3 +644,12 @@ class GpuCluster(GpuClusterBase):
                 model: {"eks.amazonaws.com/role-arn": role.arn} for model, role in readers.items()
             },
         )
+
+
+def _gpu_template(g: GpuGroupArgs, efa: int) -> dict[str, int]:
+    """What one node of the group offers, as the autoscaler's node template must say it: `nvidia.com/gpu` (shared or
+    single-strategy MIG counts included), or under the mixed MIG strategy each `nvidia.com/mig-<profile>` instead
+    (cluster-autoscaler cloudprovider/aws aws_manager.go extractAllocatableResourcesFromAsg reads any
+    `k8s.io/cluster-autoscaler/node-template/resources/<name>` tag; tag cluster-autoscaler-chart-9.59.0)."""
+    gpus = dict(g.mig_resources) if g.mig_resources else {GPU_RESOURCE: g.gpu_resources or g.gpus}
+    return {**gpus, EFA_RESOURCE: efa}

@@ -7,6 +7,9 @@ ones; the offline plan's readiness checks read them back. Change a name here and
 
 # Extended resources a GPU node advertises: NVIDIA's device plugin; the AWS EFA and Alibaba Cloud eRDMA plugins.
 GPU_RESOURCE = "nvidia.com/gpu"
+# Under the GPU Operator's mixed MIG strategy each MIG instance is nvidia.com/mig-<profile> (k8s-device-plugin v0.20.0
+# README, MIG_STRATEGY), e.g. nvidia.com/mig-1g.10gb.
+MIG_RESOURCE_PREFIX = "nvidia.com/mig-"
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
 ERDMA_RESOURCE = "aliyun/erdma"
 RDMA_RESOURCES = {"efa": EFA_RESOURCE, "erdma": ERDMA_RESOURCE}

@@ -79,6 +79,11 @@ class GpuNodes(Args):
     """Key, value, effect (Kubernetes spelling), the acceptance gate included."""
     mig_profile: Optional[str] = None
     """The MIG layout the GPU Operator applies; None leaves GPUs whole."""
+    mig_slices: Optional[int] = 1
+    """MIG instances per GPU advertised as nvidia.com/gpu (single MIG strategy); 1 by default."""
+    mig_resources: Optional[Mapping[str, int]] = field(default_factory=dict)
+    """nvidia.com/mig-<profile> -> instances a node advertises (mixed MIG strategy, sharing replicas included); the
+    node then advertises no nvidia.com/gpu. Empty by default."""
     sharing: Optional[str] = None
     """time-slicing or mps through the device plugin's per-node-group configuration; None (default): whole GPUs."""
     sharing_replicas: Optional[int] = 1
@@ -108,7 +113,7 @@ class GpuNodes(Args):
     @property
     def slices_per_gpu(self) -> int:
         """nvidia.com/gpu the device plugin advertises per physical GPU: MIG slices times sharing replicas."""
-        return mig_slices(self.mig_profile) * (self.sharing_replicas if self.sharing else 1)
+        return (self.mig_slices or 1) * (self.sharing_replicas if self.sharing else 1)
 
     @property
     def workload_taints(self) -> list[Mapping[str, str]]:
@@ -253,7 +258,8 @@ def device_plugin_config(groups: Sequence[GpuNodes]) -> Optional[dict]:
     key = {"time-slicing": "timeSlicing", "mps": "mps"}
     data = {WHOLE_GPUS: yaml.safe_dump({"version": "v1"}, sort_keys=False)}
     for g in shared:
-        replicated: dict = {"resources": [{"name": GPU_RESOURCE, "replicas": g.sharing_replicas}]}
+        names = sorted(g.mig_resources) or [GPU_RESOURCE]  # mixed MIG: each profile's resource is time-sliced
+        replicated: dict = {"resources": [{"name": n, "replicas": g.sharing_replicas} for n in names]}
         if g.sharing == "time-slicing":
             replicated = {"failRequestsGreaterThanOne": True, **replicated}
         data[g.name] = yaml.safe_dump({"version": "v1", "sharing": {key[g.sharing]: replicated}}, sort_keys=False)
@@ -290,7 +296,7 @@ def operator_values(args: PlatformArgs) -> dict:
         "toolkit": {"enabled": True, "env": [{"name": k, "value": v} for k, v in RUNTIME_ISOLATION_ENV.items()]},
         "devicePlugin": plugin,
         "dcgmExporter": exporter,
-        "mig": {"strategy": "single"},
+        "mig": {"strategy": mig_strategy(args.node_groups)},
         "migManager": {"enabled": mig},
         "daemonsets": {"tolerations": tolerations},
     }
@@ -459,7 +465,7 @@ class GpuPlatform(Component):
                 k8s.core.v1.LimitRange(
                     f"{name}-ns-{ns_name}-no-gpus",
                     metadata={"name": "no-gpus", "namespace": ns_name, "labels": labels},
-                    spec={"limits": [{"type": "Container", "max": {GPU_RESOURCE: "0"}}]},
+                    spec={"limits": [{"type": "Container", "max": {r: "0" for r in gpu_resource_names(args)}}]},
                     opts=pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[ns_name]]),
                 )
 
@@ -471,7 +477,7 @@ class GpuPlatform(Component):
                 k8s.core.v1.ResourceQuota(
                     f"{name}-team-{team}-gpus",
                     metadata={"name": "gpus", "namespace": team, "labels": labels},
-                    spec={"hard": {f"requests.{GPU_RESOURCE}": str(spec.gpus)}},
+                    spec={"hard": {f"requests.{r}": str(spec.gpus * n) for r, n in units_per_gpu(args).items()}},
                     opts=scoped,
                 )
             limits: dict = {
@@ -533,10 +539,11 @@ class GpuPlatform(Component):
                         group=g.name,
                         node_labels={NODE_GROUP_LABEL: g.name},
                         tolerations=g.workload_taints,
-                        gpus_per_node=g.gpus * g.slices_per_gpu,
+                        gpus_per_node=g.gpus * (1 if g.mig_resources else g.slices_per_gpu),
                         vcpus=g.vcpus,
                         memory_gib=g.memory_gib,
                         extended={RDMA_RESOURCES[g.rdma]: g.rdma_devices} if g.rdma != "none" else {},
+                        mig_resources=dict(g.mig_resources),
                         topology_name=g.topology_name,
                         topology_levels=tuple(g.topology_levels),
                         provisioned=g.provisioned,
@@ -715,11 +722,25 @@ class GpuPlatform(Component):
             )
 
 
-def mig_slices(profile: Optional[str]) -> int:
-    """GPU instances per GPU for an `all-<N>g.<mem>gb` layout (7 compute slices on A100/H100-class GPUs)."""
-    if not profile or not profile.startswith("all-") or "g." not in profile:
-        return 1
-    return max(1, 7 // int(profile[4 : profile.index("g.")]))
+def units_per_gpu(args: "PlatformArgs") -> dict[str, int]:
+    """Resource -> the most of it one GPU yields in any group (shared replicas, MIG instances): a namespace quota of
+    a team's whole GPUs in each unit. An upper bound where groups differ; Kueue's quotas are exact per group."""
+    out = {GPU_RESOURCE: max([g.slices_per_gpu for g in args.node_groups if not g.mig_resources] or [1])}
+    for g in args.node_groups:
+        for r, n in g.mig_resources.items():
+            out[r] = max(out.get(r, 0), n // (g.gpus or 1))
+    return out
+
+
+def gpu_resource_names(args: "PlatformArgs") -> list[str]:
+    """nvidia.com/gpu and, under the mixed MIG strategy, each nvidia.com/mig-<profile> a group's nodes advertise."""
+    return [GPU_RESOURCE, *sorted({r for g in args.node_groups for r in g.mig_resources})]
+
+
+def mig_strategy(groups: Sequence[GpuNodes]) -> str:
+    """The GPU Operator's one MIG strategy for the cluster: mixed where a group's nodes advertise MIG instances by
+    their profiles' names (`mig_resources`), else single (the chart's default)."""
+    return "mixed" if any(g.mig_resources for g in groups) else "single"
 
 
 def isolate_namespace(name: str, namespace: str, labels: Mapping[str, str], opts: pulumi.ResourceOptions) -> None:

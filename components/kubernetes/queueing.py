@@ -63,6 +63,9 @@ class GpuFlavor(Args):
     """Host memory per node, GiB."""
     extended: Optional[Mapping[str, int]] = field(default_factory=dict)
     """Fabric devices per node (vpc.amazonaws.com/efa...)."""
+    mig_resources: Optional[Mapping[str, int]] = field(default_factory=dict)
+    """Under the mixed MIG strategy, nvidia.com/mig-<profile> -> instances per node; the nodes then offer no
+    nvidia.com/gpu and `gpus_per_node` counts their physical GPUs. Empty by default."""
     topology_name: Optional[str] = None
     """The Topology the flavor names, so Kueue places a gang's pods by the nodes' network labels; None (default):
     quota only."""
@@ -170,8 +173,13 @@ def topologies_of(flavors: Sequence[GpuFlavor]) -> dict[str, tuple[str, ...]]:
     return out
 
 
+def _extra(flavors: Sequence[GpuFlavor]) -> list[str]:
+    """Resources beside cpu, memory and nvidia.com/gpu: fabric devices, MIG instances under the mixed strategy."""
+    return sorted({k for f in flavors for k in (*f.extended, *f.mig_resources)})
+
+
 def covered_resources(flavors: Sequence[GpuFlavor]) -> list[str]:
-    return ["cpu", "memory", GPU_RESOURCE, *sorted({k for f in flavors for k in f.extended})]
+    return ["cpu", "memory", GPU_RESOURCE, *_extra(flavors)]
 
 
 def provisioned_flavors(flavors: Sequence[GpuFlavor]) -> list[str]:
@@ -182,7 +190,7 @@ def provisioned_flavors(flavors: Sequence[GpuFlavor]) -> list[str]:
 def team_flavors(team: TeamQueue, flavors: Sequence[GpuFlavor], system_cpu: str, system_memory: str) -> list[dict]:
     """Quota per flavor: the small CPU flavor first (CPU-only jobs stay off GPU nodes), then each GPU group with
     the team's GPUs and the CPU, memory and fabric devices of the nodes those GPUs come with."""
-    extra = sorted({k for f in flavors for k in f.extended})
+    extra = _extra(flavors)
     rows = [
         {
             "name": SYSTEM_FLAVOR,
@@ -195,16 +203,19 @@ def team_flavors(team: TeamQueue, flavors: Sequence[GpuFlavor], system_cpu: str,
         }
     ]
     for f in flavors:
-        slices = team.mig_slices.get(f.group, 1)
+        slices = 1 if f.mig_resources else team.mig_slices.get(f.group, 1)
         nodes = math.ceil(team.gpus * slices / f.gpus_per_node) if f.gpus_per_node else 0
+        # The team's GPUs in the units the nodes advertise: MIG instances of those GPUs under the mixed strategy.
+        per_gpu = {r: n // f.gpus_per_node for r, n in f.mig_resources.items()} if f.gpus_per_node else {}
+        quota = {**{r: nodes * n for r, n in f.extended.items()}, **{r: team.gpus * n for r, n in per_gpu.items()}}
         rows.append(
             {
                 "name": f"gpu-{f.group}",
                 "resources": [
                     {"name": "cpu", "nominalQuota": nodes * f.vcpus},
                     {"name": "memory", "nominalQuota": f"{nodes * f.memory_gib}Gi"},
-                    {"name": GPU_RESOURCE, "nominalQuota": team.gpus * slices},
-                    *({"name": r, "nominalQuota": nodes * f.extended.get(r, 0)} for r in extra),
+                    {"name": GPU_RESOURCE, "nominalQuota": 0 if f.mig_resources else team.gpus * slices},
+                    *({"name": r, "nominalQuota": quota.get(r, 0)} for r in extra),
                 ],
             }
         )
