@@ -15,7 +15,7 @@ from catalog.gpu_models import acceptance_expectation, mig_layouts, mig_models
 from catalog.kubernetes_versions import VersionSupport, support, supported_versions
 from catalog.prices import Quote, hourly_price, overridden_price, quote
 from catalog.system_shapes import load_system_shapes
-from catalog.topology import ACK_LEVELS, NetworkTopology, intended_topology, network_topology
+from catalog.topology import NetworkTopology, intended_topology, network_topology, unlabelled_reason
 
 from . import clock
 from .conflicts import MAX_NODE_GROUPS, spec_conflicts
@@ -423,9 +423,8 @@ def provisions_gangs(spec: ClusterSpec, group: NodeGroupSpec) -> bool:
     best-effort-atomic-scale-up); Karpenter and ACK's managed autoscaler document no ProvisioningRequest support. A
     capacity-block group is sized by its schedule, not by the autoscaler."""
     return (
-        spec.cloud == "aws"
-        and spec.autoscaling.enabled
-        and spec.autoscaling.engine == "cluster-autoscaler"
+        spec.autoscaling.enabled
+        and spec.autoscaling.engine in profile(spec.cloud).provisioning_request_engines
         and group.capacity != "capacity-block"
         and group.max_nodes > group.min_nodes
     )
@@ -436,14 +435,10 @@ def _unlabelled_note(spec: ClusterSpec, name: str, group: NodeGroupSpec, shape: 
     (catalog/topology.py): ACK labels its network topology on Lingjun nodes only, and its autoscaler documents no
     ProvisioningRequest support."""
     spans_nodes = any(team.gpus > shape.gpu.count for team in spec.kubernetes.teams.values())
-    if spec.cloud != "alicloud" or group.max_nodes < TOPOLOGY_MIN_NODES or not spans_nodes:
+    why = unlabelled_reason(spec.cloud, shape.instance_type)
+    if why is None or group.max_nodes < TOPOLOGY_MIN_NODES or not spans_nodes:
         return []
-    return [
-        f"{name}: no topology-aware queueing: ACK sets its network topology labels "
-        f"({', '.join(ACK_LEVELS)}) on Lingjun nodes only, and {shape.instance_type} is an ECS shape that carries "
-        "none (catalog/topology.py); Kueue admits gangs here by quota, and the group's placement is its zone "
-        "and vSwitch"
-    ]
+    return [f"{name}: no topology-aware queueing: {why}"]
 
 
 def _gang_scaler(spec: ClusterSpec) -> str:

@@ -122,6 +122,8 @@ class CloudProfile(_Frozen):
     capacity_source: str
     autoscaling_engines: tuple[str, ...]
     autoscaling_engines_source: str
+    provisioning_request_engines: tuple[str, ...]
+    provisioning_requests_source: str
     alert_topic: Optional[str]
     alert_topic_source: str
     service_prices: ServicePriceKeys
@@ -157,6 +159,7 @@ class Clouds(_Frozen):
                 p.placement.source,
                 p.capacity_source,
                 p.autoscaling_engines_source,
+                p.provisioning_requests_source,
                 p.alert_topic_source,
                 p.resource_types_source,
             )

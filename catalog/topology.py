@@ -97,6 +97,19 @@ def network_topology(cloud: str, instance_type: str) -> Optional[NetworkTopology
     return None  # ACK sets its labels on Lingjun nodes only; no catalog shape is one
 
 
+def unlabelled_reason(cloud: str, instance_type: str) -> Optional[str]:
+    """Why a multi-node gang on this shape gets no Topology, where the cloud labels a kind of node the catalog has
+    none of (ACK: Lingjun nodes only, and its autoscaler documents no ProvisioningRequest support); None on AWS, where
+    a shape's labels are a fact of the shape (AWS_LAYERS)."""
+    if cloud == "aws" or network_topology(cloud, instance_type) is not None:
+        return None
+    return (
+        f"ACK sets its network topology labels ({', '.join(ACK_LEVELS)}) on Lingjun nodes only, and {instance_type} "
+        "is an ECS shape that carries none (catalog/topology.py); Kueue admits gangs here by quota, and the group's "
+        "placement is its zone and vSwitch"
+    )
+
+
 def intended_topology(cloud: str) -> NetworkTopology:
     """The levels to ask for where the shape's nodes carry none (a stack that turns topology on for every RDMA group):
     on AWS the three layers every labelled type has, on ACK the Lingjun levels. Readiness says no node carries them."""
