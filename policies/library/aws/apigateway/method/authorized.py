@@ -23,7 +23,8 @@ def private(api) -> bool:
 
 def check(resources, config):
     methods = of_type(resources, METHOD)
-    behind_private = {m.urn for api in of_type(resources, REST_API) if private(api) for m in attached(api, methods, "restApi")}
+    apis = [api for api in of_type(resources, REST_API) if private(api)]
+    behind_private = {m.urn for api in apis for m in attached(api, methods, "restApi")}
     for method in methods:
         props = method.props
         verb = str(props.get("httpMethod") or "")
@@ -37,7 +38,8 @@ RULE = StackRule(
     description="API Gateway REST API methods must require authorization (IAM, a Lambda authorizer or Cognito).",
     severity="medium",
     references={
-        "baseline": "AWS API Gateway developer guide: IAM, Lambda authorizers or Cognito control access (Checkov CKV_AWS_59)",
+        "baseline": "AWS API Gateway developer guide: IAM, a Lambda authorizer or Cognito controls access "
+        "(Checkov CKV_AWS_59)",
         "hipaa": HIPAA.format("164.312(d)"),
         "gdpr": GDPR.format("Art. 32(1)(b)"),
         "mlps": MLPS.format("8.1.4.2 访问控制"),

@@ -23,7 +23,8 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    description="Security groups must not allow ingress from 0.0.0.0/0 or ::/0 except on authorized ports (TCP 80, 443 by default).",
+    description="Security groups must not allow ingress from 0.0.0.0/0 or ::/0 except on authorized ports "
+    "(TCP 80 and 443 by default).",
     severity="critical",
     references={
         "baseline": "AWS Security Hub EC2.18",
