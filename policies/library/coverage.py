@@ -46,7 +46,7 @@ ROWS = (
         "Role, ClusterRole",
         (f"{RBAC}:Role", f"{RBAC}:ClusterRole"),
         ("k8s:Role", "k8s:ClusterRole"),
-        "CIS 5.1.4 (create pods), pods/exec and nodes/proxy grants",
+        "pods/exec and nodes/proxy grants",
     ),
     Row(
         "RoleBinding, ClusterRoleBinding",
@@ -116,15 +116,29 @@ ROWS = (
         "Lambda.5 (VPC functions in two Availability Zones: the subnets' zones are not function inputs)",
     ),
     Row(
-        "API Gateway stage, method settings",
+        "API Gateway stage, method, method settings",
         (
             "aws:apigateway/stage:Stage",
+            "aws:apigateway/method:Method",
             "aws:apigateway/methodSettings:MethodSettings",
             "aws:apigatewayv2/stage:Stage",
         ),
-        ("aws_api_gateway_stage", "aws_api_gateway_method_settings", "aws_apigatewayv2_stage"),
+        (
+            "aws_api_gateway_stage",
+            "aws_api_gateway_method",
+            "aws_api_gateway_method_settings",
+            "aws_apigatewayv2_stage",
+        ),
         "APIGateway.2 (backend client certificate), APIGateway.8 (V2 routes without an authorization type)",
-        ("aws-apigateway-stage-execution-logging", "aws-apigateway-stage-waf"),
+        ("aws-apigateway-stage-execution-logging", "aws-apigateway-stage-waf", "aws-apigateway-method-authorized"),
+    ),
+    Row(
+        "CloudFront distribution",
+        ("aws:cloudfront/distribution:Distribution",),
+        ("aws_cloudfront_distribution",),
+        "CloudFront.7 (custom certificate), CloudFront.8 (SNI), CloudFront.9 (HTTPS to custom origins), "
+        "CloudFront.10 (SSLv3 to custom origins), CloudFront.13 (origin access control); CloudFront.12 (an S3 "
+        "origin whose bucket does not exist) needs the account's state",
     ),
     Row(
         "EFS file system, access point",

@@ -1,7 +1,7 @@
 """A static website bucket as public examples write it: public access block off, s3:GetObject to everyone.
 
-Written for the tests: the packs must find the public policy on the bucket policy and the missing block
-on the bucket.
+Written for the tests: the packs must find the public policy on the bucket policy and the open block on the
+public access block itself.
 """
 
 import json

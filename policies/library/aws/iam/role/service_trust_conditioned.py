@@ -7,6 +7,13 @@ https://docs.aws.amazon.com/IAM/latest/UserGuide/confused-deputy.html
 Some services do not send those keys when they assume a role, and a condition on a key that is absent from
 the request denies the assumption: they are exempt through the rule's `exemptServices`, each with its
 documentation below.
+
+Advisory, not mandatory: AWS recommends the keys ("we recommend using the aws:SourceArn and aws:SourceAccount global
+condition context keys", the services' confused-deputy pages), but no Security Hub FSBP or CIS AWS Foundations
+control asks for them in a role's trust policy, and whether a service sends them when it assumes a role is
+documented service by service; a mandatory finding would push a condition onto roles whose service may not send
+the key, and the role would then stop working. The finding asks a person to add the condition where the service's
+page documents it.
 """
 
 from ....iam import principals
@@ -69,8 +76,9 @@ def check(props, config, args):
 
 
 RULE = ResourceRule(
-    description="IAM roles trusted by an AWS service must condition on aws:SourceAccount or aws:SourceArn.",
+    description="IAM roles trusted by an AWS service should condition on aws:SourceAccount or aws:SourceArn.",
     severity="medium",
+    level="advisory",
     references={
         "baseline": "AWS IAM User Guide: cross-service confused deputy prevention",
         "hipaa": HIPAA.format("164.312(a)(1)"),
