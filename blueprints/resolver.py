@@ -6,7 +6,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Optional
 
-from catalog import Catalog, Shape, load_catalog
+from catalog import Catalog, Shape, dra, load_catalog
 from catalog.addons import AddonVersions, addon_versions
 from catalog.clouds import profile
 from catalog.fabric import default_image, published_busbw_gbps
@@ -458,6 +458,48 @@ def _check_sharing(spec: ClusterSpec, name: str, group: NodeGroupSpec) -> None:
         )
 
 
+def _check_devices(spec: ClusterSpec, name: str, group: NodeGroupSpec) -> None:
+    """`devices: dra` needs a control plane, driver and Kueue that handle DRA (catalog/dra.py), and the GPU Operator,
+    whose per-node label keeps its device plugin off the group (NVIDIA's DRA driver refuses to share a node with it)."""
+    if group.devices != "dra":
+        return
+    where = f"cluster.nodeGroups.{name}.devices"
+    if not spec.kubernetes.enabled or spec.kubernetes.gpu_stack != "gpu-operator":
+        raise BlueprintError(
+            where, "dra keeps the device plugin off the group through the GPU Operator: set kubernetes.gpuStack: "
+            "gpu-operator, or devices: plugin"
+        )
+    if not dra.supports(spec.cloud, spec.kubernetes_version):
+        raise BlueprintError(
+            where,
+            f"dra needs Kubernetes {dra.min_minor(spec.cloud)} or later on {spec.cloud} (the control plane's DRA API, "
+            f"NVIDIA's DRA driver and Kueue's DRA quotas, catalog/dra.yaml); this cluster is "
+            f"{spec.kubernetes_version}: set kubernetesVersion, or devices: plugin",
+        )
+    if group.sharing is not None or group.mig_profile not in (None, "all-disabled"):
+        raise BlueprintError(
+            where, "dra hands out whole GPUs (DeviceClass gpu.nvidia.com); sharing and migProfile configure the "
+            "device plugin: remove them, or use devices: plugin"
+        )
+
+
+def _devices_notes(spec: ClusterSpec, name: str, group: NodeGroupSpec, rdma_interfaces: int) -> list[str]:
+    """Which device model a DRA group uses and why, and what stays on a device plugin."""
+    if group.devices != "dra":
+        return []
+    fabric = profile(spec.cloud).rdma.name
+    return [
+        f"{name}: devices dra: NVIDIA's DRA driver publishes the GPUs as ResourceSlices and pods claim them through "
+        "the group's ResourceClaimTemplate in their team namespace, which Kueue counts against the team's quota; the "
+        "GPU Operator's device plugin is off on its nodes"
+        + (
+            f"; {fabric} stays on its device plugin (no versioned {fabric} DRA driver is pinned)"
+            if rdma_interfaces
+            else ""
+        )
+    ]
+
+
 PRICE_MAX_AGE_DAYS = 180
 
 
@@ -613,6 +655,7 @@ def _resolve_group(
         shape = _cheapest(candidates, spec)
     _check_mig(spec, name, group, shape)
     _check_sharing(spec, name, group)
+    _check_devices(spec, name, group)
     rdma_interfaces = shape.rdma.interfaces if group_rdma(spec, group) else 0
     placement = group_placement(spec, group, rdma_interfaces)
     option = CAPACITY_OPTION[group.capacity]
@@ -625,6 +668,7 @@ def _resolve_group(
     topology, topology_notes = group_topology(spec, name, group, shape, rdma_interfaces)
     own = _notes(spec, group, shape, placement) + _karpenter_notes(spec, group, shape)
     notes = tuple(f"{name}: {n}" for n in own) + tuple(topology_notes)
+    notes += tuple(_devices_notes(spec, name, group, rdma_interfaces))
     check = spec.kubernetes.acceptance
     published = published_busbw_gbps(shape.instance_type)
     return ResolvedNodeGroup(

@@ -56,6 +56,9 @@ class GpuGroupArgs(Args):
     """time-slicing or mps: the device plugin advertises each GPU `sharing_replicas` times; None (default): whole."""
     sharing_replicas: Optional[int] = 1
     """Pods per GPU with `sharing`; 1 by default."""
+    devices: Optional[str] = "plugin"
+    """How pods get the GPUs: plugin (the device plugin's nvidia.com/gpu, the default) or dra (NVIDIA's DRA driver;
+    the device plugin is kept off the group's nodes)."""
     rdma_interfaces: Optional[int] = 0
     """EFA interfaces / eRDMA devices per node; 0: no fabric."""
     placement_group: Optional[bool] = False
@@ -93,6 +96,7 @@ class GpuGroupArgs(Args):
             mig_profile=self.mig_profile,
             sharing=self.sharing,
             sharing_replicas=self.sharing_replicas,
+            devices=self.devices,
             acceptance=self.acceptance,
             gpus=self.gpus,
             vcpus=self.vcpus,

@@ -19,6 +19,7 @@ from ..kubernetes.nodes import (
     GPU_PRESENT_LABEL,
     MIG_CONFIG_LABEL,
     NODE_GROUP_LABEL,
+    device_labels,
     SYSTEM_GROUP,
 )
 from ..kubernetes.platform import GpuPlatform, WorkloadServiceAccount
@@ -303,6 +304,7 @@ class GpuCluster(GpuClusterBase):
                     **({ERDMA_PRESENT_LABEL: "true"} if g.rdma_interfaces else {}),
                     **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {}),
                     **({DEVICE_PLUGIN_CONFIG_LABEL: g.name} if g.sharing else {}),
+                    **device_labels(g.devices),
                 },
                 taints=[dict(t) for t in g.taints],
                 root_volume_gib=g.root_volume_gib,

@@ -26,6 +26,7 @@ from ..kubernetes.nodes import (
     GPU_RESOURCE,
     MIG_CONFIG_LABEL,
     NODE_GROUP_LABEL,
+    device_labels,
     SYSTEM_GROUP,
 )
 from ..kubernetes.platform import GpuPlatform, WorkloadServiceAccount
@@ -275,6 +276,7 @@ class GpuCluster(GpuClusterBase):
             **({EFA_PRESENT_LABEL: "true"} if g.rdma_interfaces else {}),
             **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {}),
             **({DEVICE_PLUGIN_CONFIG_LABEL: g.name} if g.sharing else {}),
+            **device_labels(g.devices),
         }
 
     def _group_subnets(self, g: GpuGroupArgs) -> list[pulumi.Output[str]]:

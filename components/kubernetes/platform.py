@@ -83,6 +83,8 @@ class GpuNodes(Args):
     """time-slicing or mps through the device plugin's per-node-group configuration; None (default): whole GPUs."""
     sharing_replicas: Optional[int] = 1
     """Pods per GPU (or MIG slice) with `sharing`; 1 by default."""
+    devices: Optional[str] = "plugin"
+    """plugin (the device plugin's nvidia.com/gpu, the default) or dra (NVIDIA's DRA driver: claimed GPUs)."""
     acceptance: Optional[Mapping[str, Any]] = None
     """Acceptance/gpu_check.py expectation; None runs no check."""
     gpus: Optional[int] = 0
