@@ -466,8 +466,9 @@ def _check_devices(spec: ClusterSpec, name: str, group: NodeGroupSpec) -> None:
     where = f"cluster.nodeGroups.{name}.devices"
     if not spec.kubernetes.enabled or spec.kubernetes.gpu_stack != "gpu-operator":
         raise BlueprintError(
-            where, "dra keeps the device plugin off the group through the GPU Operator: set kubernetes.gpuStack: "
-            "gpu-operator, or devices: plugin"
+            where,
+            "dra keeps the device plugin off the group through the GPU Operator: set kubernetes.gpuStack: "
+            "gpu-operator, or devices: plugin",
         )
     if not dra.supports(spec.cloud, spec.kubernetes_version):
         raise BlueprintError(
@@ -478,8 +479,9 @@ def _check_devices(spec: ClusterSpec, name: str, group: NodeGroupSpec) -> None:
         )
     if group.sharing is not None or group.mig_profile not in (None, "all-disabled"):
         raise BlueprintError(
-            where, "dra hands out whole GPUs (DeviceClass gpu.nvidia.com); sharing and migProfile configure the "
-            "device plugin: remove them, or use devices: plugin"
+            where,
+            "dra hands out whole GPUs (DeviceClass gpu.nvidia.com); sharing and migProfile configure the "
+            "device plugin: remove them, or use devices: plugin",
         )
 
 
@@ -491,7 +493,8 @@ def _devices_notes(spec: ClusterSpec, name: str, group: NodeGroupSpec, rdma_inte
     return [
         f"{name}: devices dra: NVIDIA's DRA driver publishes the GPUs as ResourceSlices and pods claim them through "
         "the group's ResourceClaimTemplate in their team namespace, which Kueue counts against the team's quota; the "
-        "GPU Operator's device plugin is off on its nodes"
+        "GPU Operator's device plugin is off on its nodes, and the acceptance check (which asks for nvidia.com/gpu) "
+        "neither gates nor checks them"
         + (
             f"; {fabric} stays on its device plugin (no versioned {fabric} DRA driver is pinned)"
             if rdma_interfaces
@@ -681,7 +684,10 @@ def _resolve_group(
         placement,
         notes,
         zone=group.zone or (zone if rdma_interfaces else None),
-        acceptance=acceptance_expectation(shape, check.thresholds) if check.enabled else None,
+        # The acceptance check and the fabric validation ask for nvidia.com/gpu, which a DRA node does not advertise.
+        acceptance=acceptance_expectation(shape, check.thresholds)
+        if check.enabled and group.devices != "dra"
+        else None,
         fabric_min_busbw_gbps=round(published * spec.kubernetes.fabric_validation.threshold, 1) if published else None,
         price_as_of=used.as_of if used else None,
         price_option=used.option if used else "on-demand",

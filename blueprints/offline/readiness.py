@@ -383,6 +383,8 @@ def _gpu_agents(pools: Sequence[Pool], pods: Sequence[Pod], runtime: Mapping[str
             pool.autoscaled,
         )
         for pod in (p for p in pods if p.gpu_agent):
+            if _opted_out(pool, pod):
+                continue
             if not selects(seen, pod):
                 if pod.for_every_gpu_node and pod.kind == "DaemonSet" and (pod.node_selector or pod.required_any):
                     findings.append(
@@ -408,6 +410,12 @@ def _gpu_agents(pools: Sequence[Pool], pods: Sequence[Pod], runtime: Mapping[str
                     )
                 )
     return findings
+
+
+def _opted_out(pool: Pool, pod: Pod) -> bool:
+    """The group's own labels turn the agent off: it sets a key the agent selects on to another value (a DRA group's
+    nvidia.com/gpu.deploy.device-plugin=false, which the GPU Operator keeps: components/kubernetes/nodes.py)."""
+    return any(key in pool.labels and pool.labels[key] != value for key, value in pod.node_selector.items())
 
 
 def _karpenter_pools(pools: Sequence[Pool], karpenter: bool) -> list[Finding]:

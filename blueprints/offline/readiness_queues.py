@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional, Sequence
 
 from catalog import load_catalog
-from components.kubernetes.nodes import GPU_RESOURCE, RDMA_RESOURCES
+from components.kubernetes.nodes import DRA, DRA_GPU_QUOTA, GPU_DEVICES_LABEL, GPU_RESOURCE, RDMA_RESOURCES
 
 from .engine import Registration
 from .readiness import BLOCKING, WARNING, Finding, Pool, _pools
@@ -38,6 +38,21 @@ def _count(value: Any) -> Optional[int]:
 
 
 def node_devices(pool: Pool) -> dict[str, int]:
+    """GPUs and RDMA devices one node of the pool offers, in the resource names Kueue counts them as: a DRA group's
+    GPUs as claimed devices (DRA_GPU_QUOTA), the others' as nvidia.com/gpu."""
+    devices = _node_devices(pool)
+    if pool.labels.get(GPU_DEVICES_LABEL) == DRA:
+        devices = {DRA_GPU_QUOTA if k == GPU else k: v for k, v in devices.items()}
+        devices.setdefault(DRA_GPU_QUOTA, _shape_gpus(pool))
+    return devices
+
+
+def _shape_gpus(pool: Pool) -> int:
+    shape = load_catalog().get(pool.instance_type)
+    return shape.gpu.count if shape else 0
+
+
+def _node_devices(pool: Pool) -> dict[str, int]:
     """GPUs and RDMA devices one node of the pool offers: the autoscaler's node template (EKS, which counts MIG
     slices), else the catalog's shape."""
     template = {
@@ -104,7 +119,7 @@ def check(regs: Sequence[Registration]) -> list[Finding]:
     findings = []
     for team in sorted(queues):
         quotas = _quotas(queues[team])
-        if not any(q.get(GPU, {}).get("nominal") for q in quotas.values()):
+        if not any(q.get(r, {}).get("nominal") for q in quotas.values() for r in (GPU, DRA_GPU_QUOTA)):
             continue  # a team without GPUs (CPU work only) is meant that way
         for flavor in sorted(quotas):
             labels = flavors.get(flavor) or {}
@@ -112,7 +127,8 @@ def check(regs: Sequence[Registration]) -> list[Finding]:
             if pool is None or GPU not in quotas[flavor]:
                 continue
             per_node = node_devices(pool)
-            rdma = any(k != GPU for k in per_node)
+            gpu = DRA_GPU_QUOTA if DRA_GPU_QUOTA in per_node else GPU
+            rdma = any(k != gpu for k in per_node)
             nodes = 2 if rdma and pool.max_nodes >= 2 else 1
             short = {
                 res: (n * nodes, admissible(queues, team, flavor, res))
@@ -123,7 +139,7 @@ def check(regs: Sequence[Registration]) -> list[Finding]:
                 continue
             gang = "two full nodes (a multi-node job over the fabric)" if nodes == 2 else "one full node"
             need = ", ".join(f"{res} {want} (admissible {have})" for res, (want, have) in sorted(short.items()))
-            gpus = per_node.get(GPU, 0) * nodes
+            gpus = per_node.get(gpu, 0) * nodes
             findings.append(
                 Finding(
                     "queue-fits-gang",

@@ -19,8 +19,8 @@ from ..kubernetes.nodes import (
     GPU_PRESENT_LABEL,
     MIG_CONFIG_LABEL,
     NODE_GROUP_LABEL,
-    device_labels,
     SYSTEM_GROUP,
+    device_labels,
 )
 from ..kubernetes.platform import GpuPlatform, WorkloadServiceAccount
 from ..kubernetes.serving import ServingAccess, WeightsVolume

@@ -20,14 +20,15 @@ from ..kubernetes.monitoring import NAMESPACE as MONITORING_NAMESPACE
 # match GPU nodes (chart_workloads.yaml).
 from ..kubernetes.nodes import (
     DEVICE_PLUGIN_CONFIG_LABEL,
+    DRA,
     EFA_PRESENT_LABEL,
     EFA_RESOURCE,
     GPU_PRESENT_LABEL,
     GPU_RESOURCE,
     MIG_CONFIG_LABEL,
     NODE_GROUP_LABEL,
-    device_labels,
     SYSTEM_GROUP,
+    device_labels,
 )
 from ..kubernetes.platform import GpuPlatform, WorkloadServiceAccount
 from ..kubernetes.serving import ServingAccess
@@ -322,7 +323,11 @@ class GpuCluster(GpuClusterBase):
                 capacity_block_starts_at=g.capacity_block_starts_at,
                 local_nvme_raid0=g.local_nvme_raid0,
                 release_version=args.node_release_version,
-                extended_resources={GPU_RESOURCE: g.gpu_resources or g.gpus, EFA_RESOURCE: efa},
+                # A DRA group's nodes advertise no nvidia.com/gpu (their GPUs are ResourceSlices): its template none.
+                extended_resources={
+                    GPU_RESOURCE: 0 if g.devices == DRA else g.gpu_resources or g.gpus,
+                    EFA_RESOURCE: efa,
+                },
                 tags=self._tags,
             ),
             opts=node_opts,
@@ -503,6 +508,7 @@ class GpuCluster(GpuClusterBase):
             scale_down_unneeded_minutes=scaling.unneeded_minutes,
             scale_down_utilization_threshold=scaling.utilization_threshold,
             gpu_scale_down_utilization_threshold=scaling.gpu_utilization_threshold,
+            dynamic_resource_allocation=any(g.devices == DRA for g in args.gpu_groups),
         )
 
     def _karpenter(self) -> Optional[KarpenterArgs]:

@@ -40,6 +40,10 @@ class AutoscalerArgs(Args):
     """Upstream default 0.5."""
     gpu_scale_down_utilization_threshold: Optional[float] = 0.5
     """Upstream default 0.5."""
+    dynamic_resource_allocation: Optional[bool] = False
+    """Simulate pods' DRA claims against nodes' ResourceSlices (a node group has `devices: dra`); the flag defaults to
+    false up to cluster-autoscaler 1.34 and is locked true from 1.35 (config/flags/flags.go at cluster-autoscaler-1.34.5
+    and -1.35.2). Off by default."""
 
 
 def autoscaler_values(args: AutoscalerArgs, cluster_name: str, role_arn: str) -> dict:
@@ -65,6 +69,7 @@ def autoscaler_values(args: AutoscalerArgs, cluster_name: str, role_arn: str) ->
             # Pods with emptyDir scratch (training jobs) must not pin an idle GPU node forever.
             "skip-nodes-with-local-storage": "false",
             "expander": "least-waste",
+            **({"enable-dynamic-resource-allocation": "true"} if args.dynamic_resource_allocation else {}),
         },
     }
 

@@ -33,12 +33,16 @@ from .karpenter import Karpenter, KarpenterArgs
 from .mirror import mirror_transformation
 from .monitoring import DCGM_COUNTERS, GpuMonitoring, MonitoringArgs, SnsTarget
 from .nodes import (
+    DRA,
+    DRA_GPU_CLASS,
     EFA_PRESENT_LABEL,
+    GPU_DEVICES_LABEL,
     GPU_PRESENT_LABEL,
     GPU_RESOURCE,
     NODE_GROUP_LABEL,
     RDMA_RESOURCES,
     STARTUP_TAINT_PREFIX,
+    claim_template_name,
 )
 from .queueing import FairQueueing, GpuFlavor, QueueingArgs, TeamQueue
 from .serving import MONITORING_NAMESPACE, PORT, ModelServing, ServingAccess, ServingArgs
@@ -64,6 +68,8 @@ RUNTIME_ISOLATION_ENV = {
     "ACCEPT_NVIDIA_VISIBLE_DEVICES_AS_VOLUME_MOUNTS": "true",
 }
 DEVICE_LIST_STRATEGY = "volume-mounts"
+# NVIDIA's DRA driver for GPUs: its install guide's namespace (the chart refuses `default`: templates/validation.yaml).
+DRA_DRIVER, DRA_NAMESPACE = "dra-driver-nvidia-gpu", "dra-driver-nvidia-gpu"
 LWS_NAMESPACE = "lws-system"  # the LeaderWorkerSet CRD's conversion webhook names its Service there (charts.yaml)
 
 
@@ -259,12 +265,49 @@ def device_plugin_config(groups: Sequence[GpuNodes]) -> Optional[dict]:
     return {"create": True, "name": DEVICE_PLUGIN_CONFIG, "default": WHOLE_GPUS, "data": data}
 
 
+def dra_driver_values(args: PlatformArgs) -> dict:
+    """Values of NVIDIA's DRA driver chart (kubernetes-sigs/dra-driver-nvidia-gpu v0.4.1 values.yaml, templates/):
+    the kubelet plugin on the DRA groups' nodes only (GPU_DEVICES_LABEL), whatever their taints; GPU allocation on,
+    which the chart takes only with gpuResourcesEnabledOverride once the device plugin is off those nodes
+    (templates/validation.yaml); ComputeDomains off: they need multi-node NVLink (GB200/GB300-class), which no
+    catalog shape has (docs/prerequisites.md). The driver root is the host's where the node image ships the driver,
+    else where the GPU Operator's driver container puts it (docs/install.md)."""
+    return {
+        "nvidiaDriverRoot": "/" if args.driver_preinstalled else "/run/nvidia/driver",
+        "gpuResourcesEnabledOverride": True,
+        "resources": {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}},
+        "kubeletPlugin": {
+            "nodeSelector": {GPU_DEVICES_LABEL: DRA},
+            "tolerations": gpu_tolerations([g for g in args.node_groups if g.devices == DRA]),
+        },
+    }
+
+
+def claim_template_spec(gpus: int) -> dict:
+    """A ResourceClaimTemplate spec (resource.k8s.io/v1) that claims `gpus` whole GPUs: one pod, one node's GPUs;
+    Kueue charges `count` against the team's quota (kueue v0.19.2: ExactCount only)."""
+    return {
+        "spec": {
+            "devices": {
+                "requests": [
+                    {
+                        "name": "gpus",
+                        "exactly": {"deviceClassName": DRA_GPU_CLASS, "allocationMode": "ExactCount", "count": gpus},
+                    }
+                ]
+            }
+        }
+    }
+
+
 def operator_values(args: PlatformArgs) -> dict:
     """GPU Operator values: operands off where the node image ships them; controllers on the system group,
     node agents (NFD worker, operands) on every GPU node whatever its taints."""
     mig = any(g.mig_profile for g in args.node_groups)
     plugin: dict = {
-        "enabled": not args.device_plugin_preinstalled,
+        # Off when every GPU group is a DRA group: the validator then skips its plugin validation, which waits for
+        # nvidia.com/gpu on each GPU node (gpu-operator v26.7.0 controllers/object_controls.go, cmd/nvidia-validator).
+        "enabled": not args.device_plugin_preinstalled and any(g.devices != DRA for g in args.node_groups),
         "env": [{"name": "DEVICE_LIST_STRATEGY", "value": DEVICE_LIST_STRATEGY}],
     }
     if config := device_plugin_config(args.node_groups):
@@ -386,6 +429,17 @@ class GpuPlatform(Component):
                 },
                 [operator_ns, *monitoring_deps],
             )
+        if any(g.devices == DRA for g in args.node_groups):
+            # The DeviceClasses (gpu.nvidia.com, mig.nvidia.com, vfio.gpu.nvidia.com) come with the chart.
+            self.releases[DRA_DRIVER] = chart_release(
+                self,
+                f"{name}-{DRA_DRIVER}",
+                DRA_DRIVER,
+                DRA_NAMESPACE,
+                dra_driver_values(args),
+                create_namespace=True,
+                depends_on=[self.releases[k] for k in ("gpu-operator",) if k in self.releases],
+            )
         if any(g.rdma == "efa" for g in args.node_groups):
             self.releases["aws-efa-k8s-device-plugin"] = self._release(
                 name,
@@ -477,11 +531,28 @@ class GpuPlatform(Component):
             }
             if spec.max_gpus_per_pod is not None:
                 limits["max"] = {GPU_RESOURCE: str(spec.max_gpus_per_pod)}
+            self._claim_templates(name, team, args, labels, scoped)
             k8s.core.v1.LimitRange(
                 f"{name}-team-{team}-defaults",
                 metadata={"name": "defaults", "namespace": team, "labels": labels},
                 spec={"limits": [limits]},
                 opts=scoped,
+            )
+
+    def _claim_templates(
+        self, name: str, team: str, args: PlatformArgs, labels: Mapping[str, str], opts: pulumi.ResourceOptions
+    ) -> None:
+        """A ResourceClaimTemplate per DRA group in the team's namespace: a pod names it to claim a node's GPUs."""
+        dra = [g for g in args.node_groups if g.devices == DRA]
+        if not dra:
+            return
+        after = [self.releases[DRA_DRIVER]]  # its DeviceClass
+        for g in dra:
+            k8s.resource.v1.ResourceClaimTemplate(
+                f"{name}-team-{team}-{claim_template_name(g.name)}",
+                metadata={"name": claim_template_name(g.name), "namespace": team, "labels": dict(labels)},
+                spec=claim_template_spec(g.gpus),
+                opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=after)),
             )
 
     def _identity_storage_and_autoscaler(self, name: str, args: PlatformArgs, labels: Mapping[str, str]) -> None:
@@ -531,6 +602,7 @@ class GpuPlatform(Component):
                         extended={RDMA_RESOURCES[g.rdma]: g.rdma_devices} if g.rdma != "none" else {},
                         topology_name=g.topology_name,
                         topology_levels=tuple(g.topology_levels),
+                        dra=g.devices == DRA,
                     )
                     for g in args.node_groups
                 ],

@@ -17,7 +17,7 @@ import yaml
 
 from ..base import KUBERNETES, Args, Component, as_args
 from .charts import chart_release
-from .nodes import GPU_RESOURCE
+from .nodes import DRA_GPU_CLASS, DRA_GPU_QUOTA, GPU_RESOURCE
 
 API = "kueue.x-k8s.io/v1beta2"
 NAMESPACE = "kueue-system"
@@ -51,6 +51,8 @@ class GpuFlavor(Args):
     topology_levels: Optional[Sequence[str]] = ()
     """That Topology's node label keys, broadest first, ending with kubernetes.io/hostname (the only level at which
     Kueue respects the nodes' taints); empty by default."""
+    dra: Optional[bool] = False
+    """The group's GPUs are claimed through DRA: its quota is in DRA_GPU_QUOTA, not nvidia.com/gpu; off by default."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,15 @@ class QueueingArgs(Args):
     _depends_on: Optional[Sequence[pulumi.Resource]] = ()  # Python only: the team namespaces, created by the caller
 
 
-def manager_config(pods_ready_timeout_minutes: int) -> str:
+def dra_resources(dra: bool) -> dict:
+    """Kueue counts each device a pod's ResourceClaimTemplate asks of DeviceClass gpu.nvidia.com as DRA_GPU_QUOTA
+    (resources.deviceClassMappings; kubernetes-sigs/kueue v0.19.2 pkg/features/kube_features.go: KueueDRAIntegration
+    is beta and on by default since 0.18, so the mapping is all it takes; site/content/en/docs/tasks/manage/
+    setup_dra.md). Empty without DRA groups."""
+    return {"deviceClassMappings": [{"name": DRA_GPU_QUOTA, "deviceClassNames": [DRA_GPU_CLASS]}]} if dra else {}
+
+
+def manager_config(pods_ready_timeout_minutes: int, dra: bool = False) -> str:
     """The whole manager configuration (the chart's value replaces its default text)."""
     return yaml.safe_dump(
         {
@@ -127,7 +137,7 @@ def manager_config(pods_ready_timeout_minutes: int) -> str:
                 ]
             },
             # Huge pages (EFA pods ask for them) are not GPU capacity.
-            "resources": {"excludeResourcePrefixes": ["hugepages-"]},
+            "resources": {"excludeResourcePrefixes": ["hugepages-"], **dra_resources(dra)},
         },
         sort_keys=False,
     )
@@ -148,13 +158,15 @@ def topologies_of(flavors: Sequence[GpuFlavor]) -> dict[str, tuple[str, ...]]:
 
 
 def covered_resources(flavors: Sequence[GpuFlavor]) -> list[str]:
-    return ["cpu", "memory", GPU_RESOURCE, *sorted({k for f in flavors for k in f.extended})]
+    dra = [DRA_GPU_QUOTA] if any(f.dra for f in flavors) else []
+    return ["cpu", "memory", GPU_RESOURCE, *dra, *sorted({k for f in flavors for k in f.extended})]
 
 
 def team_flavors(team: TeamQueue, flavors: Sequence[GpuFlavor], system_cpu: str, system_memory: str) -> list[dict]:
     """Quota per flavor: the small CPU flavor first (CPU-only jobs stay off GPU nodes), then each GPU group with
     the team's GPUs and the CPU, memory and fabric devices of the nodes those GPUs come with."""
     extra = sorted({k for f in flavors for k in f.extended})
+    dra = any(f.dra for f in flavors)
     rows = [
         {
             "name": SYSTEM_FLAVOR,
@@ -162,6 +174,7 @@ def team_flavors(team: TeamQueue, flavors: Sequence[GpuFlavor], system_cpu: str,
                 {"name": "cpu", "nominalQuota": system_cpu},
                 {"name": "memory", "nominalQuota": system_memory},
                 {"name": GPU_RESOURCE, "nominalQuota": 0},
+                *([{"name": DRA_GPU_QUOTA, "nominalQuota": 0}] if dra else []),
                 *({"name": r, "nominalQuota": 0} for r in extra),
             ],
         }
@@ -169,13 +182,18 @@ def team_flavors(team: TeamQueue, flavors: Sequence[GpuFlavor], system_cpu: str,
     for f in flavors:
         slices = team.mig_slices.get(f.group, 1)
         nodes = math.ceil(team.gpus * slices / f.gpus_per_node) if f.gpus_per_node else 0
+        # A DRA group's GPUs are claimed devices, never nvidia.com/gpu, and the other groups' never claimed devices.
+        gpus = {
+            GPU_RESOURCE: 0 if f.dra else team.gpus * slices,
+            **({DRA_GPU_QUOTA: team.gpus if f.dra else 0} if dra else {}),
+        }
         rows.append(
             {
                 "name": f"gpu-{f.group}",
                 "resources": [
                     {"name": "cpu", "nominalQuota": nodes * f.vcpus},
                     {"name": "memory", "nominalQuota": f"{nodes * f.memory_gib}Gi"},
-                    {"name": GPU_RESOURCE, "nominalQuota": team.gpus * slices},
+                    *({"name": r, "nominalQuota": n} for r, n in gpus.items()),
                     *({"name": r, "nominalQuota": nodes * f.extended.get(r, 0)} for r in extra),
                 ],
             }
@@ -200,7 +218,11 @@ class FairQueueing(Component):
             "kueue",
             NAMESPACE,
             {
-                "managerConfig": {"controllerManagerConfigYaml": manager_config(args.pods_ready_timeout_minutes)},
+                "managerConfig": {
+                    "controllerManagerConfigYaml": manager_config(
+                        args.pods_ready_timeout_minutes, any(f.dra for f in args.flavors)
+                    )
+                },
                 "controllerManager": {"nodeSelector": dict(args.system_node_selector)},
             },
             create_namespace=True,
