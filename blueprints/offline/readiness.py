@@ -697,6 +697,7 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
         readiness_alerts,
         readiness_capacity,
         readiness_controllers,
+        readiness_devices,
         readiness_karpenter,
         readiness_key_grants,
         readiness_keys,
@@ -733,6 +734,7 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
         readiness_topology,
         readiness_sharing,
         readiness_karpenter,
+        readiness_devices,
     )
     return [finding for topic in topics for finding in topic.check(regs)]
 

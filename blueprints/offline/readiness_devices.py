@@ -1,0 +1,80 @@
+"""Readiness of DRA groups (nodeGroups.<g>.devices: dra): does NVIDIA's DRA driver reach each group's nodes, and can
+the autoscaling engine grow the group from zero nodes for pods that claim its GPUs (catalog/dra.yaml, with sources)?
+
+The Cluster Autoscaler on AWS builds an empty group's node from its tags, without ResourceSlices, so a pod that
+claims DRA devices never scales an empty group up; Karpenter v1.14.1 ignores pods' DRA requests. Where the answer is
+undocumented (ACK's autoscalers), the plan warns.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from catalog import dra, load_catalog
+from components.kubernetes.nodes import DRA, GPU_DEVICES_LABEL
+
+from .engine import Registration
+from .readiness import BLOCKING, HELM_RELEASE, WARNING, Finding, Pool, _pools
+
+DRIVER = "dra-driver-nvidia-gpu"
+
+
+def _engine(regs: Sequence[Registration], pool: Pool) -> str:
+    if pool.karpenter:
+        return "karpenter"
+    goat = any(
+        str(r.inputs.get("scalerType", "")).lower() == "goatscaler"
+        for r in regs
+        if r.type.endswith("AutoscalingConfig")
+    )
+    return "instant-elasticity" if goat else "cluster-autoscaler"
+
+
+def _driver_reaches(regs: Sequence[Registration], pool: Pool) -> bool:
+    for r in regs:
+        if r.type == HELM_RELEASE and r.inputs.get("name") == DRIVER:
+            selector = ((r.inputs.get("values") or {}).get("kubeletPlugin") or {}).get("nodeSelector") or {}
+            return all(pool.labels.get(k) == v for k, v in selector.items())
+    return False
+
+
+def check(regs: Sequence[Registration]) -> list[Finding]:
+    findings = []
+    for pool in _pools(regs):
+        shape = load_catalog().get(pool.instance_type)
+        if pool.labels.get(GPU_DEVICES_LABEL) != DRA or shape is None:
+            continue
+        group = pool.labels.get("gpu-blueprints/node-group", pool.name)
+        if not _driver_reaches(regs, pool):
+            findings.append(
+                Finding(
+                    "dra-driver-missing",
+                    BLOCKING,
+                    pool.name,
+                    f"group {group} hands out its GPUs through DRA, but no {DRIVER} kubelet plugin selects its nodes: "
+                    "they publish no ResourceSlices and every claim stays unallocated",
+                    f"install {DRIVER} with kubeletPlugin.nodeSelector {GPU_DEVICES_LABEL}: {DRA}",
+                )
+            )
+        engine = _engine(regs, pool)
+        may_be_empty = pool.karpenter or (pool.min_nodes == 0 and not pool.scheduled)
+        answer = dra.from_zero(shape.cloud, engine)
+        if not may_be_empty or answer.answer == "yes":
+            continue
+        findings.append(
+            Finding(
+                "dra-from-zero",
+                BLOCKING if answer.answer == "no" else WARNING,
+                pool.name,
+                f"group {group} claims its GPUs through DRA and may have no node, but {engine} "
+                + (
+                    "cannot add a node for a pod that claims DRA devices there"
+                    if answer.answer == "no"
+                    else "documents no way to judge an empty group for pods that claim DRA devices"
+                )
+                + f" ({answer.source}): such a pod stays pending",
+                f"set nodeGroups.{group}.minNodes to at least 1 (a running node's ResourceSlices are what the "
+                f"autoscaler copies), or devices: plugin",
+            )
+        )
+    return findings

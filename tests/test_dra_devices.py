@@ -1,0 +1,170 @@
+"""Issue #39 item 2: `nodeGroups.<g>.devices: dra` hands a group's GPUs out through NVIDIA's DRA driver (pinned chart,
+its kubelet plugin on the group's nodes only, the device plugin kept off them), a ResourceClaimTemplate per DRA group
+in each team namespace, Kueue quotas that count the claimed devices; DRA where a cloud's minor does not support it is
+one line, exit 2; a DRA group its autoscaler cannot grow from zero is a blocking readiness finding."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+import yaml
+from google.protobuf import struct_pb2
+
+from blueprints.cli import main
+from blueprints.offline import readiness_devices
+from blueprints.offline.plan import make_plan
+from components.kubernetes.nodes import DEVICE_PLUGIN_DEPLOY_LABEL, DRA_GPU_QUOTA, GPU_DEVICES_LABEL, GPU_RESOURCE
+from conftest import resources
+from kube_schema import validate_builtin
+
+ROOT = Path(__file__).resolve().parent.parent
+TEST_STACKS = ROOT / "tests" / "data" / "stacks"
+STACK = "dra-devices"
+GROUP, PLUGIN_GROUP = "gpu", "notebooks"
+TEMPLATE = "k8s.io/cluster-autoscaler/node-template/"
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return make_plan(STACK, TEST_STACKS)
+
+
+def _release(plan, name):
+    [values] = [r["values"] for r in resources(plan, "kubernetes:helm.sh/v3:Release") if r["name"] == name]
+    return values
+
+
+def _node_group(plan, group):
+    [ng] = [
+        n for n in resources(plan, "aws:eks/nodeGroup:NodeGroup") if n["labels"]["gpu-blueprints/node-group"] == group
+    ]
+    return ng
+
+
+def test_the_dra_stack_plans_with_exit_0_and_says_why_the_group_uses_dra(plan):
+    assert plan.exit_code == 0, [f.message for f in plan.readiness_blocking()]
+    note = next(n for n in plan.resolved.notes if n.startswith(f"{GROUP}: devices dra"))
+    assert "ResourceClaimTemplate" in note and "EFA stays on its device plugin" in note
+
+
+def test_the_driver_runs_on_dra_nodes_only_and_the_device_plugin_stays_off_them(plan):
+    values = _release(plan, "dra-driver-nvidia-gpu")
+    assert values["kubeletPlugin"]["nodeSelector"] == {GPU_DEVICES_LABEL: "dra"}
+    assert values["gpuResourcesEnabledOverride"] is True  # the chart refuses GPU allocation without it
+    assert values["resources"] == {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}}
+    dra, plugin = _node_group(plan, GROUP)["labels"], _node_group(plan, PLUGIN_GROUP)["labels"]
+    assert dra[GPU_DEVICES_LABEL] == "dra" and dra[DEVICE_PLUGIN_DEPLOY_LABEL] == "false"
+    assert GPU_DEVICES_LABEL not in plugin and DEVICE_PLUGIN_DEPLOY_LABEL not in plugin
+    assert _release(plan, "gpu-operator")["devicePlugin"]["enabled"] is True  # the notebooks group still uses it
+    assert _release(plan, "cluster-autoscaler")["extraArgs"]["enable-dynamic-resource-allocation"] == "true"
+
+
+def test_each_team_namespace_gets_a_claim_template_of_a_nodes_gpus_valid_for_the_minor(plan):
+    templates = resources(plan, "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate")
+    assert {t["metadata"]["namespace"] for t in templates} == set(plan.resolved.spec.kubernetes.teams)
+    gpus = next(g for g in plan.resolved.node_groups if g.name == GROUP).shape.gpu.count
+    for t in templates:
+        [request] = t["spec"]["spec"]["devices"]["requests"]
+        assert request["exactly"] == {
+            "deviceClassName": "gpu.nvidia.com",
+            "allocationMode": "ExactCount",
+            "count": gpus,
+        }
+        obj = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", **t}
+        assert validate_builtin(obj, plan.resolved.spec.kubernetes_version).schema_failures == []
+
+
+def test_kueue_counts_claimed_gpus_on_the_dra_flavor_only(plan):
+    config = yaml.safe_load(_release(plan, "kueue")["managerConfig"]["controllerManagerConfigYaml"])
+    assert config["resources"]["deviceClassMappings"] == [
+        {"name": DRA_GPU_QUOTA, "deviceClassNames": ["gpu.nvidia.com"]}
+    ]
+    for queue in (q for q in resources(plan, "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue")):
+        [group] = queue["spec"]["resourceGroups"]
+        assert DRA_GPU_QUOTA in group["coveredResources"]
+        quota = {f["name"]: {r["name"]: r["nominalQuota"] for r in f["resources"]} for f in group["flavors"]}
+        team = plan.resolved.spec.kubernetes.teams[queue["metadata"]["name"]].gpus
+        assert quota[f"gpu-{GROUP}"][GPU_RESOURCE] == 0 and quota[f"gpu-{GROUP}"][DRA_GPU_QUOTA] == team
+        assert quota[f"gpu-{PLUGIN_GROUP}"][DRA_GPU_QUOTA] == 0 and quota[f"gpu-{PLUGIN_GROUP}"][GPU_RESOURCE] == team
+
+
+def test_the_dra_groups_template_advertises_no_device_plugin_gpus(plan):
+    asg = {
+        t["autoscalingGroupName"]
+        for t in resources(plan, "aws:autoscaling/tag:Tag")
+        if t["tag"]["key"] == f"{TEMPLATE}label/{GPU_DEVICES_LABEL}"
+    }
+    gpu_tags = [
+        t
+        for t in resources(plan, "aws:autoscaling/tag:Tag")
+        if t["autoscalingGroupName"] in asg and t["tag"]["key"] == f"{TEMPLATE}resources/{GPU_RESOURCE}"
+    ]
+    assert asg and gpu_tags == []
+
+
+def _bad(tmp_path, capsys, change):
+    stack = yaml.safe_load((TEST_STACKS / f"Pulumi.{STACK}.yaml").read_text())
+    change(stack["config"]["gpu-cluster-blueprints:cluster"])
+    (tmp_path / "Pulumi.bad.yaml").write_text(yaml.safe_dump(stack))
+    code = main(["plan", "--stack", "bad", "--stacks-dir", str(tmp_path)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].startswith("error: ") and "Traceback" not in err[0], err
+    return err[0]
+
+
+def test_dra_below_the_minor_that_supports_it_is_one_line_exit_2(tmp_path, capsys):
+    line = _bad(tmp_path, capsys, lambda c: c.update(kubernetesVersion="1.33"))
+    assert "nodeGroups.gpu.devices" in line and "1.34" in line
+
+
+def test_dra_without_the_gpu_operator_is_one_line_exit_2(tmp_path, capsys):
+    line = _bad(tmp_path, capsys, lambda c: c.setdefault("kubernetes", {}).update(gpuStack="device-plugin"))
+    assert "nodeGroups.gpu.devices" in line and "gpu-operator" in line
+
+
+def test_dra_with_sharing_is_one_line_exit_2(tmp_path, capsys):
+    line = _bad(
+        tmp_path, capsys, lambda c: c["nodeGroups"][GROUP].update(sharing={"strategy": "time-slicing", "replicas": 2})
+    )
+    assert "nodeGroups.gpu.devices" in line
+
+
+def test_an_unknown_device_model_is_one_line_exit_2(tmp_path, capsys):
+    assert "devices" in _bad(tmp_path, capsys, lambda c: c["nodeGroups"][GROUP].update(devices="cdi"))
+
+
+def _with_min_nodes(plan, minimum):
+    out = []
+    for r in plan.registrations:
+        if r.type == "aws:eks/nodeGroup:NodeGroup" and (r.inputs.get("labels") or {}).get(GPU_DEVICES_LABEL):
+            properties = struct_pb2.Struct()
+            properties.update({**r.inputs, "scalingConfig": {**r.inputs["scalingConfig"], "minSize": minimum}})
+            r = dataclasses.replace(r, properties=properties)
+        out.append(r)
+    return out
+
+
+def test_readiness_blocks_a_dra_group_the_cluster_autoscaler_must_grow_from_zero(plan):
+    assert readiness_devices.check(plan.registrations) == []
+    [finding] = readiness_devices.check(_with_min_nodes(plan, 0))
+    assert finding.check == "dra-from-zero" and finding.level == "blocking"
+    assert "cluster-autoscaler" in finding.message and "aws_cloud_provider.go" in finding.message
+
+
+def test_readiness_blocks_a_dra_group_without_the_driver(plan):
+    regs = [r for r in plan.registrations if r.inputs.get("name") != "dra-driver-nvidia-gpu"]
+    assert [f.check for f in readiness_devices.check(regs)] == ["dra-driver-missing"]
+
+
+def test_karpenter_ignores_dra_requests_so_a_dra_pool_is_blocking(tmp_path):
+    stack = yaml.safe_load((TEST_STACKS / f"Pulumi.{STACK}.yaml").read_text())
+    cluster = stack["config"]["gpu-cluster-blueprints:cluster"]
+    cluster["autoscaling"] = {"engine": "karpenter"}
+    cluster["nodeGroups"][GROUP].update(capacity="on-demand", minNodes=0, desiredNodes=0)
+    for key in ("capacityReservationId", "zone"):
+        cluster["nodeGroups"][GROUP].pop(key)
+    (tmp_path / "Pulumi.karp.yaml").write_text(yaml.safe_dump(stack))
+    findings = [f for f in make_plan("karp", tmp_path).readiness_blocking() if f.check == "dra-from-zero"]
+    assert len(findings) == 1 and "karpenter" in findings[0].message and "IGNORE_DRA_REQUESTS" in findings[0].message
