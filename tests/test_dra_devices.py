@@ -168,3 +168,50 @@ def test_karpenter_ignores_dra_requests_so_a_dra_pool_is_blocking(tmp_path):
     (tmp_path / "Pulumi.karp.yaml").write_text(yaml.safe_dump(stack))
     findings = [f for f in make_plan("karp", tmp_path).readiness_blocking() if f.check == "dra-from-zero"]
     assert len(findings) == 1 and "karpenter" in findings[0].message and "IGNORE_DRA_REQUESTS" in findings[0].message
+
+
+def test_ai_conformance_names_the_installed_dra_driver(plan):
+    from blueprints.offline.conformance import MET, assess
+
+    [dra] = [
+        v for v in assess(plan.registrations, plan.resolved.spec.kubernetes_version).verdicts if v.id == "dra_support"
+    ]
+    assert dra.status == MET and "NVIDIA DRA Driver for GPUs (dra-driver-nvidia-gpu 0.4.1) publishes" in dra.detail
+
+
+def test_the_example_claims_a_nodes_gpus_through_the_plans_template_and_its_gang_is_admissible(plan):
+    import json
+
+    import jsonpatch
+
+    from blueprints.offline.readiness_queues import admissible
+    from kube_schema import crd_schema, validate_custom
+
+    example = ROOT / "examples" / "first-training-job"
+    job = jsonpatch.apply_patch(
+        yaml.safe_load((example / "jobset.yaml").read_text()), json.loads((example / "dra-patch.json").read_text())
+    )
+    replicated = job["spec"]["replicatedJobs"][0]
+    pod = replicated["template"]["spec"]["template"]["spec"]
+    [container] = pod["containers"]
+    assert GPU_RESOURCE not in container["resources"]["limits"] and container["resources"]["claims"] == [
+        {"name": "gpus"}
+    ]
+    [claim] = pod["resourceClaims"]
+    [template] = [
+        t
+        for t in resources(plan, "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate")
+        if t["metadata"]["name"] == claim["resourceClaimTemplateName"]
+        and t["metadata"]["namespace"] == job["metadata"]["namespace"]
+    ]
+    per_pod = template["spec"]["spec"]["devices"]["requests"][0]["exactly"]["count"]
+    assert f"--nproc-per-node={per_pod}" in container["command"][-1]  # one process per claimed GPU
+    assert pod["nodeSelector"] == {"gpu-blueprints/node-group": GROUP}
+    pods = replicated["replicas"] * replicated["template"]["spec"]["parallelism"]
+    queues = {
+        q["metadata"]["name"]: q["spec"] for q in resources(plan, "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue")
+    }
+    assert admissible(queues, job["metadata"]["namespace"], f"gpu-{GROUP}", DRA_GPU_QUOTA) >= pods * per_pod
+    schema = crd_schema(job["apiVersion"], job["kind"])
+    report = validate_custom(job, schema)
+    assert report.schema_failures == [] and report.cel_failures == []

@@ -11,12 +11,11 @@ from __future__ import annotations
 from typing import Sequence
 
 from catalog import dra, load_catalog
-from components.kubernetes.nodes import DRA, GPU_DEVICES_LABEL
+from components.kubernetes.nodes import DRA, GPU_DEVICES_LABEL, NODE_GROUP_LABEL
+from components.kubernetes.platform import DRA_DRIVER as DRIVER
 
 from .engine import Registration
 from .readiness import BLOCKING, HELM_RELEASE, WARNING, Finding, Pool, _pools
-
-DRIVER = "dra-driver-nvidia-gpu"
 
 
 def _engine(regs: Sequence[Registration], pool: Pool) -> str:
@@ -44,7 +43,7 @@ def check(regs: Sequence[Registration]) -> list[Finding]:
         shape = load_catalog().get(pool.instance_type)
         if pool.labels.get(GPU_DEVICES_LABEL) != DRA or shape is None:
             continue
-        group = pool.labels.get("gpu-blueprints/node-group", pool.name)
+        group = pool.labels.get(NODE_GROUP_LABEL, pool.name)
         if not _driver_reaches(regs, pool):
             findings.append(
                 Finding(
