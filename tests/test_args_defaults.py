@@ -27,6 +27,7 @@ PAIRS = {
     (a.GpuGroupArgs, "mig_profile"): (s.NodeGroupSpec, "mig_profile", None),
     (a.GpuGroupArgs, "sharing"): (s.NodeGroupSpec, "sharing", lambda v: v.strategy if v else None),
     (a.GpuGroupArgs, "sharing_replicas"): (s.NodeGroupSpec, "sharing", lambda v: v.replicas if v else 1),
+    (a.GpuGroupArgs, "devices"): (s.NodeGroupSpec, "devices", None),
     (a.GpuGroupArgs, "zone"): (s.NodeGroupSpec, "zone", None),
     (a.GpuGroupArgs, "capacity_block_starts_at"): (s.NodeGroupSpec, "capacity_block_starts_at", None),
     (a.SystemGroupArgs, "min_nodes"): (s.SystemNodesSpec, "min_nodes", None),

@@ -359,6 +359,7 @@ class GpuPlatform(Component):
         self.grafana_admin_password: Optional[pulumi.Output[str]] = None
         """Grafana's admin password (secret) when monitoring is installed."""
         monitoring_deps = self._gpu_enablement(name, args, labels)
+        self._dra_driver(name, args)
         self._priority_classes(name, args, labels)
         self._namespaces(name, args, labels)
         self._team_limits(name, args, labels)
@@ -429,17 +430,6 @@ class GpuPlatform(Component):
                 },
                 [operator_ns, *monitoring_deps],
             )
-        if any(g.devices == DRA for g in args.node_groups):
-            # The DeviceClasses (gpu.nvidia.com, mig.nvidia.com, vfio.gpu.nvidia.com) come with the chart.
-            self.releases[DRA_DRIVER] = chart_release(
-                self,
-                f"{name}-{DRA_DRIVER}",
-                DRA_DRIVER,
-                DRA_NAMESPACE,
-                dra_driver_values(args),
-                create_namespace=True,
-                depends_on=[self.releases[k] for k in ("gpu-operator",) if k in self.releases],
-            )
         if any(g.rdma == "efa" for g in args.node_groups):
             self.releases["aws-efa-k8s-device-plugin"] = self._release(
                 name,
@@ -448,6 +438,21 @@ class GpuPlatform(Component):
                 {"nodeSelector": {EFA_PRESENT_LABEL: "true"}, "tolerations": tolerations},
             )
         return monitoring_deps
+
+    def _dra_driver(self, name: str, args: PlatformArgs) -> None:
+        """NVIDIA's DRA driver where a group has `devices: dra`, after the GPU Operator (its driver and toolkit); the
+        DeviceClasses (gpu.nvidia.com, mig.nvidia.com, vfio.gpu.nvidia.com) come with the chart."""
+        if not any(g.devices == DRA for g in args.node_groups):
+            return
+        self.releases[DRA_DRIVER] = chart_release(
+            self,
+            f"{name}-{DRA_DRIVER}",
+            DRA_DRIVER,
+            DRA_NAMESPACE,
+            dra_driver_values(args),
+            create_namespace=True,
+            depends_on=[self.releases[k] for k in ("gpu-operator",) if k in self.releases],
+        )
 
     def _priority_classes(self, name: str, args: PlatformArgs, labels: Mapping[str, str]) -> None:
         """Three GPU priority classes: critical and standard preempt lower ones; preemptible never preempts."""
