@@ -491,10 +491,11 @@ def _devices_notes(spec: ClusterSpec, name: str, group: NodeGroupSpec, rdma_inte
         return []
     fabric = profile(spec.cloud).rdma.name
     return [
-        f"{name}: devices dra: NVIDIA's DRA driver publishes the GPUs as ResourceSlices and pods claim them through "
-        "the group's ResourceClaimTemplate in their team namespace, which Kueue counts against the team's quota; the "
-        "GPU Operator's device plugin is off on its nodes, and the acceptance check (which asks for nvidia.com/gpu) "
-        "neither gates nor checks them"
+        f"{name}: devices dra (Kubernetes {spec.kubernetes_version}; {spec.cloud} supports it from "
+        f"{dra.min_minor(spec.cloud)}, catalog/dra.yaml): NVIDIA's DRA driver publishes the GPUs as ResourceSlices "
+        "and pods claim them through the group's ResourceClaimTemplate in their team namespace, which Kueue counts "
+        "against the team's quota; the GPU Operator's device plugin is off on its nodes, and the acceptance check "
+        "(which asks for nvidia.com/gpu) neither gates nor checks them"
         + (
             f"; {fabric} stays on its device plugin (no versioned {fabric} DRA driver is pinned)"
             if rdma_interfaces

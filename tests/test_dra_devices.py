@@ -45,7 +45,11 @@ def _node_group(plan, group):
 
 def test_the_dra_stack_plans_with_exit_0_and_says_why_the_group_uses_dra(plan):
     assert plan.exit_code == 0, [f.message for f in plan.readiness_blocking()]
-    note = next(n for n in plan.resolved.notes if n.startswith(f"{GROUP}: devices dra"))
+    note = next(
+        n
+        for n in plan.resolved.notes
+        if n.startswith(f"{GROUP}: devices dra (Kubernetes 1.35; aws supports it from 1.34")
+    )
     assert "ResourceClaimTemplate" in note and "EFA stays on its device plugin" in note
 
 
@@ -146,16 +150,25 @@ def _with_min_nodes(plan, minimum):
     return out
 
 
+def _blocking(findings):
+    return [f for f in findings if f.level == "blocking"]
+
+
+def test_the_validator_warning_names_the_dra_groups_of_a_mixed_cluster(plan):
+    [warning] = [f for f in readiness_devices.check(plan.registrations) if f.check == "dra-operator-validator"]
+    assert warning.level == "warning" and f"DRA nodes of {GROUP}" in warning.message
+
+
 def test_readiness_blocks_a_dra_group_the_cluster_autoscaler_must_grow_from_zero(plan):
-    assert readiness_devices.check(plan.registrations) == []
-    [finding] = readiness_devices.check(_with_min_nodes(plan, 0))
+    assert _blocking(readiness_devices.check(plan.registrations)) == []
+    [finding] = _blocking(readiness_devices.check(_with_min_nodes(plan, 0)))
     assert finding.check == "dra-from-zero" and finding.level == "blocking"
     assert "cluster-autoscaler" in finding.message and "aws_cloud_provider.go" in finding.message
 
 
 def test_readiness_blocks_a_dra_group_without_the_driver(plan):
     regs = [r for r in plan.registrations if r.inputs.get("name") != "dra-driver-nvidia-gpu"]
-    assert [f.check for f in readiness_devices.check(regs)] == ["dra-driver-missing"]
+    assert [f.check for f in _blocking(readiness_devices.check(regs))] == ["dra-driver-missing"]
 
 
 def test_karpenter_ignores_dra_requests_so_a_dra_pool_is_blocking(tmp_path):
@@ -215,3 +228,23 @@ def test_the_example_claims_a_nodes_gpus_through_the_plans_template_and_its_gang
     schema = crd_schema(job["apiVersion"], job["kind"])
     report = validate_custom(job, schema)
     assert report.schema_failures == [] and report.cel_failures == []
+
+
+def test_on_ack_a_dra_group_that_scales_from_zero_is_a_warning_the_autoscaler_is_undocumented(tmp_path):
+    stack = yaml.safe_load((ROOT / "stacks" / "Pulumi.research-a100-aliyun.yaml").read_text())
+    cluster = stack["config"]["gpu-cluster-blueprints:cluster"]
+    cluster["kubernetesVersion"] = "1.35"
+    cluster["nodeGroups"] = {GROUP: {"gpuModel": "A100-80GB", "gpusPerNode": 4, "devices": "dra", "maxNodes": 2}}
+    (tmp_path / "Pulumi.ack.yaml").write_text(yaml.safe_dump(stack))
+    plan = make_plan("ack", tmp_path)
+    [pool] = [
+        p
+        for p in resources(plan, "alicloud:cs/nodePool:NodePool")
+        if {"key": GPU_DEVICES_LABEL, "value": "dra"} in p["labels"]
+    ]
+    assert {"key": DEVICE_PLUGIN_DEPLOY_LABEL, "value": "false"} in pool["labels"]
+    [finding] = [f for f in readiness_devices.check(plan.registrations) if f.check == "dra-from-zero"]
+    assert (
+        finding.level == "warning" and "ack-autoscaler" not in finding.message and "not open source" in finding.message
+    )
+    assert _release(plan, "dra-driver-nvidia-gpu")["nvidiaDriverRoot"] == "/"  # ACK GPU nodes ship the driver

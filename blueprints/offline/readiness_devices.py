@@ -37,9 +37,40 @@ def _driver_reaches(regs: Sequence[Registration], pool: Pool) -> bool:
     return False
 
 
+def _validator(regs: Sequence[Registration], pools: Sequence[Pool]) -> list[Finding]:
+    """With the device plugin on for the other groups, the GPU Operator keeps its validator's plugin validation, which
+    waits for nvidia.com/gpu on every GPU node (gpu-operator v26.7.0 controllers/object_controls.go removes the
+    plugin-validation init container only when devicePlugin is disabled; cmd/nvidia-validator/main.go
+    validateGPUResource gives up after 30 x 5 s): on DRA nodes it never passes."""
+    values = next(
+        (
+            r.inputs.get("values") or {}
+            for r in regs
+            if r.type == HELM_RELEASE and r.inputs.get("name") == "gpu-operator"
+        ),
+        None,
+    )
+    if values is None or (values.get("devicePlugin") or {}).get("enabled", True) is False or not pools:
+        return []
+    return [
+        Finding(
+            "dra-operator-validator",
+            WARNING,
+            "gpu-operator",
+            f"the GPU Operator's validator waits for nvidia.com/gpu on every GPU node, which the DRA nodes of "
+            f"{', '.join(sorted(p.labels.get(NODE_GROUP_LABEL, p.name) for p in pools))} never advertise: its pod "
+            "there restarts and the ClusterPolicy reports notReady, while the DRA driver still serves claims",
+            "expected while device-plugin groups and DRA groups share the cluster; with every GPU group on devices: "
+            "dra the plugin (and its validation) is off",
+        )
+    ]
+
+
 def check(regs: Sequence[Registration]) -> list[Finding]:
     findings = []
-    for pool in _pools(regs):
+    pools = [p for p in _pools(regs) if p.labels.get(GPU_DEVICES_LABEL) == DRA]
+    findings += _validator(regs, pools)
+    for pool in pools:
         shape = load_catalog().get(pool.instance_type)
         if pool.labels.get(GPU_DEVICES_LABEL) != DRA or shape is None:
             continue
