@@ -90,6 +90,7 @@ def gpu_group_args(plan: ResolvedPlan, group: ResolvedNodeGroup) -> GpuGroupArgs
         sharing=g.sharing.strategy if g.sharing else None,
         sharing_replicas=g.sharing.replicas if g.sharing else 1,
         devices=g.devices,
+        rdma_dra=group.rdma_dra,
         rdma_interfaces=group.rdma_interfaces,
         placement_group=group.placement_group,
         zone=group.zone,

@@ -46,6 +46,8 @@ class ResolvedNodeGroup:
     price_option: str = "on-demand"  # purchase option the price is for (spot, capacity-block...)
     # the Kueue Topology the group's flavor names (queueing.topology); None: quota-only admission
     topology: Optional[NetworkTopology] = None
+    # a DRA group's fabric devices (EFA) are claimed through the fabric's DRA driver as well (catalog/dra.yaml)
+    rdma_dra: bool = False
 
     @property
     def gpus_per_node(self) -> int:
@@ -490,17 +492,21 @@ def _devices_notes(spec: ClusterSpec, name: str, group: NodeGroupSpec, rdma_inte
     if group.devices != "dra":
         return []
     fabric = profile(spec.cloud).rdma.name
+    since = dra.fabric_min_minor(spec.cloud)
+    if not rdma_interfaces:
+        fabric_note = ""
+    elif dra.fabric_dra(spec.cloud, spec.kubernetes_version):
+        fabric_note = f"; its {fabric} devices are claimed in the same claim ({dra.fabric_chart(spec.cloud)})"
+    else:
+        fabric_note = f"; {fabric} stays on its device plugin (" + (
+            f"its DRA driver needs Kubernetes {since})" if since else f"no versioned {fabric} DRA driver is pinned)"
+        )
     return [
         f"{name}: devices dra (Kubernetes {spec.kubernetes_version}; {spec.cloud} supports it from "
         f"{dra.min_minor(spec.cloud)}, catalog/dra.yaml): NVIDIA's DRA driver publishes the GPUs as ResourceSlices "
         "and pods claim them through the group's ResourceClaimTemplate in their team namespace, which Kueue counts "
         "against the team's quota; the GPU Operator's device plugin is off on its nodes, and the acceptance check "
-        "(which asks for nvidia.com/gpu) neither gates nor checks them"
-        + (
-            f"; {fabric} stays on its device plugin (no versioned {fabric} DRA driver is pinned)"
-            if rdma_interfaces
-            else ""
-        )
+        "(which asks for nvidia.com/gpu) neither gates nor checks them" + fabric_note
     ]
 
 
@@ -693,6 +699,9 @@ def _resolve_group(
         price_as_of=used.as_of if used else None,
         price_option=used.option if used else "on-demand",
         topology=topology,
+        rdma_dra=bool(
+            group.devices == "dra" and rdma_interfaces and dra.fabric_dra(spec.cloud, spec.kubernetes_version)
+        ),
     )
 
 

@@ -43,3 +43,20 @@ def from_zero(cloud: str, engine: str) -> FromZero:
     """Can `engine` add a node to an empty DRA group of `cloud` for a pod that claims devices?"""
     row = table()["from_zero"].get(cloud, {}).get(engine) or {"answer": "undocumented", "source": ""}
     return FromZero(row["answer"], table()["sources"].get(row["source"], ""))
+
+
+def fabric_min_minor(cloud: str) -> str | None:
+    """From which Kubernetes minor a DRA group's fabric devices (EFA) are claimed through DRA too; None: never."""
+    row = table().get("fabric", {}).get(cloud)
+    return row["min_minor"] if row else None
+
+
+def fabric_dra(cloud: str, minor: str) -> bool:
+    since = fabric_min_minor(cloud)
+    return since is not None and _minor(minor) >= _minor(since)
+
+
+def fabric_chart(cloud: str) -> str | None:
+    """The chart (components/kubernetes/charts.yaml) of the cloud's fabric DRA driver; None: none."""
+    row = table().get("fabric", {}).get(cloud)
+    return row["chart"] if row else None

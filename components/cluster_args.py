@@ -59,6 +59,9 @@ class GpuGroupArgs(Args):
     devices: Optional[str] = "plugin"
     """How pods get the GPUs: plugin (the device plugin's nvidia.com/gpu, the default) or dra (NVIDIA's DRA driver;
     the device plugin is kept off the group's nodes)."""
+    rdma_dra: Optional[bool] = False
+    """With `devices: dra`, the fabric devices are claimed through the fabric's DRA driver too (EFA: AWS dranet), not
+    its device plugin; off by default."""
     rdma_interfaces: Optional[int] = 0
     """EFA interfaces / eRDMA devices per node; 0: no fabric."""
     placement_group: Optional[bool] = False
@@ -97,6 +100,7 @@ class GpuGroupArgs(Args):
             sharing=self.sharing,
             sharing_replicas=self.sharing_replicas,
             devices=self.devices,
+            rdma_dra=bool(self.rdma_dra and self.rdma_interfaces),
             acceptance=self.acceptance,
             gpus=self.gpus,
             vcpus=self.vcpus,

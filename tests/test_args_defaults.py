@@ -74,6 +74,7 @@ NOT_SPEC_INPUTS = {
     (a.GpuGroupArgs, "memory_gib"),
     (a.GpuGroupArgs, "acceptance"),
     (a.GpuGroupArgs, "fabric_min_busbw_gbps"),
+    (a.GpuGroupArgs, "rdma_dra"),  # the resolver's choice from devices, the minor and catalog/dra.yaml
     (a.GpuGroupArgs, "topology_name"),  # the resolver's choice from queueing.topology and catalog/topology.py
     (a.GpuGroupArgs, "topology_levels"),
     (a.AutoscalingArgs, "image_tag"),

@@ -28,6 +28,7 @@ UPSTREAM = {
     "ack-erdma-controller": "alibabacloud-erdma-controller",
     # An OCI chart's release names its full reference (components/kubernetes/charts.py chart_release).
     f"{charts()['dra-driver-nvidia-gpu'].repo}/dra-driver-nvidia-gpu": "dra-driver-nvidia-gpu",
+    "aws-dranet": "aws-dranet",
 }
 
 
@@ -90,8 +91,10 @@ def test_the_erdma_controller_gets_the_ofed_driver_where_the_chart_reads_it() ->
     assert chart == "alibabacloud-erdma-controller" and values["agent"]["preferDriver"] == "ofed"
 
 
-def test_the_dra_driver_values_are_keys_of_its_chart() -> None:
+def test_the_dra_drivers_values_are_keys_of_their_charts() -> None:
     theirs = upstream_values("dra-driver-nvidia-gpu")
     assert missing_keys({"resources": {"gpu": {"enabled": True}}}, theirs) == ["resources.gpu"]
-    [(_, chart, values)] = list(chart_values(make_plan("dra-devices", stacks_dir=TEST_STACKS)))
-    assert chart == "dra-driver-nvidia-gpu" and not missing_keys(values, theirs)
+    installed = {chart: values for _, chart, values in chart_values(make_plan("dra-devices", stacks_dir=TEST_STACKS))}
+    assert set(installed) == {"dra-driver-nvidia-gpu", "aws-dranet"}
+    assert not missing_keys(installed["dra-driver-nvidia-gpu"], theirs)
+    assert not missing_keys(installed["aws-dranet"], upstream_values("aws-dranet"))

@@ -15,7 +15,17 @@ from google.protobuf import struct_pb2
 from blueprints.cli import main
 from blueprints.offline import readiness_devices
 from blueprints.offline.plan import make_plan
-from components.kubernetes.nodes import DEVICE_PLUGIN_DEPLOY_LABEL, DRA_GPU_QUOTA, GPU_DEVICES_LABEL, GPU_RESOURCE
+from blueprints.spec import LABEL_KEY
+from components.kubernetes.nodes import (
+    DEVICE_PLUGIN_DEPLOY_LABEL,
+    DRA_EFA_QUOTA,
+    DRA_GPU_QUOTA,
+    EFA_PRESENT_LABEL,
+    EFA_RESOURCE,
+    FABRIC_DEVICES_LABEL,
+    GPU_DEVICES_LABEL,
+    GPU_RESOURCE,
+)
 from conftest import resources
 from kube_schema import validate_builtin
 
@@ -29,6 +39,10 @@ TEMPLATE = "k8s.io/cluster-autoscaler/node-template/"
 @pytest.fixture(scope="module")
 def plan():
     return make_plan(STACK, TEST_STACKS)
+
+
+def _releases(plan) -> set[str]:
+    return {r["name"] for r in resources(plan, "kubernetes:helm.sh/v3:Release")}
 
 
 def _release(plan, name):
@@ -50,7 +64,25 @@ def test_the_dra_stack_plans_with_exit_0_and_says_why_the_group_uses_dra(plan):
         for n in plan.resolved.notes
         if n.startswith(f"{GROUP}: devices dra (Kubernetes 1.35; aws supports it from 1.34")
     )
-    assert "ResourceClaimTemplate" in note and "EFA stays on its device plugin" in note
+    assert "ResourceClaimTemplate" in note and "its EFA devices are claimed in the same claim (aws-dranet)" in note
+
+
+def test_below_1_35_a_dra_groups_efa_stays_on_its_device_plugin_and_the_plan_says_why(tmp_path):
+    stack = yaml.safe_load((TEST_STACKS / f"Pulumi.{STACK}.yaml").read_text())
+    stack["config"]["gpu-cluster-blueprints:cluster"]["kubernetesVersion"] = "1.34"
+    (tmp_path / "Pulumi.v134.yaml").write_text(yaml.safe_dump(stack))
+    plan = make_plan("v134", tmp_path)
+    assert plan.exit_code == 0, [f.message for f in plan.readiness_blocking()]
+    assert any(
+        "EFA stays on its device plugin (its DRA driver needs Kubernetes 1.35)" in n for n in plan.resolved.notes
+    )
+    labels = _node_group(plan, GROUP)["labels"]
+    assert labels[EFA_PRESENT_LABEL] == "true" and FABRIC_DEVICES_LABEL not in labels
+    assert "aws-dranet" not in _releases(plan) and "aws-efa-k8s-device-plugin" in _releases(plan)
+    [request] = resources(plan, "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate")[0]["spec"]["spec"]["devices"][
+        "requests"
+    ]
+    assert request["exactly"]["deviceClassName"] == "gpu.nvidia.com"
 
 
 def test_the_driver_runs_on_dra_nodes_only_and_the_device_plugin_stays_off_them(plan):
@@ -65,16 +97,26 @@ def test_the_driver_runs_on_dra_nodes_only_and_the_device_plugin_stays_off_them(
     assert _release(plan, "cluster-autoscaler")["extraArgs"]["enable-dynamic-resource-allocation"] == "true"
 
 
+def test_on_1_35_the_dra_groups_efa_is_claimed_through_dranet_and_the_efa_plugin_stays_off(plan):
+    assert _release(plan, "aws-dranet")["nodeSelector"] == {FABRIC_DEVICES_LABEL: "dra"}
+    labels = _node_group(plan, GROUP)["labels"]
+    assert labels[FABRIC_DEVICES_LABEL] == "dra" and EFA_PRESENT_LABEL not in labels  # the EFA plugin selects that
+    assert "aws-efa-k8s-device-plugin" not in _releases(plan)  # no other group has EFA
+
+
 def test_each_team_namespace_gets_a_claim_template_of_a_nodes_gpus_valid_for_the_minor(plan):
     templates = resources(plan, "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate")
     assert {t["metadata"]["namespace"] for t in templates} == set(plan.resolved.spec.kubernetes.teams)
-    gpus = next(g for g in plan.resolved.node_groups if g.name == GROUP).shape.gpu.count
+    shape = next(g for g in plan.resolved.node_groups if g.name == GROUP).shape
     for t in templates:
-        [request] = t["spec"]["spec"]["devices"]["requests"]
-        assert request["exactly"] == {
-            "deviceClassName": "gpu.nvidia.com",
-            "allocationMode": "ExactCount",
-            "count": gpus,
+        requests = {r["name"]: r["exactly"] for r in t["spec"]["spec"]["devices"]["requests"]}
+        assert requests == {
+            "gpus": {"deviceClassName": "gpu.nvidia.com", "allocationMode": "ExactCount", "count": shape.gpu.count},
+            "efa": {
+                "deviceClassName": "efa.networking.k8s.aws",
+                "allocationMode": "ExactCount",
+                "count": shape.rdma.interfaces,
+            },
         }
         obj = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", **t}
         assert validate_builtin(obj, plan.resolved.spec.kubernetes_version).schema_failures == []
@@ -83,8 +125,11 @@ def test_each_team_namespace_gets_a_claim_template_of_a_nodes_gpus_valid_for_the
 def test_kueue_counts_claimed_gpus_on_the_dra_flavor_only(plan):
     config = yaml.safe_load(_release(plan, "kueue")["managerConfig"]["controllerManagerConfigYaml"])
     assert config["resources"]["deviceClassMappings"] == [
-        {"name": DRA_GPU_QUOTA, "deviceClassNames": ["gpu.nvidia.com"]}
+        {"name": DRA_GPU_QUOTA, "deviceClassNames": ["gpu.nvidia.com"]},
+        {"name": DRA_EFA_QUOTA, "deviceClassNames": ["efa.networking.k8s.aws"]},
     ]
+    # kueue v0.19.2 pkg/config/validation.go validateDeviceClassMappings: each name must be a label key
+    assert all(LABEL_KEY.match(m["name"]) for m in config["resources"]["deviceClassMappings"])
     for queue in (q for q in resources(plan, "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue")):
         [group] = queue["spec"]["resourceGroups"]
         assert DRA_GPU_QUOTA in group["coveredResources"]
@@ -92,6 +137,8 @@ def test_kueue_counts_claimed_gpus_on_the_dra_flavor_only(plan):
         team = plan.resolved.spec.kubernetes.teams[queue["metadata"]["name"]].gpus
         assert quota[f"gpu-{GROUP}"][GPU_RESOURCE] == 0 and quota[f"gpu-{GROUP}"][DRA_GPU_QUOTA] == team
         assert quota[f"gpu-{PLUGIN_GROUP}"][DRA_GPU_QUOTA] == 0 and quota[f"gpu-{PLUGIN_GROUP}"][GPU_RESOURCE] == team
+        assert quota[f"gpu-{GROUP}"][DRA_EFA_QUOTA] > 0 and quota[f"gpu-{PLUGIN_GROUP}"][DRA_EFA_QUOTA] == 0
+        assert EFA_RESOURCE not in group["coveredResources"]
 
 
 def test_the_dra_groups_template_advertises_no_device_plugin_gpus(plan):
@@ -103,7 +150,8 @@ def test_the_dra_groups_template_advertises_no_device_plugin_gpus(plan):
     gpu_tags = [
         t
         for t in resources(plan, "aws:autoscaling/tag:Tag")
-        if t["autoscalingGroupName"] in asg and t["tag"]["key"] == f"{TEMPLATE}resources/{GPU_RESOURCE}"
+        if t["autoscalingGroupName"] in asg
+        and t["tag"]["key"] in (f"{TEMPLATE}resources/{GPU_RESOURCE}", f"{TEMPLATE}resources/{EFA_RESOURCE}")
     ]
     assert asg and gpu_tags == []
 
@@ -207,9 +255,8 @@ def test_the_example_claims_a_nodes_gpus_through_the_plans_template_and_its_gang
     replicated = job["spec"]["replicatedJobs"][0]
     pod = replicated["template"]["spec"]["template"]["spec"]
     [container] = pod["containers"]
-    assert GPU_RESOURCE not in container["resources"]["limits"] and container["resources"]["claims"] == [
-        {"name": "gpus"}
-    ]
+    assert not {GPU_RESOURCE, EFA_RESOURCE} & set(container["resources"]["limits"])
+    assert container["resources"]["claims"] == [{"name": "gpus"}]
     [claim] = pod["resourceClaims"]
     [template] = [
         t
@@ -217,14 +264,17 @@ def test_the_example_claims_a_nodes_gpus_through_the_plans_template_and_its_gang
         if t["metadata"]["name"] == claim["resourceClaimTemplateName"]
         and t["metadata"]["namespace"] == job["metadata"]["namespace"]
     ]
-    per_pod = template["spec"]["spec"]["devices"]["requests"][0]["exactly"]["count"]
+    counts = {r["name"]: r["exactly"]["count"] for r in template["spec"]["spec"]["devices"]["requests"]}
+    per_pod, efa = counts["gpus"], counts["efa"]
     assert f"--nproc-per-node={per_pod}" in container["command"][-1]  # one process per claimed GPU
     assert pod["nodeSelector"] == {"gpu-blueprints/node-group": GROUP}
     pods = replicated["replicas"] * replicated["template"]["spec"]["parallelism"]
     queues = {
         q["metadata"]["name"]: q["spec"] for q in resources(plan, "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue")
     }
-    assert admissible(queues, job["metadata"]["namespace"], f"gpu-{GROUP}", DRA_GPU_QUOTA) >= pods * per_pod
+    team = job["metadata"]["namespace"]
+    assert admissible(queues, team, f"gpu-{GROUP}", DRA_GPU_QUOTA) >= pods * per_pod
+    assert admissible(queues, team, f"gpu-{GROUP}", DRA_EFA_QUOTA) >= pods * efa
     schema = crd_schema(job["apiVersion"], job["kind"])
     report = validate_custom(job, schema)
     assert report.schema_failures == [] and report.cel_failures == []

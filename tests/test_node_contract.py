@@ -76,6 +76,8 @@ def test_the_contract_covers_the_shared_names():
         "GPU_DEVICES_LABEL",
         "DEVICE_PLUGIN_DEPLOY_LABEL",
         "DRA_GPU_QUOTA",
+        "FABRIC_DEVICES_LABEL",
+        "DRA_EFA_QUOTA",
     ):
         assert name in values.values()
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from catalog import dra, load_catalog
-from components.kubernetes.nodes import DRA, GPU_DEVICES_LABEL, NODE_GROUP_LABEL
+from components.kubernetes.nodes import DRA, FABRIC_DEVICES_LABEL, GPU_DEVICES_LABEL, NODE_GROUP_LABEL
 from components.kubernetes.platform import DRA_DRIVER as DRIVER
+from components.kubernetes.platform import EFA_DRA_DRIVER
 
 from .engine import Registration
 from .readiness import BLOCKING, HELM_RELEASE, WARNING, Finding, Pool, _pools
@@ -29,12 +30,35 @@ def _engine(regs: Sequence[Registration], pool: Pool) -> str:
     return "instant-elasticity" if goat else "cluster-autoscaler"
 
 
-def _driver_reaches(regs: Sequence[Registration], pool: Pool) -> bool:
+def _driver_reaches(regs: Sequence[Registration], pool: Pool, release: str, selector_key: str) -> bool:
+    """The release is installed and its DaemonSet's nodeSelector (at values path `selector_key`) matches the pool."""
     for r in regs:
-        if r.type == HELM_RELEASE and r.inputs.get("name") == DRIVER:
-            selector = ((r.inputs.get("values") or {}).get("kubeletPlugin") or {}).get("nodeSelector") or {}
+        if r.type == HELM_RELEASE and r.inputs.get("name") == release:
+            values = r.inputs.get("values") or {}
+            for part in selector_key.split(".")[:-1]:
+                values = values.get(part) or {}
+            selector = values.get(selector_key.split(".")[-1]) or {}
             return all(pool.labels.get(k) == v for k, v in selector.items())
     return False
+
+
+def _drivers(regs: Sequence[Registration], pool: Pool, group: str) -> list[Finding]:
+    """The GPU DRA driver's kubelet plugin, and dranet where the group's EFA is claimed, select the pool's nodes."""
+    wanted = [(DRIVER, "kubeletPlugin.nodeSelector", GPU_DEVICES_LABEL)]
+    if pool.labels.get(FABRIC_DEVICES_LABEL) == DRA:
+        wanted.append((EFA_DRA_DRIVER, "nodeSelector", FABRIC_DEVICES_LABEL))
+    return [
+        Finding(
+            "dra-driver-missing",
+            BLOCKING,
+            pool.name,
+            f"group {group} hands out devices through DRA, but no {release} DaemonSet selects its nodes: they publish "
+            "no ResourceSlices for it and every claim stays unallocated",
+            f"install {release} with {path} {label}: {DRA}",
+        )
+        for release, path, label in wanted
+        if not _driver_reaches(regs, pool, release, path)
+    ]
 
 
 def _validator(regs: Sequence[Registration], pools: Sequence[Pool]) -> list[Finding]:
@@ -75,17 +99,7 @@ def check(regs: Sequence[Registration]) -> list[Finding]:
         if pool.labels.get(GPU_DEVICES_LABEL) != DRA or shape is None:
             continue
         group = pool.labels.get(NODE_GROUP_LABEL, pool.name)
-        if not _driver_reaches(regs, pool):
-            findings.append(
-                Finding(
-                    "dra-driver-missing",
-                    BLOCKING,
-                    pool.name,
-                    f"group {group} hands out its GPUs through DRA, but no {DRIVER} kubelet plugin selects its nodes: "
-                    "they publish no ResourceSlices and every claim stays unallocated",
-                    f"install {DRIVER} with kubeletPlugin.nodeSelector {GPU_DEVICES_LABEL}: {DRA}",
-                )
-            )
+        findings += _drivers(regs, pool, group)
         engine = _engine(regs, pool)
         may_be_empty = pool.karpenter or (pool.min_nodes == 0 and not pool.scheduled)
         answer = dra.from_zero(shape.cloud, engine)

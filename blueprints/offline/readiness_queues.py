@@ -14,7 +14,16 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional, Sequence
 
 from catalog import load_catalog
-from components.kubernetes.nodes import DRA, DRA_GPU_QUOTA, GPU_DEVICES_LABEL, GPU_RESOURCE, RDMA_RESOURCES
+from components.kubernetes.nodes import (
+    DRA,
+    DRA_EFA_QUOTA,
+    DRA_GPU_QUOTA,
+    EFA_RESOURCE,
+    FABRIC_DEVICES_LABEL,
+    GPU_DEVICES_LABEL,
+    GPU_RESOURCE,
+    RDMA_RESOURCES,
+)
 
 from .engine import Registration
 from .readiness import BLOCKING, WARNING, Finding, Pool, _pools
@@ -44,6 +53,10 @@ def node_devices(pool: Pool) -> dict[str, int]:
     if pool.labels.get(GPU_DEVICES_LABEL) == DRA:
         devices = {DRA_GPU_QUOTA if k == GPU else k: v for k, v in devices.items()}
         devices.setdefault(DRA_GPU_QUOTA, _shape_gpus(pool))
+    if pool.labels.get(FABRIC_DEVICES_LABEL) == DRA:
+        shape = load_catalog().get(pool.instance_type)
+        devices.pop(EFA_RESOURCE, None)
+        devices[DRA_EFA_QUOTA] = shape.rdma.interfaces if shape else 0
     return devices
 
 

@@ -274,10 +274,10 @@ class GpuCluster(GpuClusterBase):
             "gpu-blueprints/gpu-model": g.gpu_model,
             GPU_LABEL: f"nvidia-{g.gpu_model.lower()}",
             GPU_PRESENT_LABEL: "true",
-            **({EFA_PRESENT_LABEL: "true"} if g.rdma_interfaces else {}),
+            **({EFA_PRESENT_LABEL: "true"} if g.rdma_interfaces and not g.rdma_dra else {}),
             **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {}),
             **({DEVICE_PLUGIN_CONFIG_LABEL: g.name} if g.sharing else {}),
-            **device_labels(g.devices),
+            **device_labels(g.devices, bool(g.rdma_dra and g.rdma_interfaces)),
         }
 
     def _group_subnets(self, g: GpuGroupArgs) -> list[pulumi.Output[str]]:
@@ -326,7 +326,7 @@ class GpuCluster(GpuClusterBase):
                 # A DRA group's nodes advertise no nvidia.com/gpu (their GPUs are ResourceSlices): its template none.
                 extended_resources={
                     GPU_RESOURCE: 0 if g.devices == DRA else g.gpu_resources or g.gpus,
-                    EFA_RESOURCE: efa,
+                    EFA_RESOURCE: 0 if g.rdma_dra else efa,
                 },
                 tags=self._tags,
             ),

@@ -37,14 +37,24 @@ DRA_GPU_CLASS = "gpu.nvidia.com"
 DRA_GPU_QUOTA = "gpu-blueprints/dra-gpu"
 
 
+# A DRA group whose EFA devices are claimed through AWS's dranet (aws/eks-charts stable/aws-dranet 1.0.0): the
+# DeviceClass its chart installs (templates/deviceclass.yaml), the label its DaemonSet selects here, and the resource
+# Kueue counts them as. Such nodes carry no EFA_PRESENT_LABEL, so the EFA device plugin stays off them.
+DRA_EFA_CLASS = "efa.networking.k8s.aws"
+FABRIC_DEVICES_LABEL = "gpu-blueprints/fabric-devices"
+DRA_EFA_QUOTA = "gpu-blueprints/dra-efa"
+
+
 def claim_template_name(group: str) -> str:
     """The ResourceClaimTemplate in each team namespace that claims a whole node of a DRA group's GPUs."""
     return f"gpus-{group}"
 
 
-def device_labels(devices: str) -> dict[str, str]:
-    """The labels a group's nodes carry for how their GPUs are handed out: none for the device plugin."""
-    return {GPU_DEVICES_LABEL: DRA, DEVICE_PLUGIN_DEPLOY_LABEL: "false"} if devices == DRA else {}
+def device_labels(devices: str, rdma_dra: bool = False) -> dict[str, str]:
+    """The labels a group's nodes carry for how their GPUs (and fabric devices) are handed out: none for the device
+    plugins."""
+    gpus = {GPU_DEVICES_LABEL: DRA, DEVICE_PLUGIN_DEPLOY_LABEL: "false"} if devices == DRA else {}
+    return {**gpus, **({FABRIC_DEVICES_LABEL: DRA} if rdma_dra else {})}
 
 
 # What NVIDIA's device plugin and exporter charts require (node affinity) when NFD is not installed, and what the

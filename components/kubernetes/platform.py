@@ -34,8 +34,11 @@ from .mirror import mirror_transformation
 from .monitoring import DCGM_COUNTERS, GpuMonitoring, MonitoringArgs, SnsTarget
 from .nodes import (
     DRA,
+    DRA_EFA_CLASS,
+    DRA_EFA_QUOTA,
     DRA_GPU_CLASS,
     EFA_PRESENT_LABEL,
+    FABRIC_DEVICES_LABEL,
     GPU_DEVICES_LABEL,
     GPU_PRESENT_LABEL,
     GPU_RESOURCE,
@@ -70,6 +73,8 @@ RUNTIME_ISOLATION_ENV = {
 DEVICE_LIST_STRATEGY = "volume-mounts"
 # NVIDIA's DRA driver for GPUs: its install guide's namespace (the chart refuses `default`: templates/validation.yaml).
 DRA_DRIVER, DRA_NAMESPACE = "dra-driver-nvidia-gpu", "dra-driver-nvidia-gpu"
+# AWS's EFA DRA driver (dranet), in kube-system as its chart's README installs it.
+EFA_DRA_DRIVER = "aws-dranet"
 LWS_NAMESPACE = "lws-system"  # the LeaderWorkerSet CRD's conversion webhook names its Service there (charts.yaml)
 
 
@@ -91,6 +96,9 @@ class GpuNodes(Args):
     """Pods per GPU (or MIG slice) with `sharing`; 1 by default."""
     devices: Optional[str] = "plugin"
     """plugin (the device plugin's nvidia.com/gpu, the default) or dra (NVIDIA's DRA driver: claimed GPUs)."""
+    rdma_dra: Optional[bool] = False
+    """A DRA group's fabric devices are claimed through the fabric's DRA driver too (EFA: AWS dranet); off by
+    default."""
     acceptance: Optional[Mapping[str, Any]] = None
     """Acceptance/gpu_check.py expectation; None runs no check."""
     gpus: Optional[int] = 0
@@ -283,21 +291,38 @@ def dra_driver_values(args: PlatformArgs) -> dict:
     }
 
 
-def claim_template_spec(gpus: int) -> dict:
-    """A ResourceClaimTemplate spec (resource.k8s.io/v1) that claims `gpus` whole GPUs: one pod, one node's GPUs;
-    Kueue charges `count` against the team's quota (kueue v0.19.2: ExactCount only)."""
+def claim_template_spec(gpus: int, efa: int = 0) -> dict:
+    """A ResourceClaimTemplate spec (resource.k8s.io/v1) that claims `gpus` whole GPUs and, where the group's EFA is
+    claimed through dranet, its `efa` interfaces: one pod, one node's devices; Kueue charges each request's `count`
+    against the team's quota (kueue v0.19.2: ExactCount only)."""
+    requests = [("gpus", DRA_GPU_CLASS, gpus), *([("efa", DRA_EFA_CLASS, efa)] if efa else [])]
     return {
         "spec": {
             "devices": {
                 "requests": [
-                    {
-                        "name": "gpus",
-                        "exactly": {"deviceClassName": DRA_GPU_CLASS, "allocationMode": "ExactCount", "count": gpus},
-                    }
+                    {"name": name, "exactly": {"deviceClassName": cls, "allocationMode": "ExactCount", "count": n}}
+                    for name, cls, n in requests
                 ]
             }
         }
     }
+
+
+def dranet_values(args: PlatformArgs) -> dict:
+    """AWS dranet (aws/eks-charts stable/aws-dranet 1.0.0 values.yaml, templates/daemonset.yaml): its DaemonSet on the
+    nodes whose EFA devices DRA groups claim (FABRIC_DEVICES_LABEL), tolerating their taints (appended to the chart's
+    CriticalAddonsOnly); its REQUIRED affinity keeps it to EFA instance types."""
+    return {
+        "nodeSelector": {FABRIC_DEVICES_LABEL: DRA},
+        "tolerations": gpu_tolerations([g for g in args.node_groups if g.rdma_dra]),
+    }
+
+
+def fabric_extended(g: GpuNodes) -> dict[str, int]:
+    """The fabric devices one node offers, as Kueue counts them: claimed (DRA_EFA_QUOTA) or the plugin's resource."""
+    if g.rdma == "none":
+        return {}
+    return {DRA_EFA_QUOTA if g.rdma_dra else RDMA_RESOURCES[g.rdma]: g.rdma_devices}
 
 
 def operator_values(args: PlatformArgs) -> dict:
@@ -430,7 +455,7 @@ class GpuPlatform(Component):
                 },
                 [operator_ns, *monitoring_deps],
             )
-        if any(g.rdma == "efa" for g in args.node_groups):
+        if any(g.rdma == "efa" and not g.rdma_dra for g in args.node_groups):
             self.releases["aws-efa-k8s-device-plugin"] = self._release(
                 name,
                 "aws-efa-k8s-device-plugin",
@@ -453,6 +478,10 @@ class GpuPlatform(Component):
             create_namespace=True,
             depends_on=[self.releases[k] for k in ("gpu-operator",) if k in self.releases],
         )
+        if any(g.rdma_dra for g in args.node_groups):  # its DeviceClass efa.networking.k8s.aws comes with the chart
+            self.releases[EFA_DRA_DRIVER] = chart_release(
+                self, f"{name}-{EFA_DRA_DRIVER}", EFA_DRA_DRIVER, "kube-system", dranet_values(args)
+            )
 
     def _priority_classes(self, name: str, args: PlatformArgs, labels: Mapping[str, str]) -> None:
         """Three GPU priority classes: critical and standard preempt lower ones; preemptible never preempts."""
@@ -551,12 +580,12 @@ class GpuPlatform(Component):
         dra = [g for g in args.node_groups if g.devices == DRA]
         if not dra:
             return
-        after = [self.releases[DRA_DRIVER]]  # its DeviceClass
+        after = [self.releases[k] for k in (DRA_DRIVER, EFA_DRA_DRIVER) if k in self.releases]  # their DeviceClasses
         for g in dra:
             k8s.resource.v1.ResourceClaimTemplate(
                 f"{name}-team-{team}-{claim_template_name(g.name)}",
                 metadata={"name": claim_template_name(g.name), "namespace": team, "labels": dict(labels)},
-                spec=claim_template_spec(g.gpus),
+                spec=claim_template_spec(g.gpus, g.rdma_devices if g.rdma_dra else 0),
                 opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=after)),
             )
 
@@ -604,7 +633,7 @@ class GpuPlatform(Component):
                         gpus_per_node=g.gpus * g.slices_per_gpu,
                         vcpus=g.vcpus,
                         memory_gib=g.memory_gib,
-                        extended={RDMA_RESOURCES[g.rdma]: g.rdma_devices} if g.rdma != "none" else {},
+                        extended=fabric_extended(g),
                         topology_name=g.topology_name,
                         topology_levels=tuple(g.topology_levels),
                         dra=g.devices == DRA,

@@ -17,7 +17,7 @@ import yaml
 
 from ..base import KUBERNETES, Args, Component, as_args
 from .charts import chart_release
-from .nodes import DRA_GPU_CLASS, DRA_GPU_QUOTA, GPU_RESOURCE
+from .nodes import DRA_EFA_CLASS, DRA_EFA_QUOTA, DRA_GPU_CLASS, DRA_GPU_QUOTA, GPU_RESOURCE
 
 API = "kueue.x-k8s.io/v1beta2"
 NAMESPACE = "kueue-system"
@@ -88,15 +88,16 @@ class QueueingArgs(Args):
     _depends_on: Optional[Sequence[pulumi.Resource]] = ()  # Python only: the team namespaces, created by the caller
 
 
-def dra_resources(dra: bool) -> dict:
-    """Kueue counts each device a pod's ResourceClaimTemplate asks of DeviceClass gpu.nvidia.com as DRA_GPU_QUOTA
-    (resources.deviceClassMappings; kubernetes-sigs/kueue v0.19.2 pkg/features/kube_features.go: KueueDRAIntegration
-    is beta and on by default since 0.18, so the mapping is all it takes; site/content/en/docs/tasks/manage/
-    setup_dra.md). Empty without DRA groups."""
-    return {"deviceClassMappings": [{"name": DRA_GPU_QUOTA, "deviceClassNames": [DRA_GPU_CLASS]}]} if dra else {}
+def dra_resources(dra: bool, efa: bool = False) -> dict:
+    """Kueue counts each device a pod's ResourceClaimTemplate asks of DeviceClass gpu.nvidia.com as DRA_GPU_QUOTA,
+    and of efa.networking.k8s.aws as DRA_EFA_QUOTA (resources.deviceClassMappings; kubernetes-sigs/kueue v0.19.2
+    pkg/features/kube_features.go: KueueDRAIntegration is beta and on by default since 0.18, so the mapping is all it
+    takes; site/content/en/docs/tasks/manage/setup_dra.md). Empty without DRA groups."""
+    mappings = [(DRA_GPU_QUOTA, DRA_GPU_CLASS)] * dra + [(DRA_EFA_QUOTA, DRA_EFA_CLASS)] * efa
+    return {"deviceClassMappings": [{"name": n, "deviceClassNames": [c]} for n, c in mappings]} if mappings else {}
 
 
-def manager_config(pods_ready_timeout_minutes: int, dra: bool = False) -> str:
+def manager_config(pods_ready_timeout_minutes: int, dra: bool = False, efa: bool = False) -> str:
     """The whole manager configuration (the chart's value replaces its default text)."""
     return yaml.safe_dump(
         {
@@ -137,7 +138,7 @@ def manager_config(pods_ready_timeout_minutes: int, dra: bool = False) -> str:
                 ]
             },
             # Huge pages (EFA pods ask for them) are not GPU capacity.
-            "resources": {"excludeResourcePrefixes": ["hugepages-"], **dra_resources(dra)},
+            "resources": {"excludeResourcePrefixes": ["hugepages-"], **dra_resources(dra, efa)},
         },
         sort_keys=False,
     )
@@ -220,7 +221,9 @@ class FairQueueing(Component):
             {
                 "managerConfig": {
                     "controllerManagerConfigYaml": manager_config(
-                        args.pods_ready_timeout_minutes, any(f.dra for f in args.flavors)
+                        args.pods_ready_timeout_minutes,
+                        any(f.dra for f in args.flavors),
+                        any(DRA_EFA_QUOTA in f.extended for f in args.flavors),
                     )
                 },
                 "controllerManager": {"nodeSelector": dict(args.system_node_selector)},
