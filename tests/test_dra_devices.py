@@ -298,3 +298,14 @@ def test_on_ack_a_dra_group_that_scales_from_zero_is_a_warning_the_autoscaler_is
         finding.level == "warning" and "ack-autoscaler" not in finding.message and "not open source" in finding.message
     )
     assert _release(plan, "dra-driver-nvidia-gpu")["nvidiaDriverRoot"] == "/"  # ACK GPU nodes ship the driver
+
+
+def test_high_performance_networking_names_dranet_for_the_claimed_efa(tmp_path):
+    from blueprints.offline.conformance import MET, assess
+
+    stack = yaml.safe_load((TEST_STACKS / f"Pulumi.{STACK}.yaml").read_text())
+    stack["config"]["gpu-cluster-blueprints:cluster"]["kubernetesVersion"] = "1.36"  # the SHOULD that names DRANET
+    (tmp_path / "Pulumi.v136.yaml").write_text(yaml.safe_dump(stack))
+    plan = make_plan("v136", tmp_path)
+    [hpn] = [v for v in assess(plan.registrations, "1.36").verdicts if v.id == "high_performance_networking"]
+    assert hpn.status == MET and hpn.detail.startswith("aws-dranet 1.0.0 (DRANET) publishes the EFA interfaces of")

@@ -16,7 +16,14 @@ from catalog import load_catalog
 from catalog.chart_workloads import Workload, addon_workloads, cluster_workloads, release_workloads, runtime_gpu_labels
 from catalog.clouds import profile, type_of, types_of
 from components.kubernetes.karpenter import NODE_POOL_TYPE as KARPENTER_NODE_POOL
-from components.kubernetes.nodes import GPU_RESOURCE, GPU_TAINT_KEY, STARTUP_TAINT_PREFIX
+from components.kubernetes.nodes import (
+    DRA,
+    FABRIC_DEVICES_LABEL,
+    GPU_DEVICES_LABEL,
+    GPU_RESOURCE,
+    GPU_TAINT_KEY,
+    STARTUP_TAINT_PREFIX,
+)
 
 from .engine import Registration
 from .index import RegistrationIndex
@@ -473,13 +480,7 @@ def _scale_from_zero(
                 )
             )
             continue
-        wanted = {"resources/nvidia.com/gpu"} | (
-            {"resources/vpc.amazonaws.com/efa"} if pool.urn in efa_groups else set()
-        )
-        wanted |= {f"label/{k}" for k in pool.labels} | {
-            f"taint/{k}" for k, _, _ in pool.taints if not k.startswith(STARTUP_TAINT_PREFIX)
-        }
-        missing = sorted(wanted - set(pool.template))
+        missing = sorted(_template_wants(pool, efa_groups) - set(pool.template))
         if missing:
             findings.append(
                 Finding(
@@ -492,6 +493,21 @@ def _scale_from_zero(
                 )
             )
     return findings
+
+
+def _template_wants(pool: Pool, efa_groups: set[str]) -> set[str]:
+    """The node-template tags an empty EKS group needs: its extended resources (a DRA group's claimed devices are
+    none: readiness_devices judges it from zero), labels and lasting taints."""
+    wanted = ({"resources/nvidia.com/gpu"} if pool.labels.get(GPU_DEVICES_LABEL) != DRA else set()) | (
+        {"resources/vpc.amazonaws.com/efa"}
+        if pool.urn in efa_groups and pool.labels.get(FABRIC_DEVICES_LABEL) != DRA
+        else set()
+    )
+    return (
+        wanted
+        | {f"label/{k}" for k in pool.labels}
+        | {f"taint/{k}" for k, _, _ in pool.taints if not k.startswith(STARTUP_TAINT_PREFIX)}
+    )
 
 
 def _closure(regs_by_urn: Mapping[str, Registration], start: Registration) -> set[str]:
