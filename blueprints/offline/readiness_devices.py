@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from catalog import dra, load_catalog
+from catalog.clouds import type_of
 from components.kubernetes.nodes import DRA, FABRIC_DEVICES_LABEL, GPU_DEVICES_LABEL, NODE_GROUP_LABEL
 from components.kubernetes.platform import DRA_DRIVER as DRIVER
 from components.kubernetes.platform import EFA_DRA_DRIVER
@@ -25,7 +26,7 @@ def _engine(regs: Sequence[Registration], pool: Pool) -> str:
     goat = any(
         str(r.inputs.get("scalerType", "")).lower() == "goatscaler"
         for r in regs
-        if r.type.endswith("AutoscalingConfig")
+        if r.type == type_of("alicloud", "autoscaling_config")
     )
     return "instant-elasticity" if goat else "cluster-autoscaler"
 
