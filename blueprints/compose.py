@@ -59,7 +59,7 @@ def resolve_config(raw: Mapping[str, Any], source: str) -> ResolvedPlan:
 def group_taints(group: ResolvedNodeGroup, acceptance: AcceptanceSpec) -> list[dict[str, str]]:
     """A GPU group's taints: the spec's, plus the acceptance gate while the check gates new nodes."""
     taints = [t.model_dump() for t in group.spec.taints]
-    if acceptance.enabled and acceptance.gate:
+    if acceptance.enabled and acceptance.gate and group.acceptance is not None:  # none on a DRA group (resolver)
         taints.append(dict(GATE_TAINT))
     return taints
 
@@ -97,6 +97,8 @@ def gpu_group_args(plan: ResolvedPlan, group: ResolvedNodeGroup) -> GpuGroupArgs
         mig_resources=mig.mig_resources(resources),
         sharing=g.sharing.strategy if g.sharing else None,
         sharing_replicas=g.sharing.replicas if g.sharing else 1,
+        devices=g.devices,
+        rdma_dra=group.rdma_dra,
         rdma_interfaces=group.rdma_interfaces,
         placement_group=group.placement_group,
         zone=group.zone,

@@ -6,7 +6,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Optional
 
-from catalog import Catalog, Shape, load_catalog
+from catalog import Catalog, Shape, dra, load_catalog
 from catalog.addons import AddonVersions, addon_versions
 from catalog.clouds import profile
 from catalog.fabric import default_image, published_busbw_gbps
@@ -48,6 +48,8 @@ class ResolvedNodeGroup:
     topology: Optional[NetworkTopology] = None
     # Kueue asks the autoscaler for a gang's nodes (a ProvisioningRequest) before placing it by the topology
     provisioned: bool = False
+    # a DRA group's fabric devices (EFA) are claimed through the fabric's DRA driver as well (catalog/dra.yaml)
+    rdma_dra: bool = False
 
     @property
     def gpus_per_node(self) -> int:
@@ -530,6 +532,56 @@ def _check_sharing(spec: ClusterSpec, name: str, group: NodeGroupSpec) -> None:
         )
 
 
+def _check_devices(spec: ClusterSpec, name: str, group: NodeGroupSpec) -> None:
+    """`devices: dra` needs a control plane, driver and Kueue that handle DRA (catalog/dra.py), and the GPU Operator,
+    whose per-node label keeps its device plugin off the group (NVIDIA's DRA driver refuses to share a node with it)."""
+    if group.devices != "dra":
+        return
+    where = f"cluster.nodeGroups.{name}.devices"
+    if not spec.kubernetes.enabled or spec.kubernetes.gpu_stack != "gpu-operator":
+        raise BlueprintError(
+            where,
+            "dra keeps the device plugin off the group through the GPU Operator: set kubernetes.gpuStack: "
+            "gpu-operator, or devices: plugin",
+        )
+    if not dra.supports(spec.cloud, spec.kubernetes_version):
+        raise BlueprintError(
+            where,
+            f"dra needs Kubernetes {dra.min_minor(spec.cloud)} or later on {spec.cloud} (the control plane's DRA API, "
+            f"NVIDIA's DRA driver and Kueue's DRA quotas, catalog/dra.yaml); this cluster is "
+            f"{spec.kubernetes_version}: set kubernetesVersion, or devices: plugin",
+        )
+    if group.sharing is not None or group.mig_profile not in (None, "all-disabled"):
+        raise BlueprintError(
+            where,
+            "dra hands out whole GPUs (DeviceClass gpu.nvidia.com); sharing and migProfile configure the "
+            "device plugin: remove them, or use devices: plugin",
+        )
+
+
+def _devices_notes(spec: ClusterSpec, name: str, group: NodeGroupSpec, rdma_interfaces: int) -> list[str]:
+    """Which device model a DRA group uses and why, and what stays on a device plugin."""
+    if group.devices != "dra":
+        return []
+    fabric = profile(spec.cloud).rdma.name
+    since = dra.fabric_min_minor(spec.cloud)
+    if not rdma_interfaces:
+        fabric_note = ""
+    elif dra.fabric_dra(spec.cloud, spec.kubernetes_version):
+        fabric_note = f"; its {fabric} devices are claimed in the same claim ({dra.fabric_chart(spec.cloud)})"
+    else:
+        fabric_note = f"; {fabric} stays on its device plugin (" + (
+            f"its DRA driver needs Kubernetes {since})" if since else f"no versioned {fabric} DRA driver is pinned)"
+        )
+    return [
+        f"{name}: devices dra (Kubernetes {spec.kubernetes_version}; {spec.cloud} supports it from "
+        f"{dra.min_minor(spec.cloud)}, catalog/dra.yaml): NVIDIA's DRA driver publishes the GPUs as ResourceSlices "
+        "and pods claim them through the group's ResourceClaimTemplate in their team namespace, which Kueue counts "
+        "against the team's quota; the GPU Operator's device plugin is off on its nodes, and the acceptance check "
+        "(which asks for nvidia.com/gpu) neither gates nor checks them" + fabric_note
+    ]
+
+
 PRICE_MAX_AGE_DAYS = 180
 
 
@@ -686,6 +738,7 @@ def _resolve_group(
     _check_mig(spec, name, group, shape)
     _check_sharing(spec, name, group)
     _check_from_zero(spec, name, group, shape)
+    _check_devices(spec, name, group)
     rdma_interfaces = shape.rdma.interfaces if group_rdma(spec, group) else 0
     placement = group_placement(spec, group, rdma_interfaces)
     option = CAPACITY_OPTION[group.capacity]
@@ -698,6 +751,7 @@ def _resolve_group(
     topology, topology_notes = group_topology(spec, name, group, shape, rdma_interfaces)
     own = _notes(spec, group, shape, placement) + _karpenter_notes(spec, group, shape)
     notes = tuple(f"{name}: {n}" for n in own) + tuple(topology_notes)
+    notes += tuple(_devices_notes(spec, name, group, rdma_interfaces))
     check = spec.kubernetes.acceptance
     published = published_busbw_gbps(shape.instance_type)
     return ResolvedNodeGroup(
@@ -710,12 +764,18 @@ def _resolve_group(
         placement,
         notes,
         zone=group.zone or (zone if rdma_interfaces else None),
-        acceptance=acceptance_expectation(shape, check.thresholds) if check.enabled else None,
+        # The acceptance check and the fabric validation ask for nvidia.com/gpu, which a DRA node does not advertise.
+        acceptance=acceptance_expectation(shape, check.thresholds)
+        if check.enabled and group.devices != "dra"
+        else None,
         fabric_min_busbw_gbps=round(published * spec.kubernetes.fabric_validation.threshold, 1) if published else None,
         price_as_of=used.as_of if used else None,
         price_option=used.option if used else "on-demand",
         topology=topology,
         provisioned=topology is not None and provisions_gangs(spec, group),
+        rdma_dra=bool(
+            group.devices == "dra" and rdma_interfaces and dra.fabric_dra(spec.cloud, spec.kubernetes_version)
+        ),
     )
 
 

@@ -161,6 +161,13 @@ class NodeGroupSpec(SpecModel):
         description="Share each GPU between pods (time-slicing or MPS, per node group through the GPU Operator's "
         "device-plugin configuration); none by default: a pod gets whole GPUs.",
     )
+    devices: Literal["plugin", "dra"] = Field(
+        "plugin",
+        description="How pods get the group's GPUs: plugin (the NVIDIA device plugin's nvidia.com/gpu count, the "
+        "default) or dra (Dynamic Resource Allocation: NVIDIA's DRA driver publishes the GPUs as ResourceSlices and "
+        "pods claim them through a ResourceClaimTemplate of DeviceClass gpu.nvidia.com; Kubernetes 1.34 or later; "
+        "on EKS 1.35 and later the same claim holds the node's EFA interfaces, through AWS's dranet).",
+    )
     taints: list[Taint] = Field(
         default_factory=lambda: [Taint(key="nvidia.com/gpu", value="present", effect="NoSchedule")],
         description="Kubernetes node taints; GPU nodes are tainted so only GPU pods land there.",

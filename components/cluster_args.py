@@ -63,6 +63,12 @@ class GpuGroupArgs(Args):
     """time-slicing or mps: the device plugin advertises each GPU `sharing_replicas` times; None (default): whole."""
     sharing_replicas: Optional[int] = 1
     """Pods per GPU with `sharing`; 1 by default."""
+    devices: Optional[str] = "plugin"
+    """How pods get the GPUs: plugin (the device plugin's nvidia.com/gpu, the default) or dra (NVIDIA's DRA driver;
+    the device plugin is kept off the group's nodes)."""
+    rdma_dra: Optional[bool] = False
+    """With `devices: dra`, the fabric devices are claimed through the fabric's DRA driver too (EFA: AWS dranet), not
+    its device plugin; off by default."""
     rdma_interfaces: Optional[int] = 0
     """EFA interfaces / eRDMA devices per node; 0: no fabric."""
     placement_group: Optional[bool] = False
@@ -105,6 +111,8 @@ class GpuGroupArgs(Args):
             mig_resources=dict(self.mig_resources),
             sharing=self.sharing,
             sharing_replicas=self.sharing_replicas,
+            devices=self.devices,
+            rdma_dra=bool(self.rdma_dra and self.rdma_interfaces),
             acceptance=self.acceptance,
             gpus=self.gpus,
             vcpus=self.vcpus,

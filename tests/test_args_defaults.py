@@ -27,6 +27,7 @@ PAIRS = {
     (a.GpuGroupArgs, "mig_profile"): (s.NodeGroupSpec, "mig_profile", None),
     (a.GpuGroupArgs, "sharing"): (s.NodeGroupSpec, "sharing", lambda v: v.strategy if v else None),
     (a.GpuGroupArgs, "sharing_replicas"): (s.NodeGroupSpec, "sharing", lambda v: v.replicas if v else 1),
+    (a.GpuGroupArgs, "devices"): (s.NodeGroupSpec, "devices", None),
     (a.GpuGroupArgs, "zone"): (s.NodeGroupSpec, "zone", None),
     (a.GpuGroupArgs, "capacity_block_starts_at"): (s.NodeGroupSpec, "capacity_block_starts_at", None),
     (a.SystemGroupArgs, "min_nodes"): (s.SystemNodesSpec, "min_nodes", None),
@@ -78,6 +79,7 @@ NOT_SPEC_INPUTS = {
     (a.GpuGroupArgs, "memory_gib"),
     (a.GpuGroupArgs, "acceptance"),
     (a.GpuGroupArgs, "fabric_min_busbw_gbps"),
+    (a.GpuGroupArgs, "rdma_dra"),  # the resolver's choice from devices, the minor and catalog/dra.yaml
     (a.GpuGroupArgs, "topology_name"),  # the resolver's choice from queueing.topology and catalog/topology.py
     (a.GpuGroupArgs, "topology_levels"),
     (a.GpuGroupArgs, "provisioned"),  # the resolver's choice: a Topology on a group the Cluster Autoscaler scales

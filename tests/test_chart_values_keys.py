@@ -16,6 +16,7 @@ import yaml
 
 from blueprints.offline.plan import Plan, make_plan
 from blueprints.stackconfig import ROOT
+from components.kubernetes.charts import charts
 from conftest import SHIPPED, shipped_plan, source_rows
 
 DATA = Path(__file__).parent / "data" / "charts" / "values"
@@ -23,7 +24,12 @@ TEST_STACKS = ROOT / "tests" / "data" / "stacks"
 ADDON, RELEASE = "alicloud:cs/kubernetesAddon:KubernetesAddon", "kubernetes:helm.sh/v3:Release"
 
 # What the plan installs (an ACK add-on name or a Helm release's chart) -> the upstream chart kept in DATA.
-UPSTREAM = {"ack-erdma-controller": "alibabacloud-erdma-controller"}
+UPSTREAM = {
+    "ack-erdma-controller": "alibabacloud-erdma-controller",
+    # An OCI chart's release names its full reference (components/kubernetes/charts.py chart_release).
+    f"{charts()['dra-driver-nvidia-gpu'].repo}/dra-driver-nvidia-gpu": "dra-driver-nvidia-gpu",
+    "aws-dranet": "aws-dranet",
+}
 
 
 def upstream_values(chart: str) -> dict[str, Any]:
@@ -83,3 +89,12 @@ def test_test_stacks_set_only_keys_their_charts_have(path: Path) -> None:
 def test_the_erdma_controller_gets_the_ofed_driver_where_the_chart_reads_it() -> None:
     [(_, chart, values)] = list(chart_values(shipped_plan("enterprise-aliyun")))
     assert chart == "alibabacloud-erdma-controller" and values["agent"]["preferDriver"] == "ofed"
+
+
+def test_the_dra_drivers_values_are_keys_of_their_charts() -> None:
+    theirs = upstream_values("dra-driver-nvidia-gpu")
+    assert missing_keys({"resources": {"gpu": {"enabled": True}}}, theirs) == ["resources.gpu"]
+    installed = {chart: values for _, chart, values in chart_values(make_plan("dra-devices", stacks_dir=TEST_STACKS))}
+    assert set(installed) == {"dra-driver-nvidia-gpu", "aws-dranet"}
+    assert not missing_keys(installed["dra-driver-nvidia-gpu"], theirs)
+    assert not missing_keys(installed["aws-dranet"], upstream_values("aws-dranet"))

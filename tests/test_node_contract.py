@@ -73,6 +73,11 @@ def test_the_contract_covers_the_shared_names():
         "GPU_PRESENT_LABEL",
         "EFA_PRESENT_LABEL",
         "GATE_TAINT",
+        "GPU_DEVICES_LABEL",
+        "DEVICE_PLUGIN_DEPLOY_LABEL",
+        "DRA_GPU_QUOTA",
+        "FABRIC_DEVICES_LABEL",
+        "DRA_EFA_QUOTA",
     ):
         assert name in values.values()
 

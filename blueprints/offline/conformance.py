@@ -16,8 +16,15 @@ from typing import Any
 from catalog import load_catalog
 from catalog.ai_conformance import BaseConformance, Checklist, base_conformance, checklist, table
 from catalog.clouds import type_of
-from components.kubernetes.nodes import ACK_DEVICE_PLUGIN_OFF, ACK_GPU_SCHEDULE_LABEL, ERDMA_RESOURCE, GPU_RESOURCE
-from components.kubernetes.platform import DEVICE_LIST_STRATEGY, RUNTIME_ISOLATION_ENV
+from components.kubernetes.nodes import (
+    ACK_DEVICE_PLUGIN_OFF,
+    ACK_GPU_SCHEDULE_LABEL,
+    DRA,
+    ERDMA_RESOURCE,
+    FABRIC_DEVICES_LABEL,
+    GPU_RESOURCE,
+)
+from components.kubernetes.platform import DEVICE_LIST_STRATEGY, EFA_DRA_DRIVER, RUNTIME_ISOLATION_ENV
 
 from .engine import Registration
 from .readiness import (
@@ -408,14 +415,29 @@ def _advanced_inference_ingress(d: Declared, minor: str) -> Judgement:
 
 
 def _high_performance_networking(d: Declared, minor: str) -> Judgement:
-    efa_groups = [r for r in d.regs if r.type == type_of("aws", "node_group") and _has_efa(d.regs, r)]
+    every_efa = [r for r in d.regs if r.type == type_of("aws", "node_group") and _has_efa(d.regs, r)]
+    claimed = [r for r in every_efa if (r.inputs.get("labels") or {}).get(FABRIC_DEVICES_LABEL) == DRA]
+    efa_groups = [r for r in every_efa if r not in claimed]
     efa = [r.name for r in efa_groups]
     erdma = d.cloud == "ack" and any(
         ERDMA_RESOURCE in str(r.inputs) for r in d.regs if r.type in POD_TEMPLATES or "jobset" in r.type
     )
-    if not efa and not erdma:
+    if claimed and EFA_DRA_DRIVER in d.releases and (not efa or "aws-efa-k8s-device-plugin" in d.releases):
+        plugin = (
+            f"; {d.chart('aws-efa-k8s-device-plugin')} exposes vpc.amazonaws.com/efa on {', '.join(efa)} (a device "
+            "plugin)"
+            if efa
+            else ""
+        )
+        return (
+            MET,
+            f"{d.chart(EFA_DRA_DRIVER)} (DRANET) publishes the EFA interfaces of {', '.join(r.name for r in claimed)} "
+            f"as ResourceSlices, claimed with the GPUs{plugin}",
+            (*d.release(EFA_DRA_DRIVER), *every_efa, *(d.release("aws-efa-k8s-device-plugin") if efa else ())),
+        )
+    if not efa and not erdma and not claimed:
         return NOT_APPLICABLE, "no GPU group has an RDMA fabric (EFA or eRDMA)"
-    if efa and "aws-efa-k8s-device-plugin" in d.releases:
+    if efa and not claimed and "aws-efa-k8s-device-plugin" in d.releases:
         return (
             MET,
             (

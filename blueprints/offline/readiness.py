@@ -16,7 +16,15 @@ from catalog import load_catalog
 from catalog.chart_workloads import Workload, addon_workloads, cluster_workloads, release_workloads, runtime_gpu_labels
 from catalog.clouds import profile, type_of, types_of
 from components.kubernetes.karpenter import NODE_POOL_TYPE as KARPENTER_NODE_POOL
-from components.kubernetes.nodes import GPU_RESOURCE, GPU_TAINT_KEY, MIG_RESOURCE_PREFIX, STARTUP_TAINT_PREFIX
+from components.kubernetes.nodes import (
+    DRA,
+    FABRIC_DEVICES_LABEL,
+    GPU_DEVICES_LABEL,
+    GPU_RESOURCE,
+    GPU_TAINT_KEY,
+    MIG_RESOURCE_PREFIX,
+    STARTUP_TAINT_PREFIX,
+)
 
 from .engine import Registration
 from .index import RegistrationIndex
@@ -388,6 +396,8 @@ def _gpu_agents(pools: Sequence[Pool], pods: Sequence[Pod], runtime: Mapping[str
             pool.autoscaled,
         )
         for pod in (p for p in pods if p.gpu_agent):
+            if _opted_out(pool, pod):
+                continue
             if not selects(seen, pod):
                 if pod.for_every_gpu_node and pod.kind == "DaemonSet" and (pod.node_selector or pod.required_any):
                     findings.append(
@@ -413,6 +423,12 @@ def _gpu_agents(pools: Sequence[Pool], pods: Sequence[Pod], runtime: Mapping[str
                     )
                 )
     return findings
+
+
+def _opted_out(pool: Pool, pod: Pod) -> bool:
+    """The group's own labels turn the agent off: it sets a key the agent selects on to another value (a DRA group's
+    nvidia.com/gpu.deploy.device-plugin=false, which the GPU Operator keeps: components/kubernetes/nodes.py)."""
+    return any(key in pool.labels and pool.labels[key] != value for key, value in pod.node_selector.items())
 
 
 def _karpenter_pools(pools: Sequence[Pool], karpenter: bool) -> list[Finding]:
@@ -470,15 +486,7 @@ def _scale_from_zero(
                 )
             )
             continue
-        # nvidia.com/gpu, or under the mixed MIG strategy nvidia.com/mig-<profile> (readiness_sharing checks counts)
-        gpu_tags = {k for k in pool.template if is_gpu_resource(k.removeprefix("resources/"))}
-        wanted = (gpu_tags or {"resources/nvidia.com/gpu"}) | (
-            {"resources/vpc.amazonaws.com/efa"} if pool.urn in efa_groups else set()
-        )
-        wanted |= {f"label/{k}" for k in pool.labels} | {
-            f"taint/{k}" for k, _, _ in pool.taints if not k.startswith(STARTUP_TAINT_PREFIX)
-        }
-        missing = sorted(wanted - set(pool.template))
+        missing = sorted(_template_wants(pool, efa_groups) - set(pool.template))
         if missing:
             findings.append(
                 Finding(
@@ -491,6 +499,23 @@ def _scale_from_zero(
                 )
             )
     return findings
+
+
+def _template_wants(pool: Pool, efa_groups: set[str]) -> set[str]:
+    """The node-template tags an empty EKS group needs: its extended resources (a DRA group's claimed devices are
+    none: readiness_devices judges it from zero), labels and lasting taints."""
+    wanted: set[str] = set()
+    if pool.labels.get(GPU_DEVICES_LABEL) != DRA:
+        # nvidia.com/gpu, or under the mixed MIG strategy nvidia.com/mig-<profile> (readiness_sharing checks counts)
+        gpu_tags = {k for k in pool.template if is_gpu_resource(k.removeprefix("resources/"))}
+        wanted |= gpu_tags or {"resources/nvidia.com/gpu"}
+    if pool.urn in efa_groups and pool.labels.get(FABRIC_DEVICES_LABEL) != DRA:
+        wanted.add("resources/vpc.amazonaws.com/efa")
+    return (
+        wanted
+        | {f"label/{k}" for k in pool.labels}
+        | {f"taint/{k}" for k, _, _ in pool.taints if not k.startswith(STARTUP_TAINT_PREFIX)}
+    )
 
 
 def _closure(regs_by_urn: Mapping[str, Registration], start: Registration) -> set[str]:
@@ -696,6 +721,7 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
         readiness_alerts,
         readiness_capacity,
         readiness_controllers,
+        readiness_devices,
         readiness_karpenter,
         readiness_key_grants,
         readiness_keys,
@@ -732,6 +758,7 @@ def _topic_checks(regs: Sequence[Registration]) -> list[Finding]:
         readiness_topology,
         readiness_sharing,
         readiness_karpenter,
+        readiness_devices,
     )
     return [finding for topic in topics for finding in topic.check(regs)]
 

@@ -14,7 +14,16 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional, Sequence
 
 from catalog import load_catalog
-from components.kubernetes.nodes import GPU_RESOURCE, RDMA_RESOURCES
+from components.kubernetes.nodes import (
+    DRA,
+    DRA_EFA_QUOTA,
+    DRA_GPU_QUOTA,
+    EFA_RESOURCE,
+    FABRIC_DEVICES_LABEL,
+    GPU_DEVICES_LABEL,
+    GPU_RESOURCE,
+    RDMA_RESOURCES,
+)
 
 from .engine import Registration
 from .readiness import BLOCKING, WARNING, Finding, Pool, _pools, is_gpu_resource
@@ -38,6 +47,25 @@ def _count(value: Any) -> Optional[int]:
 
 
 def node_devices(pool: Pool) -> dict[str, int]:
+    """GPUs and RDMA devices one node of the pool offers, in the resource names Kueue counts them as: a DRA group's
+    GPUs as claimed devices (DRA_GPU_QUOTA), the others' as nvidia.com/gpu."""
+    devices = _node_devices(pool)
+    if pool.labels.get(GPU_DEVICES_LABEL) == DRA:
+        devices = {DRA_GPU_QUOTA if k == GPU else k: v for k, v in devices.items()}
+        devices.setdefault(DRA_GPU_QUOTA, _shape_gpus(pool))
+    if pool.labels.get(FABRIC_DEVICES_LABEL) == DRA:
+        shape = load_catalog().get(pool.instance_type)
+        devices.pop(EFA_RESOURCE, None)
+        devices[DRA_EFA_QUOTA] = shape.rdma.interfaces if shape else 0
+    return devices
+
+
+def _shape_gpus(pool: Pool) -> int:
+    shape = load_catalog().get(pool.instance_type)
+    return shape.gpu.count if shape else 0
+
+
+def _node_devices(pool: Pool) -> dict[str, int]:
     """GPUs and RDMA devices one node of the pool offers: the autoscaler's node template (EKS, which counts MIG
     slices), else the catalog's shape."""
     template = {
@@ -104,7 +132,7 @@ def check(regs: Sequence[Registration]) -> list[Finding]:
     findings = []
     for team in sorted(queues):
         quotas = _quotas(queues[team])
-        if not any(q[r]["nominal"] for q in quotas.values() for r in q if is_gpu_resource(r)):
+        if not any(q[r]["nominal"] for q in quotas.values() for r in q if is_gpu_resource(r) or r == DRA_GPU_QUOTA):
             continue  # a team without GPUs (CPU work only) is meant that way
         for flavor in sorted(quotas):
             labels = flavors.get(flavor) or {}
@@ -112,7 +140,8 @@ def check(regs: Sequence[Registration]) -> list[Finding]:
             if pool is None or GPU not in quotas[flavor]:
                 continue
             per_node = node_devices(pool)
-            rdma = any(not is_gpu_resource(k) for k in per_node)
+            gpu = DRA_GPU_QUOTA if DRA_GPU_QUOTA in per_node else GPU
+            rdma = any(not is_gpu_resource(k) and k != gpu for k in per_node)
             nodes = 2 if rdma and pool.max_nodes >= 2 else 1
             short = {
                 res: (n * nodes, admissible(queues, team, flavor, res))
@@ -124,7 +153,7 @@ def check(regs: Sequence[Registration]) -> list[Finding]:
             gang = "two full nodes (a multi-node job over the fabric)" if nodes == 2 else "one full node"
             need = ", ".join(f"{res} {want} (admissible {have})" for res, (want, have) in sorted(short.items()))
             shape = load_catalog().get(pool.instance_type)  # a team's gpus are whole GPUs, whatever the slices
-            gpus = (shape.gpu.count if shape else per_node.get(GPU, 0)) * nodes
+            gpus = (shape.gpu.count if shape else per_node.get(gpu, 0)) * nodes
             findings.append(
                 Finding(
                     "queue-fits-gang",

@@ -20,6 +20,7 @@ from ..kubernetes.nodes import (
     MIG_CONFIG_LABEL,
     NODE_GROUP_LABEL,
     SYSTEM_GROUP,
+    device_labels,
 )
 from ..kubernetes.platform import GpuPlatform, WorkloadServiceAccount
 from ..kubernetes.serving import ServingAccess, WeightsVolume
@@ -303,6 +304,7 @@ class GpuCluster(GpuClusterBase):
                     **({ERDMA_PRESENT_LABEL: "true"} if g.rdma_interfaces else {}),
                     **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {}),
                     **({DEVICE_PLUGIN_CONFIG_LABEL: g.name} if g.sharing else {}),
+                    **device_labels(g.devices),
                 },
                 taints=[dict(t) for t in g.taints],
                 root_volume_gib=g.root_volume_gib,

@@ -20,6 +20,7 @@ from ..kubernetes.monitoring import NAMESPACE as MONITORING_NAMESPACE
 # match GPU nodes (chart_workloads.yaml).
 from ..kubernetes.nodes import (
     DEVICE_PLUGIN_CONFIG_LABEL,
+    DRA,
     EFA_PRESENT_LABEL,
     EFA_RESOURCE,
     GPU_PRESENT_LABEL,
@@ -27,6 +28,7 @@ from ..kubernetes.nodes import (
     MIG_CONFIG_LABEL,
     NODE_GROUP_LABEL,
     SYSTEM_GROUP,
+    device_labels,
 )
 from ..kubernetes.platform import GpuPlatform, WorkloadServiceAccount
 from ..kubernetes.serving import ServingAccess
@@ -276,9 +278,10 @@ class GpuCluster(GpuClusterBase):
             # cluster-autoscaler-chart-9.59.0; kubernetes/autoscaler #8095, open), which in the end halts scaling.
             **({} if g.mig_resources else {GPU_LABEL: f"nvidia-{g.gpu_model.lower()}"}),
             GPU_PRESENT_LABEL: "true",
-            **({EFA_PRESENT_LABEL: "true"} if g.rdma_interfaces else {}),
+            **({EFA_PRESENT_LABEL: "true"} if g.rdma_interfaces and not g.rdma_dra else {}),
             **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {}),
             **({DEVICE_PLUGIN_CONFIG_LABEL: g.name} if g.sharing else {}),
+            **device_labels(g.devices, bool(g.rdma_dra and g.rdma_interfaces)),
         }
 
     def _group_subnets(self, g: GpuGroupArgs) -> list[pulumi.Output[str]]:
@@ -506,6 +509,7 @@ class GpuCluster(GpuClusterBase):
             scale_down_utilization_threshold=scaling.utilization_threshold,
             gpu_scale_down_utilization_threshold=scaling.gpu_utilization_threshold,
             provisioning_requests=any(g.provisioned for g in args.gpu_groups),
+            dynamic_resource_allocation=any(g.devices == DRA for g in args.gpu_groups),
         )
 
     def _karpenter(self) -> Optional[KarpenterArgs]:
@@ -650,6 +654,10 @@ def _gpu_template(g: GpuGroupArgs, efa: int) -> dict[str, int]:
     """What one node of the group offers, as the autoscaler's node template must say it: `nvidia.com/gpu` (shared or
     single-strategy MIG counts included), or under the mixed MIG strategy each `nvidia.com/mig-<profile>` instead
     (cluster-autoscaler cloudprovider/aws aws_manager.go extractAllocatableResourcesFromAsg reads any
-    `k8s.io/cluster-autoscaler/node-template/resources/<name>` tag; tag cluster-autoscaler-chart-9.59.0)."""
-    gpus = dict(g.mig_resources) if g.mig_resources else {GPU_RESOURCE: g.gpu_resources or g.gpus}
-    return {**gpus, EFA_RESOURCE: efa}
+    `k8s.io/cluster-autoscaler/node-template/resources/<name>` tag; tag cluster-autoscaler-chart-9.59.0); a DRA
+    group's claimed devices are none of them."""
+    if g.devices == DRA:  # its nodes advertise no nvidia.com/gpu: their GPUs are ResourceSlices
+        gpus = {GPU_RESOURCE: 0}
+    else:
+        gpus = dict(g.mig_resources) if g.mig_resources else {GPU_RESOURCE: g.gpu_resources or g.gpus}
+    return {**gpus, EFA_RESOURCE: 0 if g.rdma_dra else efa}

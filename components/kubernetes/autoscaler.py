@@ -51,6 +51,10 @@ class AutoscalerArgs(Args):
     """Serve ProvisioningRequests (`--enable-provisioning-requests`, upstream default false), which Kueue's
     Provisioning admission check creates for gangs on topology-aware flavors; the chart's ClusterRole already grants
     provisioningrequests and podtemplates (chart 9.59.0 templates/clusterrole.yaml). Off by default."""
+    dynamic_resource_allocation: Optional[bool] = False
+    """Simulate pods' DRA claims against nodes' ResourceSlices (a node group has `devices: dra`); the flag defaults to
+    false up to cluster-autoscaler 1.34 and is locked true from 1.35 (config/flags/flags.go at cluster-autoscaler-1.34.5
+    and -1.35.2). Off by default."""
 
 
 def autoscaler_values(args: AutoscalerArgs, cluster_name: str, role_arn: str) -> dict:
@@ -77,6 +81,7 @@ def autoscaler_values(args: AutoscalerArgs, cluster_name: str, role_arn: str) ->
             "skip-nodes-with-local-storage": "false",
             "expander": "least-waste",
             **({"enable-provisioning-requests": "true"} if args.provisioning_requests else {}),
+            **({"enable-dynamic-resource-allocation": "true"} if args.dynamic_resource_allocation else {}),
         },
     }
 

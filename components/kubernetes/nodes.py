@@ -22,6 +22,44 @@ MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 # The device plugin's config-manager picks the entry of its ConfigMap this label names (k8s-device-plugin v0.20.0
 # cmd/config-manager/main.go DefaultConfigLabel): a sharing group's own time-slicing or MPS configuration.
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
+# A `devices: dra` group: its GPUs are claimed through Dynamic Resource Allocation, not counted by a device plugin.
+# The GPU Operator labels a GPU node nvidia.com/gpu.deploy.device-plugin=true only where the label is absent or empty
+# (NVIDIA/gpu-operator v26.7.0 controllers/state_manager.go addGPUStateLabels) and its device-plugin DaemonSet selects
+# "true" (assets/state-device-plugin/0500_daemonset.yaml), so "false" set by the group keeps the plugin off its nodes;
+# NVIDIA's DRA driver must not share a node with it (dra-driver-nvidia-gpu v0.4.1 templates/validation.yaml).
+# GPU_DEVICES_LABEL=dra is what the DRA driver's kubelet plugin selects.
+DEVICE_PLUGIN_DEPLOY_LABEL = "nvidia.com/gpu.deploy.device-plugin"
+GPU_DEVICES_LABEL = "gpu-blueprints/gpu-devices"
+DRA = "dra"
+# The DeviceClass NVIDIA's DRA driver installs for whole GPUs (dra-driver-nvidia-gpu v0.4.1
+# templates/deviceclass-gpu.yaml: driver gpu.nvidia.com, attribute type == 'gpu').
+DRA_GPU_CLASS = "gpu.nvidia.com"
+# The resource Kueue counts claimed GPUs as (its Configuration's resources.deviceClassMappings name, kubernetes-sigs/
+# kueue v0.19.2 apis/config/v1beta2 DeviceClassMapping): its own name, so a DRA flavor's quota is never spent by an
+# nvidia.com/gpu request, nor a device-plugin flavor's by a claim.
+DRA_GPU_QUOTA = "gpu-blueprints/dra-gpu"
+
+
+# A DRA group whose EFA devices are claimed through AWS's dranet (aws/eks-charts stable/aws-dranet 1.0.0): the
+# DeviceClass its chart installs (templates/deviceclass.yaml), the label its DaemonSet selects here, and the resource
+# Kueue counts them as. Such nodes carry no EFA_PRESENT_LABEL, so the EFA device plugin stays off them.
+DRA_EFA_CLASS = "efa.networking.k8s.aws"
+FABRIC_DEVICES_LABEL = "gpu-blueprints/fabric-devices"
+DRA_EFA_QUOTA = "gpu-blueprints/dra-efa"
+
+
+def claim_template_name(group: str) -> str:
+    """The ResourceClaimTemplate in each team namespace that claims a whole node of a DRA group's GPUs."""
+    return f"gpus-{group}"
+
+
+def device_labels(devices: str, rdma_dra: bool = False) -> dict[str, str]:
+    """The labels a group's nodes carry for how their GPUs (and fabric devices) are handed out: none for the device
+    plugins."""
+    gpus = {GPU_DEVICES_LABEL: DRA, DEVICE_PLUGIN_DEPLOY_LABEL: "false"} if devices == DRA else {}
+    return {**gpus, **({FABRIC_DEVICES_LABEL: DRA} if rdma_dra else {})}
+
+
 # What NVIDIA's device plugin and exporter charts require (node affinity) when NFD is not installed, and what the
 # EFA device plugin chart selects on.
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"

@@ -33,12 +33,19 @@ from .karpenter import Karpenter, KarpenterArgs
 from .mirror import mirror_transformation
 from .monitoring import DCGM_COUNTERS, GpuMonitoring, MonitoringArgs, SnsTarget
 from .nodes import (
+    DRA,
+    DRA_EFA_CLASS,
+    DRA_EFA_QUOTA,
+    DRA_GPU_CLASS,
     EFA_PRESENT_LABEL,
+    FABRIC_DEVICES_LABEL,
+    GPU_DEVICES_LABEL,
     GPU_PRESENT_LABEL,
     GPU_RESOURCE,
     NODE_GROUP_LABEL,
     RDMA_RESOURCES,
     STARTUP_TAINT_PREFIX,
+    claim_template_name,
 )
 from .queueing import FairQueueing, GpuFlavor, QueueingArgs, TeamQueue
 from .serving import MONITORING_NAMESPACE, PORT, ModelServing, ServingAccess, ServingArgs
@@ -64,6 +71,10 @@ RUNTIME_ISOLATION_ENV = {
     "ACCEPT_NVIDIA_VISIBLE_DEVICES_AS_VOLUME_MOUNTS": "true",
 }
 DEVICE_LIST_STRATEGY = "volume-mounts"
+# NVIDIA's DRA driver for GPUs: its install guide's namespace (the chart refuses `default`: templates/validation.yaml).
+DRA_DRIVER, DRA_NAMESPACE = "dra-driver-nvidia-gpu", "dra-driver-nvidia-gpu"
+# AWS's EFA DRA driver (dranet), in kube-system as its chart's README installs it.
+EFA_DRA_DRIVER = "aws-dranet"
 LWS_NAMESPACE = "lws-system"  # the LeaderWorkerSet CRD's conversion webhook names its Service there (charts.yaml)
 
 
@@ -88,6 +99,11 @@ class GpuNodes(Args):
     """time-slicing or mps through the device plugin's per-node-group configuration; None (default): whole GPUs."""
     sharing_replicas: Optional[int] = 1
     """Pods per GPU (or MIG slice) with `sharing`; 1 by default."""
+    devices: Optional[str] = "plugin"
+    """plugin (the device plugin's nvidia.com/gpu, the default) or dra (NVIDIA's DRA driver: claimed GPUs)."""
+    rdma_dra: Optional[bool] = False
+    """A DRA group's fabric devices are claimed through the fabric's DRA driver too (EFA: AWS dranet); off by
+    default."""
     acceptance: Optional[Mapping[str, Any]] = None
     """Acceptance/gpu_check.py expectation; None runs no check."""
     gpus: Optional[int] = 0
@@ -266,12 +282,66 @@ def device_plugin_config(groups: Sequence[GpuNodes]) -> Optional[dict]:
     return {"create": True, "name": DEVICE_PLUGIN_CONFIG, "default": WHOLE_GPUS, "data": data}
 
 
+def dra_driver_values(args: PlatformArgs) -> dict:
+    """Values of NVIDIA's DRA driver chart (kubernetes-sigs/dra-driver-nvidia-gpu v0.4.1 values.yaml, templates/):
+    the kubelet plugin on the DRA groups' nodes only (GPU_DEVICES_LABEL), whatever their taints; GPU allocation on,
+    which the chart takes only with gpuResourcesEnabledOverride once the device plugin is off those nodes
+    (templates/validation.yaml); ComputeDomains off: they need multi-node NVLink (GB200/GB300-class), which no
+    catalog shape has (docs/prerequisites.md). The driver root is the host's where the node image ships the driver,
+    else where the GPU Operator's driver container puts it (docs/install.md)."""
+    return {
+        "nvidiaDriverRoot": "/" if args.driver_preinstalled else "/run/nvidia/driver",
+        "gpuResourcesEnabledOverride": True,
+        "resources": {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}},
+        "kubeletPlugin": {
+            "nodeSelector": {GPU_DEVICES_LABEL: DRA},
+            "tolerations": gpu_tolerations([g for g in args.node_groups if g.devices == DRA]),
+        },
+    }
+
+
+def claim_template_spec(gpus: int, efa: int = 0) -> dict:
+    """A ResourceClaimTemplate spec (resource.k8s.io/v1) that claims `gpus` whole GPUs and, where the group's EFA is
+    claimed through dranet, its `efa` interfaces: one pod, one node's devices; Kueue charges each request's `count`
+    against the team's quota (kueue v0.19.2: ExactCount only)."""
+    requests = [("gpus", DRA_GPU_CLASS, gpus), *([("efa", DRA_EFA_CLASS, efa)] if efa else [])]
+    return {
+        "spec": {
+            "devices": {
+                "requests": [
+                    {"name": name, "exactly": {"deviceClassName": cls, "allocationMode": "ExactCount", "count": n}}
+                    for name, cls, n in requests
+                ]
+            }
+        }
+    }
+
+
+def dranet_values(args: PlatformArgs) -> dict:
+    """AWS dranet (aws/eks-charts stable/aws-dranet 1.0.0 values.yaml, templates/daemonset.yaml): its DaemonSet on the
+    nodes whose EFA devices DRA groups claim (FABRIC_DEVICES_LABEL), tolerating their taints (appended to the chart's
+    CriticalAddonsOnly); its REQUIRED affinity keeps it to EFA instance types."""
+    return {
+        "nodeSelector": {FABRIC_DEVICES_LABEL: DRA},
+        "tolerations": gpu_tolerations([g for g in args.node_groups if g.rdma_dra]),
+    }
+
+
+def fabric_extended(g: GpuNodes) -> dict[str, int]:
+    """The fabric devices one node offers, as Kueue counts them: claimed (DRA_EFA_QUOTA) or the plugin's resource."""
+    if g.rdma == "none":
+        return {}
+    return {DRA_EFA_QUOTA if g.rdma_dra else RDMA_RESOURCES[g.rdma]: g.rdma_devices}
+
+
 def operator_values(args: PlatformArgs) -> dict:
     """GPU Operator values: operands off where the node image ships them; controllers on the system group,
     node agents (NFD worker, operands) on every GPU node whatever its taints."""
     mig = any(g.mig_profile for g in args.node_groups)
     plugin: dict = {
-        "enabled": not args.device_plugin_preinstalled,
+        # Off when every GPU group is a DRA group: the validator then skips its plugin validation, which waits for
+        # nvidia.com/gpu on each GPU node (gpu-operator v26.7.0 controllers/object_controls.go, cmd/nvidia-validator).
+        "enabled": not args.device_plugin_preinstalled and any(g.devices != DRA for g in args.node_groups),
         "env": [{"name": "DEVICE_LIST_STRATEGY", "value": DEVICE_LIST_STRATEGY}],
     }
     if config := device_plugin_config(args.node_groups):
@@ -326,6 +396,7 @@ class GpuPlatform(Component):
             pulumi.Resource
         ] = []  # the ProvisioningRequest CRD, where the autoscaler applies it
         monitoring_deps = self._gpu_enablement(name, args, labels)
+        self._dra_driver(name, args)
         self._priority_classes(name, args, labels)
         self._namespaces(name, args, labels)
         self._team_limits(name, args, labels)
@@ -396,7 +467,7 @@ class GpuPlatform(Component):
                 },
                 [operator_ns, *monitoring_deps],
             )
-        if any(g.rdma == "efa" for g in args.node_groups):
+        if any(g.rdma == "efa" and not g.rdma_dra for g in args.node_groups):
             self.releases["aws-efa-k8s-device-plugin"] = self._release(
                 name,
                 "aws-efa-k8s-device-plugin",
@@ -404,6 +475,25 @@ class GpuPlatform(Component):
                 {"nodeSelector": {EFA_PRESENT_LABEL: "true"}, "tolerations": tolerations},
             )
         return monitoring_deps
+
+    def _dra_driver(self, name: str, args: PlatformArgs) -> None:
+        """NVIDIA's DRA driver where a group has `devices: dra`, after the GPU Operator (its driver and toolkit); the
+        DeviceClasses (gpu.nvidia.com, mig.nvidia.com, vfio.gpu.nvidia.com) come with the chart."""
+        if not any(g.devices == DRA for g in args.node_groups):
+            return
+        self.releases[DRA_DRIVER] = chart_release(
+            self,
+            f"{name}-{DRA_DRIVER}",
+            DRA_DRIVER,
+            DRA_NAMESPACE,
+            dra_driver_values(args),
+            create_namespace=True,
+            depends_on=[self.releases[k] for k in ("gpu-operator",) if k in self.releases],
+        )
+        if any(g.rdma_dra for g in args.node_groups):  # its DeviceClass efa.networking.k8s.aws comes with the chart
+            self.releases[EFA_DRA_DRIVER] = chart_release(
+                self, f"{name}-{EFA_DRA_DRIVER}", EFA_DRA_DRIVER, "kube-system", dranet_values(args)
+            )
 
     def _priority_classes(self, name: str, args: PlatformArgs, labels: Mapping[str, str]) -> None:
         """Three GPU priority classes: critical and standard preempt lower ones; preemptible never preempts."""
@@ -487,11 +577,28 @@ class GpuPlatform(Component):
             }
             if spec.max_gpus_per_pod is not None:
                 limits["max"] = {GPU_RESOURCE: str(spec.max_gpus_per_pod)}
+            self._claim_templates(name, team, args, labels, scoped)
             k8s.core.v1.LimitRange(
                 f"{name}-team-{team}-defaults",
                 metadata={"name": "defaults", "namespace": team, "labels": labels},
                 spec={"limits": [limits]},
                 opts=scoped,
+            )
+
+    def _claim_templates(
+        self, name: str, team: str, args: PlatformArgs, labels: Mapping[str, str], opts: pulumi.ResourceOptions
+    ) -> None:
+        """A ResourceClaimTemplate per DRA group in the team's namespace: a pod names it to claim a node's GPUs."""
+        dra = [g for g in args.node_groups if g.devices == DRA]
+        if not dra:
+            return
+        after = [self.releases[k] for k in (DRA_DRIVER, EFA_DRA_DRIVER) if k in self.releases]  # their DeviceClasses
+        for g in dra:
+            k8s.resource.v1.ResourceClaimTemplate(
+                f"{name}-team-{team}-{claim_template_name(g.name)}",
+                metadata={"name": claim_template_name(g.name), "namespace": team, "labels": dict(labels)},
+                spec=claim_template_spec(g.gpus, g.rdma_devices if g.rdma_dra else 0),
+                opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=after)),
             )
 
     def _identity_storage_and_autoscaler(self, name: str, args: PlatformArgs, labels: Mapping[str, str]) -> None:
@@ -542,11 +649,12 @@ class GpuPlatform(Component):
                         gpus_per_node=g.gpus * (1 if g.mig_resources else g.slices_per_gpu),
                         vcpus=g.vcpus,
                         memory_gib=g.memory_gib,
-                        extended={RDMA_RESOURCES[g.rdma]: g.rdma_devices} if g.rdma != "none" else {},
+                        extended=fabric_extended(g),
                         mig_resources=dict(g.mig_resources),
                         topology_name=g.topology_name,
                         topology_levels=tuple(g.topology_levels),
                         provisioned=g.provisioned,
+                        dra=g.devices == DRA,
                     )
                     for g in args.node_groups
                 ],

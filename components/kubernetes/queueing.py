@@ -27,7 +27,7 @@ import yaml
 
 from ..base import KUBERNETES, Args, Component, as_args
 from .charts import chart_release
-from .nodes import GPU_RESOURCE
+from .nodes import DRA_EFA_CLASS, DRA_EFA_QUOTA, DRA_GPU_CLASS, DRA_GPU_QUOTA, GPU_RESOURCE
 
 API = "kueue.x-k8s.io/v1beta2"
 NAMESPACE = "kueue-system"
@@ -75,6 +75,8 @@ class GpuFlavor(Args):
     provisioned: Optional[bool] = False
     """Jobs on this flavor pass the Provisioning admission check: the Cluster Autoscaler adds their nodes before the
     Topology places them (a group that scales from zero); False (default)."""
+    dra: Optional[bool] = False
+    """The group's GPUs are claimed through DRA: its quota is in DRA_GPU_QUOTA, not nvidia.com/gpu; off by default."""
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,16 @@ class QueueingArgs(Args):
     _chart_depends_on: Optional[Sequence[pulumi.Resource]] = ()
 
 
-def manager_config(pods_ready_timeout_minutes: int) -> str:
+def dra_resources(dra: bool, efa: bool = False) -> dict:
+    """Kueue counts each device a pod's ResourceClaimTemplate asks of DeviceClass gpu.nvidia.com as DRA_GPU_QUOTA,
+    and of efa.networking.k8s.aws as DRA_EFA_QUOTA (resources.deviceClassMappings; kubernetes-sigs/kueue v0.19.2
+    pkg/features/kube_features.go: KueueDRAIntegration is beta and on by default since 0.18, so the mapping is all it
+    takes; site/content/en/docs/tasks/manage/setup_dra.md). Empty without DRA groups."""
+    mappings = [(DRA_GPU_QUOTA, DRA_GPU_CLASS)] * dra + [(DRA_EFA_QUOTA, DRA_EFA_CLASS)] * efa
+    return {"deviceClassMappings": [{"name": n, "deviceClassNames": [c]} for n, c in mappings]} if mappings else {}
+
+
+def manager_config(pods_ready_timeout_minutes: int, dra: bool = False, efa: bool = False) -> str:
     """The whole manager configuration (the chart's value replaces its default text)."""
     return yaml.safe_dump(
         {
@@ -153,7 +164,7 @@ def manager_config(pods_ready_timeout_minutes: int) -> str:
                 ]
             },
             # Huge pages (EFA pods ask for them) are not GPU capacity.
-            "resources": {"excludeResourcePrefixes": ["hugepages-"]},
+            "resources": {"excludeResourcePrefixes": ["hugepages-"], **dra_resources(dra, efa)},
         },
         sort_keys=False,
     )
@@ -179,7 +190,8 @@ def _extra(flavors: Sequence[GpuFlavor]) -> list[str]:
 
 
 def covered_resources(flavors: Sequence[GpuFlavor]) -> list[str]:
-    return ["cpu", "memory", GPU_RESOURCE, *_extra(flavors)]
+    dra = [DRA_GPU_QUOTA] if any(f.dra for f in flavors) else []
+    return ["cpu", "memory", GPU_RESOURCE, *dra, *_extra(flavors)]
 
 
 def provisioned_flavors(flavors: Sequence[GpuFlavor]) -> list[str]:
@@ -191,6 +203,7 @@ def team_flavors(team: TeamQueue, flavors: Sequence[GpuFlavor], system_cpu: str,
     """Quota per flavor: the small CPU flavor first (CPU-only jobs stay off GPU nodes), then each GPU group with
     the team's GPUs and the CPU, memory and fabric devices of the nodes those GPUs come with."""
     extra = _extra(flavors)
+    dra = any(f.dra for f in flavors)
     rows = [
         {
             "name": SYSTEM_FLAVOR,
@@ -198,6 +211,7 @@ def team_flavors(team: TeamQueue, flavors: Sequence[GpuFlavor], system_cpu: str,
                 {"name": "cpu", "nominalQuota": system_cpu},
                 {"name": "memory", "nominalQuota": system_memory},
                 {"name": GPU_RESOURCE, "nominalQuota": 0},
+                *([{"name": DRA_GPU_QUOTA, "nominalQuota": 0}] if dra else []),
                 *({"name": r, "nominalQuota": 0} for r in extra),
             ],
         }
@@ -208,13 +222,18 @@ def team_flavors(team: TeamQueue, flavors: Sequence[GpuFlavor], system_cpu: str,
         # The team's GPUs in the units the nodes advertise: MIG instances of those GPUs under the mixed strategy.
         per_gpu = {r: n // f.gpus_per_node for r, n in f.mig_resources.items()} if f.gpus_per_node else {}
         quota = {**{r: nodes * n for r, n in f.extended.items()}, **{r: team.gpus * n for r, n in per_gpu.items()}}
+        # A DRA group's GPUs are claimed devices, never nvidia.com/gpu, and the other groups' never claimed devices.
+        gpus = {
+            GPU_RESOURCE: 0 if f.dra or f.mig_resources else team.gpus * slices,
+            **({DRA_GPU_QUOTA: team.gpus if f.dra else 0} if dra else {}),
+        }
         rows.append(
             {
                 "name": f"gpu-{f.group}",
                 "resources": [
                     {"name": "cpu", "nominalQuota": nodes * f.vcpus},
                     {"name": "memory", "nominalQuota": f"{nodes * f.memory_gib}Gi"},
-                    {"name": GPU_RESOURCE, "nominalQuota": 0 if f.mig_resources else team.gpus * slices},
+                    *({"name": r, "nominalQuota": n} for r, n in gpus.items()),
                     *({"name": r, "nominalQuota": quota.get(r, 0)} for r in extra),
                 ],
             }
@@ -240,7 +259,13 @@ class FairQueueing(Component):
             "kueue",
             NAMESPACE,
             {
-                "managerConfig": {"controllerManagerConfigYaml": manager_config(args.pods_ready_timeout_minutes)},
+                "managerConfig": {
+                    "controllerManagerConfigYaml": manager_config(
+                        args.pods_ready_timeout_minutes,
+                        any(f.dra for f in args.flavors),
+                        any(DRA_EFA_QUOTA in f.extended for f in args.flavors),
+                    )
+                },
                 "controllerManager": {"nodeSelector": dict(args.system_node_selector)},
             },
             create_namespace=True,
