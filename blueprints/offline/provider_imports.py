@@ -11,12 +11,13 @@ its ``__init__.py`` at once: the package module answers an attribute it does not
 module ``__getattr__`` hook, through a module subclass as the data model documents for ``__class__``) by importing
 the one module the generated code names after it (``LaunchTemplate`` / ``LaunchTemplateArgs`` from
 ``launch_template.py`` in pulumi_aws, ``ConfigMap`` from ``ConfigMap.py`` in pulumi_kubernetes, ``get_role`` /
-``get_role_output`` / ``AwaitableGetRoleResult`` from ``get_role.py``), then the package's ``_inputs`` and ``_enums``.
+``get_role_output`` / ``AwaitableGetRoleResult`` from ``get_role.py``) or from the package's ``_inputs`` or ``_enums``,
+whichever of them the real ``__init__.py`` star-imports last.
 A name those do not export, and any ``__all__`` or ``dir()`` query, runs the real ``__init__.py`` in the package,
 which is then an ordinary module. Only packages whose ``__init__.py`` is nothing but the generated import lines
 (the pattern below) are taken; any other (``pulumi_aws.config`` sets its own module class) loads as usual.
-``tests/test_provider_imports.py`` holds every name of the packages the shipped stacks use equal to the
-eagerly loaded package's, and the plans byte-identical.
+``tests/test_provider_imports.py`` holds every public name of the packages the enterprise stacks use equal to the
+eagerly loaded package's.
 
 Only the offline plan installs it (``blueprints.offline`` at import); ``__main__.py`` under the Pulumi CLI imports
 the SDKs as they are. Resource references still deserialize: the SDK's resource modules look the class up with
@@ -128,11 +129,13 @@ def _resolve(package: types.ModuleType, state: dict, name: str):
     star = state["star"]
     if name in state["lazy"] or (name not in star and state["has_submodule"](name)):
         return _import(f"{package.__name__}.{name}")
-    for module_name in [*candidate_modules(name), "_inputs", "_enums"]:
-        if module_name in star:
-            module = _import(f"{package.__name__}.{module_name}")
-            if name in getattr(module, "__all__", ()):
-                return module.__dict__[name]
+    # Of the modules that may export the name, the one star-imported last, as the real __init__.py would bind it.
+    for module_name in sorted(
+        (m for m in {*candidate_modules(name), "_inputs", "_enums"} if m in star), key=star.index, reverse=True
+    ):
+        module = _import(f"{package.__name__}.{module_name}")
+        if name in getattr(module, "__all__", ()):
+            return module.__dict__[name]
     return _MISSING
 
 
