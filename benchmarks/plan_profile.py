@@ -34,13 +34,12 @@ def child(stack: str, stacks_dir: str | None) -> None:
     """Plan twice in this fresh process; print each plan's phases as JSON."""
     import gc
 
+    gc.disable()  # as blueprints/__main__.py: the collector off before the imports
     sys.path.insert(0, str(ROOT))
     from blueprints.offline import plan as plan_module
     from blueprints.offline.render import render_json
 
-    gc.collect()
     gc.freeze()
-    gc.disable()
     spent: dict[str, float] = {}
 
     def timed(name, function):

@@ -14,6 +14,7 @@ import yaml
 from pydantic import ValidationError
 
 from catalog.clouds import cloud_of_package, profile
+from catalog.yamlfile import load_yaml
 
 from . import safeyaml
 from .cloudtext import tag_problems, text_problems
@@ -150,7 +151,7 @@ def with_preset(raw: Mapping[str, Any], source: str) -> dict[str, Any]:
         raise BlueprintError(
             f"{source}: cluster.preset", f"unknown preset {preset!r}; presets: {', '.join(available_presets())}"
         )
-    base = yaml.safe_load((PRESETS_DIR / f"{preset}.yaml").read_text())
+    base = load_yaml(PRESETS_DIR / f"{preset}.yaml")
     merged = _deep_merge(base, raw)
     storage = merged.get("storage")
     fs = storage.get("parallelFs") if isinstance(storage, dict) else None

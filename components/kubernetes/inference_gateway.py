@@ -55,7 +55,7 @@ import pulumi_kubernetes as k8s
 import yaml
 
 from ..base import KUBERNETES, Args, Component, as_args
-from .charts import chart_release
+from .charts import SAFE_LOADER, chart_release
 from .monitoring import NAMESPACE as MONITORING_NAMESPACE
 
 GATEWAY_CLASS = "envoy-gateway"
@@ -219,7 +219,7 @@ def install_gateway_api(
 
 def _crd(parent: pulumi.Resource, name: str, path: Path, labels: Mapping[str, str]) -> pulumi.Resource:
     """One upstream CRD file (crds/) as a CustomResourceDefinition, our labels added."""
-    crd = yaml.safe_load(path.read_text())
+    crd = yaml.load(path.read_text(), Loader=SAFE_LOADER)  # noqa: S506 - a safe loader
     return k8s.apiextensions.v1.CustomResourceDefinition(
         name,
         metadata={**crd["metadata"], "labels": dict(labels)},
