@@ -234,6 +234,8 @@ def make_plan(
     except BlueprintError as error:  # the resolver names the field; say which stack file holds it
         raise error.prefixed(source) from None
     spec = resolved.spec
+    # Read before the program runs: a bad --policy-pack-config is refused without the program's time and memory.
+    user = pack_configs(pack_config_paths, packs, spec.compliance.frameworks)
     try:
         registered, outputs = run_program(stack, config, spec.region)
     except Exception as error:  # noqa: BLE001 - a zone error arrives wrapped by the SDK's resource registration
@@ -255,7 +257,6 @@ def make_plan(
         node_group_rates(resolved),
     )
     chosen = tuple(spec.compliance.frameworks if packs is None else packs)
-    user = pack_configs(pack_config_paths, packs, spec.compliance.frameworks)
     findings = (
         evaluate(stack, registrations, chosen, stack_policy_config(spec, resolved, cost), user_configs=user)
         if chosen
