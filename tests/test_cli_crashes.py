@@ -26,7 +26,7 @@ from conftest import (
     CLI_TIMEOUT,
     blueprints_argv,
     one_line,
-    run_cli,
+    run_cli_process,
     shipped_cluster,
     shipped_plan,
     with_system_price,
@@ -50,7 +50,7 @@ def test_a_price_that_is_not_a_positive_finite_amount_is_one_line(tmp_path, pric
         tmp_path / "Pulumi.bad.yaml"
     ).read_text()
     out = tmp_path / "plan.json"
-    line = one_line(run_cli("plan", "--stack", "bad", "--stacks-dir", str(tmp_path), "--output", str(out)))
+    line = one_line(run_cli_process("plan", "--stack", "bad", "--stacks-dir", str(tmp_path), "--output", str(out)))
     assert line == f"error: {tmp_path.name}/Pulumi.bad.yaml: {fragment}"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["Pulumi.bad.yaml"]
 
@@ -59,7 +59,7 @@ def test_an_infinite_budget_is_one_line(tmp_path):
     cluster = shipped_cluster("research-a100")
     cluster["budget"]["monthlyLimitUsd"] = math.inf
     write_stack(tmp_path, "bad", cluster)
-    line = one_line(run_cli("plan", "--stack", "bad", "--stacks-dir", str(tmp_path)))
+    line = one_line(run_cli_process("plan", "--stack", "bad", "--stacks-dir", str(tmp_path)))
     assert line.endswith("cluster.budget.monthlyLimitUsd: Input should be a finite number (got inf)")
 
 
@@ -84,7 +84,7 @@ UNITS_ALLOWED = "K, M, B (or G), T, e.g. 110M, 7B, 1.5T"
 )
 def test_size_with_infinite_or_nan_numbers_is_one_line(tmp_path, argv, line):
     out = tmp_path / "size.txt"
-    assert one_line(run_cli("size", *argv, "--output", str(out))) == line
+    assert one_line(run_cli_process("size", *argv, "--output", str(out))) == line
     assert list(tmp_path.iterdir()) == []
 
 

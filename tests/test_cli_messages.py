@@ -1,7 +1,8 @@
 """Issue #27, item 5: one meaning per exit code, epilogs that fit their command, messages that say what is wrong.
 
-The real CLI runs in a child process with a timeout (a FIFO as a stack file would block a reader forever),
-and each refusal leaves nothing at its --output path.
+Each refusal leaves nothing at its --output path. The CLI's `main` runs in this process (a child adds only its
+start-up), except where the process is what is checked: a FIFO or device as the stack file (in a child with a
+timeout, so a reader that blocked or read for ever fails instead of hanging the suite), `--version` and `--help`.
 """
 
 import json
@@ -12,13 +13,13 @@ import pytest
 from blueprints.cli import EXIT_MEANINGS, main
 from blueprints.offline.render import render_json
 from blueprints.stackconfig import STACKS_DIR
-from conftest import one_line, run_cli, shipped_cluster, shipped_plan, write_stack
+from conftest import one_line, run_cli, run_cli_process, shipped_cluster, shipped_plan, write_stack
 
 
-def plan_bad(tmp_path, *extra):
+def plan_bad(tmp_path, *extra, runner=run_cli):
     out = tmp_path / "out" / "plan.json"
     out.parent.mkdir()
-    result = run_cli("plan", "--stack", "bad", "--stacks-dir", str(tmp_path), "--output", str(out), *extra)
+    result = runner("plan", "--stack", "bad", "--stacks-dir", str(tmp_path), "--output", str(out), *extra)
     assert not out.exists()
     return one_line(result)
 
@@ -33,7 +34,7 @@ def plan_bad(tmp_path, *extra):
 )
 def test_a_stack_file_that_is_not_a_regular_file_is_named_for_what_it_is(tmp_path, make, kind):
     make(tmp_path / "Pulumi.bad.yaml")
-    assert plan_bad(tmp_path) == (
+    assert plan_bad(tmp_path, runner=run_cli_process) == (
         f"error: {tmp_path.name}/Pulumi.bad.yaml: is {kind}, not a stack file; a stack file is a regular YAML file"
     )
 
@@ -95,7 +96,7 @@ def test_a_mistyped_option_is_unknown_with_a_suggestion_not_a_missing_one(argv, 
 
 
 def test_version_and_short_stack():
-    result = run_cli("--version")
+    result = run_cli_process("--version")  # the process as a user starts it: its name in the version line
     assert result.returncode == 0 and result.stdout.startswith("python -m blueprints 0.")
     result = run_cli("plan", "-s", "startup-t4", "--format", "json", "--policy-pack", "none")
     assert result.returncode == 0 and json.loads(result.stdout)["stack"] == "startup-t4"
@@ -111,7 +112,7 @@ def test_each_epilog_lists_only_the_codes_its_command_returns():
         ("policy-config", "023"),
         ("pin-images", "01234"),  # 1: --check found a difference; 4: a registry could not be read
     ]:
-        text = run_cli(command, "--help").stdout
+        text = run_cli_process(command, "--help").stdout  # help wraps to the width of a child's pipe
         listed = "".join(line.strip()[0] for line in text.split("exit codes:\n", 1)[1].splitlines() if line.strip())
         assert listed == codes, (command, text)
         assert "1 mandatory compliance findings" not in text or command == "plan"

@@ -47,7 +47,13 @@ def test_make_plan_names_the_plans_exit_status(tmp_path, status, meaning):
 def test_make_test_lints_and_checks_the_format_before_the_tests_and_make_fmt_applies_both():
     """CI runs `make test` (.ci/run): ruff's lint and format check come first, with the pinned ruff."""
     test = [line for line in make("-n", "test").stdout.splitlines() if line.startswith(".venv/bin/python -m ")]
-    assert [line.split(" -m ", 1)[1] for line in test[-3:]] == ["ruff check .", "ruff format --check .", "pytest -q"]
+    assert [line.split(" -m ", 1)[1] for line in test[-3:]] == [
+        "ruff check .",
+        "ruff format --check .",
+        "pytest -q -n 2 --dist loadfile",  # two workers on the 2-core machine (issue #42)
+    ]
+    serial = [line for line in make("-n", "test", "TEST_WORKERS=0").stdout.splitlines() if " -m pytest" in line]
+    assert [line.split(" -m ", 1)[1].rstrip() for line in serial] == ["pytest -q"]
     fmt = make("-n", "fmt").stdout.splitlines()
     assert fmt[-2:] == [".venv/bin/python -m ruff check --fix .", ".venv/bin/python -m ruff format ."]
     assert "ruff==" in (ROOT / "requirements-dev.txt").read_text()

@@ -13,7 +13,15 @@ from google.protobuf import empty_pb2, json_format
 
 from blueprints.offline.policy import PACKS_DIR, PackProcess
 from blueprints.stackconfig import ROOT
-from conftest import CPFS_ENCRYPTION_RULE, SHIPPED, shipped_cluster, shipped_plan, unpriced_system_shape, uses_cpfs
+from conftest import (
+    CPFS_ENCRYPTION_RULE,
+    SHIPPED,
+    run_cli,
+    shipped_cluster,
+    shipped_plan,
+    unpriced_system_shape,
+    uses_cpfs,
+)
 from policies.library.packs import PACKS
 from policies.library.registry import all_rules
 
@@ -96,6 +104,11 @@ def test_shipped_stacks_pass_their_packs(stack):
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
+    """The CLI's `main` in this process (conftest.run_cli): a child would add only its start-up."""
+    return run_cli(*args)
+
+
+def _cli_process(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "blueprints", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
@@ -177,7 +190,7 @@ def test_policy_pack_flag_replaces_the_declared_packs():
 
 
 def test_unknown_pack_is_one_line_and_exit_2():
-    run = _cli("plan", "--stack", "research-a100", "--policy-pack", "sox")
+    run = _cli_process("plan", "--stack", "research-a100", "--policy-pack", "sox")  # the exit code of the process
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr.strip().count("\n") == 0 and "no pack named sox" in run.stderr and "baseline" in run.stderr
 
