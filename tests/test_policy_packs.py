@@ -408,6 +408,11 @@ FSBP_CONTROLS = {
     "DynamoDB.6": ("medium", "aws:dynamodb/table:Table"),
     "SQS.1": ("medium", "aws:sqs/queue:Queue"),
     "SNS.1": ("medium", "aws:sns/topic:Topic"),
+    # Controls whose rules changed with the corpus (#41 item 5), severities read in awsdocs/aws-security-hub-user-guide
+    # doc_source/ec2-controls.md, s3-controls.md and ecs-controls.md.
+    "EC2.18": ("high", "aws:ec2/securityGroup:SecurityGroup"),
+    "S3.8": ("high", "aws:s3/bucket:Bucket"),
+    "ECS.8": ("high", "aws:ecs/taskDefinition:TaskDefinition"),
 }
 
 

@@ -25,7 +25,7 @@ def check(props, config, args):
 RULE = ResourceRule(
     description="Security groups must not allow ingress from 0.0.0.0/0 or ::/0 except on authorized ports "
     "(TCP 80 and 443 by default).",
-    severity="critical",
+    severity="high",
     references={
         "baseline": "AWS Security Hub EC2.18",
         "hipaa": HIPAA.format("164.312(e)(1)"),

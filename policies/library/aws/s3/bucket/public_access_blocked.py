@@ -1,4 +1,4 @@
-"""Every S3 bucket blocks public ACLs and policies (Security Hub S3.8).
+"""Every S3 bucket blocks public ACLs and policies (Security Hub S3.8, severity High).$
 
 A bucket without a BucketPublicAccessBlock is reported on the bucket. A block with any of its four settings off is
 reported on the block itself, naming the settings and the bucket: that resource is the one to fix, and the bucket is
@@ -41,7 +41,7 @@ def check(resources, config):
 
 RULE = StackRule(
     description="S3 buckets must have a public access block with all four settings on.",
-    severity="critical",
+    severity="high",
     references={
         "baseline": "AWS Security Hub S3.8",
         "hipaa": HIPAA.format("164.312(a)(1)"),
