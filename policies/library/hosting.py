@@ -20,6 +20,7 @@ Pulumi CLI talks to. The offline plan calls the router's RPC methods in process 
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from concurrent import futures
 from typing import Any
@@ -72,6 +73,9 @@ class TypeRouter:
         self.servicers += [self.stack] if self.stack is not None else []
         self._configures: list[tuple[str, Any, Any]] = []  # the Configure/ConfigureStack calls to replay
         self._ready = {id(s) for s in self.servicers}  # servicers holding the latest of them (none sent yet)
+        # The CLI's gRPC server calls from a pool of 4 threads: a servicer's first use and a new Configure must not
+        # interleave (a servicer marked ready with the older configuration, or configured twice at once).
+        self._lock = threading.Lock()
 
     def __getattr__(self, rpc: str) -> Any:
         """Every RPC not routed here (GetAnalyzerInfo, Remediate...) is the whole pack's."""
@@ -89,17 +93,19 @@ class TypeRouter:
 
     def _remember(self, rpc: str, request, context) -> None:
         """The latest call of each configuring RPC, replayed in order to a servicer before its next use."""
-        self._configures = [c for c in self._configures if c[0] != rpc] + [(rpc, request, context)]
-        self._ready = {id(self.whole)}
+        with self._lock:
+            self._configures = [c for c in self._configures if c[0] != rpc] + [(rpc, request, context)]
+            self._ready = {id(self.whole)}
 
     def _configured(self, servicer):
         """``servicer``, given the configuration the CLI sent before its first use since. Configure converts the
         whole pack's config in each servicer it reaches (the SDK's Configure), so a servicer for a type or stack
         rule the program never uses (an Alibaba type on an AWS stack) is never configured."""
-        if id(servicer) not in self._ready:
-            for rpc, request, context in self._configures:
-                getattr(servicer, rpc)(request, context)
-            self._ready.add(id(servicer))
+        with self._lock:
+            if id(servicer) not in self._ready:
+                for rpc, request, context in self._configures:
+                    getattr(servicer, rpc)(request, context)
+                self._ready.add(id(servicer))
         return servicer
 
     def AnalyzeStack(self, request, context):  # noqa: N802
