@@ -219,3 +219,15 @@ def test_the_example_pod_fits_its_group_as_the_autoscaler_sees_it_from_zero(stac
     [pool] = [p for p in pools if p.labels.get("gpu-blueprints/node-group") == "gpu"]
     startup = tuple(t for t in pool.taints if not t[0].startswith(STARTUP_TAINT_PREFIX))
     assert admits(replace(pool, taints=startup), pod), (spec["nodeSelector"], dict(pool.labels))
+
+
+def test_a_provisioning_check_whose_managed_resources_the_flavors_pods_never_request_is_a_gap():
+    """Kueue's Provisioning controller asks for nodes only for pod sets whose containers request one of the
+    config's managedResources; with none, it marks the check Ready and creates no ProvisioningRequest (kueue v0.19.2
+    pkg/controller/admissionchecks/provisioning/controller.go reqIsNeeded, podUses). A DRA group's pods claim their
+    GPUs (resources.claims), never request nvidia.com/gpu: the check there brings no nodes."""
+    regs = make_plan("dra-devices", TEST_STACKS).registrations
+    [config] = [r for r in regs if r.inputs.get("kind") == "ProvisioningRequestConfig"]
+    assert config.inputs["spec"]["managedResources"] == ["nvidia.com/gpu"]
+    [gap] = provisioning_gaps(regs, "gpu-gpu")
+    assert "managedResources" in gap and "nvidia.com/gpu" in gap and "reqIsNeeded" in gap
