@@ -231,3 +231,20 @@ def test_a_provisioning_check_whose_managed_resources_the_flavors_pods_never_req
     assert config.inputs["spec"]["managedResources"] == ["nvidia.com/gpu"]
     [gap] = provisioning_gaps(regs, "gpu-gpu")
     assert "managedResources" in gap and "nvidia.com/gpu" in gap and "reqIsNeeded" in gap
+
+
+def test_a_mig_mixed_topology_group_from_zero_has_its_slices_managed_by_the_provisioning_check(tmp_path):
+    """MIG mixed pods request nvidia.com/mig-<profile>, never nvidia.com/gpu: the Provisioning check's
+    managedResources must name the slices of the flavors it runs on, or Kueue creates no ProvisioningRequest for
+    them (kueue v0.19.2 provisioning controller.go reqIsNeeded) and a gang on a group at zero never gets nodes."""
+    stack = yaml.safe_load((TEST_STACKS / "Pulumi.topology-gangs.yaml").read_text())
+    group = stack["config"]["gpu-cluster-blueprints:cluster"]["nodeGroups"]["gpu"]
+    group.update(gpuModel="H100", migProfile="all-balanced", capacity="on-demand", minNodes=0, desiredNodes=0)
+    for key in ("capacityReservationId", "zone"):
+        group.pop(key)
+    (tmp_path / "Pulumi.mig-topology.yaml").write_text(yaml.safe_dump(stack))
+    plan = make_plan("mig-topology", tmp_path)
+    [config] = [r for r in plan.registrations if r.inputs.get("kind") == "ProvisioningRequestConfig"]
+    assert "nvidia.com/mig-1g.10gb" in config.inputs["spec"]["managedResources"]
+    assert provisioning_gaps(plan.registrations, "gpu-gpu") == []
+    assert "topology-needs-ready-nodes" not in [f.check for f in plan.readiness_blocking()]
