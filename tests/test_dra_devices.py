@@ -309,3 +309,23 @@ def test_high_performance_networking_names_dranet_for_the_claimed_efa(tmp_path):
     plan = make_plan("v136", tmp_path)
     [hpn] = [v for v in assess(plan.registrations, "1.36").verdicts if v.id == "high_performance_networking"]
     assert hpn.status == MET and hpn.detail.startswith("aws-dranet 1.0.0 (DRANET) publishes the EFA interfaces of")
+
+
+AUTOSCALER_GPU_LABEL = "k8s.amazonaws.com/accelerator"  # cluster-autoscaler cloudprovider/aws GPULabel
+
+
+def test_dra_nodes_do_not_carry_the_autoscalers_gpu_label(plan):
+    """A node with the AWS provider's GPU label and no nvidia.com/gpu allocatable is an unready GPU to the Cluster
+    Autoscaler unless its GpuConfig names a DRA driver, which the AWS provider's never does (cluster-autoscaler-1.35.2
+    processors/customresources/gpu_processor.go gpuExposedViaDra, utils/gpu/gpu.go GetNodeGPUFromCloudProvider):
+    a DRA node advertises no nvidia.com/gpu, so it must not carry that label, nor its node template."""
+    tags = resources(plan, "aws:autoscaling/tag:Tag")
+    for group, carried in ((GROUP, False), (PLUGIN_GROUP, True)):
+        assert (AUTOSCALER_GPU_LABEL in _node_group(plan, group)["labels"]) is carried, group
+        asg = next(
+            t["autoscalingGroupName"]
+            for t in tags
+            if t["tag"]["key"] == f"{TEMPLATE}label/gpu-blueprints/node-group" and t["tag"]["value"] == group
+        )
+        keys = {t["tag"]["key"] for t in tags if t["autoscalingGroupName"] == asg}
+        assert (f"{TEMPLATE}label/{AUTOSCALER_GPU_LABEL}" in keys) is carried, group
