@@ -423,9 +423,12 @@ def provisions_gangs(spec: ClusterSpec, group: NodeGroupSpec) -> bool:
     ProvisioningRequest check). The upstream Cluster Autoscaler serves such requests (kubernetes/autoscaler
     cluster-autoscaler/FAQ.md, "How can I use ProvisioningRequest to run batch workloads", 1.30.2 and later for
     best-effort-atomic-scale-up); Karpenter and ACK's managed autoscaler document no ProvisioningRequest support. A
-    capacity-block group is sized by its schedule, not by the autoscaler."""
+    capacity-block group is sized by its schedule, not by the autoscaler. A DRA group's pods claim their GPUs, which
+    is no request of the check's managedResources, so Kueue asks for no nodes for them (kueue v0.19.2
+    pkg/controller/admissionchecks/provisioning/controller.go reqIsNeeded, podUses)."""
     return (
         spec.autoscaling.enabled
+        and group.devices != "dra"
         and spec.autoscaling.engine in profile(spec.cloud).provisioning_request_engines
         and group.capacity != "capacity-block"
         and group.max_nodes > group.min_nodes
@@ -443,10 +446,13 @@ def _unlabelled_note(spec: ClusterSpec, name: str, group: NodeGroupSpec, shape: 
     return [f"{name}: no topology-aware queueing: {why}"]
 
 
-def _gang_scaler(spec: ClusterSpec) -> str:
+def _gang_scaler(spec: ClusterSpec, group: NodeGroupSpec) -> str:
+    """Why nothing adds a gang's nodes before Kueue places it by topology."""
+    if group.devices == "dra":
+        return "Kueue's ProvisioningRequests ask for no nodes for pods that claim their GPUs (devices: dra)"
     if not spec.autoscaling.enabled:
-        return "no autoscaler runs, so nothing"
-    return f"its autoscaler ({spec.autoscaling.engine})"
+        return "no autoscaler runs, so nothing adds nodes for Kueue's ProvisioningRequests first"
+    return f"its autoscaler ({spec.autoscaling.engine}) adds no nodes for Kueue's ProvisioningRequests first"
 
 
 def group_topology(
@@ -467,7 +473,7 @@ def group_topology(
     if group.min_nodes < TOPOLOGY_MIN_NODES and not provisions_gangs(spec, group):
         return None, [
             f"{name}: no topology-aware queueing: Kueue places a gang by topology on Ready nodes only, minNodes "
-            f"is {group.min_nodes}, and {_gang_scaler(spec)} adds no nodes for Kueue's ProvisioningRequests first; "
+            f"is {group.min_nodes}, and {_gang_scaler(spec, group)}; "
             f"a group that keeps {TOPOLOGY_MIN_NODES} nodes up (on reserved capacity: capacity "
             "reservation or capacity-block) gets its cloud's network Topology"
         ]

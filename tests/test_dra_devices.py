@@ -309,3 +309,38 @@ def test_high_performance_networking_names_dranet_for_the_claimed_efa(tmp_path):
     plan = make_plan("v136", tmp_path)
     [hpn] = [v for v in assess(plan.registrations, "1.36").verdicts if v.id == "high_performance_networking"]
     assert hpn.status == MET and hpn.detail.startswith("aws-dranet 1.0.0 (DRANET) publishes the EFA interfaces of")
+
+
+AUTOSCALER_GPU_LABEL = "k8s.amazonaws.com/accelerator"  # cluster-autoscaler cloudprovider/aws GPULabel
+
+
+def test_dra_nodes_do_not_carry_the_autoscalers_gpu_label(plan):
+    """A node with the AWS provider's GPU label and no nvidia.com/gpu allocatable is an unready GPU to the Cluster
+    Autoscaler unless its GpuConfig names a DRA driver, which the AWS provider's never does (cluster-autoscaler-1.35.2
+    processors/customresources/gpu_processor.go gpuExposedViaDra, utils/gpu/gpu.go GetNodeGPUFromCloudProvider):
+    a DRA node advertises no nvidia.com/gpu, so it must not carry that label, nor its node template."""
+    tags = resources(plan, "aws:autoscaling/tag:Tag")
+    for group, carried in ((GROUP, False), (PLUGIN_GROUP, True)):
+        assert (AUTOSCALER_GPU_LABEL in _node_group(plan, group)["labels"]) is carried, group
+        asg = next(
+            t["autoscalingGroupName"]
+            for t in tags
+            if t["tag"]["key"] == f"{TEMPLATE}label/gpu-blueprints/node-group" and t["tag"]["value"] == group
+        )
+        keys = {t["tag"]["key"] for t in tags if t["autoscalingGroupName"] == asg}
+        assert (f"{TEMPLATE}label/{AUTOSCALER_GPU_LABEL}" in keys) is carried, group
+
+
+def test_a_dra_group_below_two_nodes_gets_no_topology_since_kueue_provisions_nothing_for_claims(tmp_path):
+    """Kueue's Provisioning check asks for nodes only for pods requesting its managedResources, and a claim is no
+    request (kueue v0.19.2 pkg/controller/admissionchecks/provisioning/controller.go reqIsNeeded, podUses): a DRA
+    group that may have fewer than two Ready nodes gets no Topology (with a note), not a check that brings none."""
+    stack = yaml.safe_load((TEST_STACKS / f"Pulumi.{STACK}.yaml").read_text())
+    stack["config"]["gpu-cluster-blueprints:cluster"]["nodeGroups"][GROUP].update(minNodes=1, desiredNodes=1)
+    (tmp_path / "Pulumi.one.yaml").write_text(yaml.safe_dump(stack))
+    plan = make_plan("one", tmp_path)
+    assert plan.exit_code == 0, [f.message for f in plan.readiness_blocking()]
+    kinds = {r.inputs.get("kind") for r in plan.registrations}
+    assert not kinds & {"Topology", "ProvisioningRequestConfig", "AdmissionCheck"}
+    assert "enable-provisioning-requests" not in _release(plan, "cluster-autoscaler")["extraArgs"]
+    assert any(n.startswith(f"{GROUP}: no topology-aware queueing") and "claim" in n for n in plan.resolved.notes)

@@ -13,6 +13,7 @@ from pathlib import Path
 import jsonpatch
 import pytest
 import yaml
+from google.protobuf import struct_pb2
 
 from blueprints.offline.plan import make_plan
 from blueprints.offline.readiness import Pod, _pools, admits
@@ -219,3 +220,44 @@ def test_the_example_pod_fits_its_group_as_the_autoscaler_sees_it_from_zero(stac
     [pool] = [p for p in pools if p.labels.get("gpu-blueprints/node-group") == "gpu"]
     startup = tuple(t for t in pool.taints if not t[0].startswith(STARTUP_TAINT_PREFIX))
     assert admits(replace(pool, taints=startup), pod), (spec["nodeSelector"], dict(pool.labels))
+
+
+def test_a_provisioning_check_whose_managed_resources_the_flavors_pods_never_request_is_a_gap(tmp_path):
+    """Kueue's Provisioning controller asks for nodes only for pod sets whose containers request one of the
+    config's managedResources; with none, it marks the check Ready and creates no ProvisioningRequest (kueue v0.19.2
+    pkg/controller/admissionchecks/provisioning/controller.go reqIsNeeded, podUses). MIG-mixed pods request
+    nvidia.com/mig-<profile>, not nvidia.com/gpu: a config managing nvidia.com/gpu alone brings them no nodes."""
+    regs = _mig_topology_plan(tmp_path).registrations
+    assert provisioning_gaps(regs, "gpu-gpu") == []
+    gpu_only = []
+    for r in regs:
+        if r.inputs.get("kind") == "ProvisioningRequestConfig":
+            properties = struct_pb2.Struct()
+            spec = {**r.inputs["spec"], "managedResources": ["nvidia.com/gpu"]}
+            properties.update({**r.inputs, "spec": spec})
+            r = replace(r, properties=properties)
+        gpu_only.append(r)
+    [gap] = provisioning_gaps(gpu_only, "gpu-gpu")
+    assert "managedResources" in gap and "nvidia.com/mig-1g.10gb" in gap and "reqIsNeeded" in gap
+
+
+def _mig_topology_plan(tmp_path: Path):
+    """topology-gangs with its group's H100s in MIG slices (mixed strategy) at zero nodes."""
+    stack = yaml.safe_load((TEST_STACKS / "Pulumi.topology-gangs.yaml").read_text())
+    group = stack["config"]["gpu-cluster-blueprints:cluster"]["nodeGroups"]["gpu"]
+    group.update(gpuModel="H100", migProfile="all-balanced", capacity="on-demand", minNodes=0, desiredNodes=0)
+    for key in ("capacityReservationId", "zone"):
+        group.pop(key)
+    (tmp_path / "Pulumi.mig-topology.yaml").write_text(yaml.safe_dump(stack))
+    return make_plan("mig-topology", tmp_path)
+
+
+def test_a_mig_mixed_topology_group_from_zero_has_its_slices_managed_by_the_provisioning_check(tmp_path):
+    """MIG mixed pods request nvidia.com/mig-<profile>, never nvidia.com/gpu: the Provisioning check's
+    managedResources must name the slices of the flavors it runs on, or Kueue creates no ProvisioningRequest for
+    them (kueue v0.19.2 provisioning controller.go reqIsNeeded) and a gang on a group at zero never gets nodes."""
+    plan = _mig_topology_plan(tmp_path)
+    [config] = [r for r in plan.registrations if r.inputs.get("kind") == "ProvisioningRequestConfig"]
+    assert "nvidia.com/mig-1g.10gb" in config.inputs["spec"]["managedResources"]
+    assert provisioning_gaps(plan.registrations, "gpu-gpu") == []
+    assert "topology-needs-ready-nodes" not in [f.check for f in plan.readiness_blocking()]

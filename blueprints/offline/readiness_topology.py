@@ -93,7 +93,28 @@ def provisioning_gaps(regs: Sequence[Registration], flavor: str) -> list[str]:
         str(((r.inputs.get("values") or {}).get("extraArgs") or {}).get(PROVREQ_FLAG)) == "true" for r in scalers
     ):
         gaps.append(f"no Cluster Autoscaler runs with --{PROVREQ_FLAG}")
-    return gaps
+    return gaps + _unmanaged(regs, flavor)
+
+
+def _unmanaged(regs: Sequence[Registration], flavor: str) -> list[str]:
+    """Kueue asks for nodes only for pod sets whose containers request one of the config's managedResources, and
+    otherwise marks the check Ready with no ProvisioningRequest (kueue v0.19.2
+    pkg/controller/admissionchecks/provisioning/controller.go reqIsNeeded, podUses): a flavor whose nodes offer none
+    of them (a DRA group's claimed GPUs, MIG slices) gets no nodes from the check."""
+    spec = topology_flavors(regs).get(flavor)
+    pool = flavor_pool(spec, _pools(regs)) if spec else None
+    if pool is None:
+        return []
+    devices = sorted(node_devices(pool))
+    return [
+        f"ProvisioningRequestConfig {_name(r)} has managedResources {managed}, which pods on it never request "
+        f"(its nodes offer {', '.join(devices)}), so Kueue marks the check Ready without a ProvisioningRequest "
+        "(kueue v0.19.2 provisioning controller.go reqIsNeeded)"
+        for r in regs
+        if _kind(r) == "ProvisioningRequestConfig"
+        and (managed := list((r.inputs.get("spec") or {}).get("managedResources") or []))
+        and not set(managed) & set(devices)
+    ]
 
 
 def flavor_pool(spec: Mapping[str, Any], pools: Sequence[Pool]) -> Optional[Pool]:

@@ -276,7 +276,9 @@ class GpuCluster(GpuClusterBase):
             # node with this label and no nvidia.com/gpu allocatable as having an unready GPU, forever
             # (processors/customresources/gpu_processor.go FilterOutNodesWithUnreadyResources at
             # cluster-autoscaler-chart-9.59.0; kubernetes/autoscaler #8095, open), which in the end halts scaling.
-            **({} if g.mig_resources else {GPU_LABEL: f"nvidia-{g.gpu_model.lower()}"}),
+            # Nor on DRA nodes (no nvidia.com/gpu either): the AWS provider's GPU config names no DRA driver, so
+            # gpuExposedViaDra never exempts them (cluster-autoscaler-1.35.2 utils/gpu/gpu.go).
+            **({} if g.mig_resources or g.devices == DRA else {GPU_LABEL: f"nvidia-{g.gpu_model.lower()}"}),
             GPU_PRESENT_LABEL: "true",
             **({EFA_PRESENT_LABEL: "true"} if g.rdma_interfaces and not g.rdma_dra else {}),
             **({MIG_CONFIG_LABEL: g.mig_profile} if g.mig_profile else {}),

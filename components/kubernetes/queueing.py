@@ -199,6 +199,14 @@ def provisioned_flavors(flavors: Sequence[GpuFlavor]) -> list[str]:
     return [f"gpu-{f.group}" for f in flavors if f.provisioned]
 
 
+def managed_resources(flavors: Sequence[GpuFlavor]) -> list[str]:
+    """The resources whose pods the Provisioning check asks nodes for: Kueue includes only pod sets whose containers
+    request one of them and otherwise marks the check Ready with no ProvisioningRequest (kueue v0.19.2
+    pkg/controller/admissionchecks/provisioning/controller.go reqIsNeeded, podUses), so nvidia.com/gpu and, under
+    the MIG mixed strategy, the slices of the provisioned flavors."""
+    return [GPU_RESOURCE, *sorted({r for f in flavors if f.provisioned for r in f.mig_resources})]
+
+
 def team_flavors(team: TeamQueue, flavors: Sequence[GpuFlavor], system_cpu: str, system_memory: str) -> list[dict]:
     """Quota per flavor: the small CPU flavor first (CPU-only jobs stay off GPU nodes), then each GPU group with
     the team's GPUs and the CPU, memory and fabric devices of the nodes those GPUs come with."""
@@ -275,7 +283,7 @@ class FairQueueing(Component):
         self._after = pulumi.ResourceOptions(parent=self, depends_on=[self.release, *args._depends_on])
         self._flavors(name, args)
         if provisioned:
-            self._gang_check(name)
+            self._gang_check(name, managed_resources(args.flavors))
         covered = covered_resources(args.flavors)
         for team in args.teams:
             self._team_queues(name, args, team, covered, provisioned)
@@ -316,13 +324,13 @@ class FairQueueing(Component):
                 },
             )
 
-    def _gang_check(self, name: str) -> None:
+    def _gang_check(self, name: str, managed: list[str]) -> None:
         """The Provisioning admission check and its configuration: one ProvisioningRequest a job, for its GPU pods."""
         self._custom(
             "ProvisioningRequestConfig",
             f"{name}-{GANG_CHECK}-config",
             {"name": GANG_CHECK},
-            {"provisioningClassName": PROVISIONING_CLASS, "managedResources": [GPU_RESOURCE]},
+            {"provisioningClassName": PROVISIONING_CLASS, "managedResources": managed},
         )
         self._custom(
             "AdmissionCheck",
