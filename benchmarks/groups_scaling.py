@@ -13,7 +13,6 @@ measured (86 ms CPU, 0.9 MB). The baseline runs with this interpreter (`git work
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
@@ -21,19 +20,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-import yaml
+from scaling import arguments, interleaved, shipped_cluster, write_stack
 
-ROOT = Path(__file__).resolve().parent.parent
 COUNTS = (1, 50, 150)
 BASE_STACK = "startup-t4"
-KEY = "gpu-cluster-blueprints:cluster"
 
 
 def write_stacks(folder: Path) -> None:
     """Pulumi.groups-<n>.yaml: the base stack with n small GPU groups."""
-    config = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{BASE_STACK}.yaml").read_text())
     for n in COUNTS:
-        cluster = dict(config["config"][KEY])
+        cluster = shipped_cluster(BASE_STACK)
         # The first is the preset's own group `gpu` (a preset's groups merge with the stack's), the others g1, g2...
         cluster["nodeGroups"] = {
             ("gpu" if i == 0 else f"g{i}"): {
@@ -46,7 +42,7 @@ def write_stacks(folder: Path) -> None:
             for i in range(n)
         }
         cluster["budget"] = {**cluster["budget"], "monthlyLimitUsd": 2000 + 1000 * n}
-        (folder / f"Pulumi.groups-{n}.yaml").write_text(yaml.safe_dump({"config": {KEY: cluster}}))
+        write_stack(folder, f"groups-{n}", cluster)
 
 
 def plan(root: Path, stacks: Path, n: int) -> tuple[float, float, int]:
@@ -67,25 +63,13 @@ def plan(root: Path, stacks: Path, n: int) -> tuple[float, float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("runs", nargs="?", type=int, default=3)
-    parser.add_argument("--baseline", type=Path, help="another checkout of the project to compare with")
-    args = parser.parse_args()
-    roots = {"this": ROOT} if args.baseline is None else {"baseline": args.baseline, "this": ROOT}
-    cpu: dict[str, dict[int, list[float]]] = {label: {n: [] for n in COUNTS} for label in roots}
-    peak: dict[str, dict[int, list[float]]] = {label: {n: [] for n in COUNTS} for label in roots}
-    codes: dict[str, set[int]] = {label: set() for label in roots}
+    runs, roots = arguments(__doc__)
     load = os.getloadavg()
-    with tempfile.TemporaryDirectory() as folder:
-        write_stacks(Path(folder))
-        for _ in range(args.runs):
-            for n in COUNTS:
-                for label, root in roots.items():  # interleaved: load on the machine hits both alike
-                    seconds, megabytes, code = plan(root, Path(folder), n)
-                    cpu[label][n].append(seconds)
-                    peak[label][n].append(megabytes)
-                    codes[label].add(code)
-    print(f"CPU s per plan process, medians of {args.runs} ({BASE_STACK} with N one-GPU T4 groups, interleaved)")
+    results = interleaved(runs, COUNTS, roots, write_stacks, plan)
+    cpu = {label: {n: [r[0] for r in rs] for n, rs in by_n.items()} for label, by_n in results.items()}
+    peak = {label: {n: [r[1] for r in rs] for n, rs in by_n.items()} for label, by_n in results.items()}
+    codes = {label: {r[2] for rs in by_n.values() for r in rs} for label, by_n in results.items()}
+    print(f"CPU s per plan process, medians of {runs} ({BASE_STACK} with N one-GPU T4 groups, interleaved)")
     print(f"load average (1 min) before the runs: {load[0]:.1f}; after: {os.getloadavg()[0]:.1f}")
     head = " ".join(f"{f'{n} groups':>10}" for n in COUNTS)
     print(f"{'':<9} {head} {'ms/group':>9} {'MB/group':>9}  exit codes   (per group: from 1 to {COUNTS[-1]})")

@@ -13,33 +13,28 @@ this interpreter, so its requirements must be installed here (e.g. `git worktree
 
 from __future__ import annotations
 
-import argparse
 import copy
 import os
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-import yaml
+from scaling import arguments, interleaved, shipped_cluster, write_stack
 
-ROOT = Path(__file__).resolve().parent.parent
 COUNTS = (1, 10, 50)
 BASE_STACK = "startup-serving"
-KEY = "gpu-cluster-blueprints:cluster"
 
 
 def write_stacks(folder: Path) -> None:
     """Pulumi.models-<n>.yaml: the base stack's model repeated n times (m0, m1, ...), its group large enough."""
-    config = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{BASE_STACK}.yaml").read_text())
-    cluster = config["config"][KEY]
+    cluster = shipped_cluster(BASE_STACK)
     [model] = cluster["serving"]["models"].values()
     for n in COUNTS:
         variant = copy.deepcopy(cluster)
         variant["serving"]["models"] = {f"m{i}": dict(model) for i in range(n)}
         variant["nodeGroups"]["gpu"]["maxNodes"] = max(10, n * model["maxReplicas"])
-        (folder / f"Pulumi.models-{n}.yaml").write_text(yaml.safe_dump({"config": {KEY: variant}}))
+        write_stack(folder, f"models-{n}", variant)
 
 
 def plan_cpu(root: Path, stacks: Path, n: int) -> float:
@@ -66,20 +61,10 @@ def summary(label: str, medians: dict[int, float]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("runs", nargs="?", type=int, default=3)
-    parser.add_argument("--baseline", type=Path, help="another checkout of the project to compare with")
-    args = parser.parse_args()
-    roots = {"this": ROOT} if args.baseline is None else {"baseline": args.baseline, "this": ROOT}
-    times: dict[str, dict[int, list[float]]] = {label: {n: [] for n in COUNTS} for label in roots}
+    runs, roots = arguments(__doc__)
     load = os.getloadavg()
-    with tempfile.TemporaryDirectory() as folder:
-        write_stacks(Path(folder))
-        for _ in range(args.runs):
-            for n in COUNTS:
-                for label, root in roots.items():  # interleaved: load on the machine hits both alike
-                    times[label][n].append(plan_cpu(root, Path(folder), n))
-    print(f"CPU s per plan process, medians of {args.runs} (startup-serving with N models, interleaved)")
+    times = interleaved(runs, COUNTS, roots, write_stacks, plan_cpu)
+    print(f"CPU s per plan process, medians of {runs} (startup-serving with N models, interleaved)")
     print(f"load average (1 min) before the runs: {load[0]:.1f}; after: {os.getloadavg()[0]:.1f}")
     print(
         f"{'':<9} "
