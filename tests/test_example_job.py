@@ -73,12 +73,38 @@ def run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+# A worker that gloo's TCP transport aborts (SIGABRT from a C++ exception thrown on its I/O thread, as in
+# pytorch/pytorch#188266) is a crash of the launcher's plumbing under load, not of train.py: a Python error in the
+# script exits 1 and fails at once. Such a crash reruns the whole scenario in a fresh folder, at most twice.
+CRASHES_RERUN = 2
+
+
+def died_of_a_signal(result: subprocess.CompletedProcess) -> bool:
+    return result.returncode != 0 and "received by PID" in result.stderr and "Signal " in result.stderr
+
+
+def interrupted_then_resumed(
+    folder: Path,
+) -> tuple[subprocess.CompletedProcess, list[str], subprocess.CompletedProcess | None]:
+    """The interrupted attempt, the checkpoints it left, and the attempt after it (None if the first failed)."""
+    folder.mkdir()
+    first = run(folder, "--steps", "40", "--stop-after", "25")
+    if first.returncode != 0:
+        return first, [], None
+    left = sorted(p.name for p in (folder / "ckpt").iterdir())
+    return first, left, run(folder, "--steps", "40")
+
+
 def test_training_resumes_from_the_newest_checkpoint_after_an_interruption(tmp_path):
-    first = run(tmp_path, "--steps", "40", "--stop-after", "25")
-    assert first.returncode == 0, first.stderr[-2000:]
-    assert sorted(p.name for p in (tmp_path / "ckpt").iterdir()) == ["step-00000010.pt", "step-00000020.pt"]
-    second = run(tmp_path, "--steps", "40")
-    assert second.returncode == 0, second.stderr[-2000:]
+    for attempt in range(1 + CRASHES_RERUN):
+        folder = tmp_path / f"attempt-{attempt}"
+        first, left, second = interrupted_then_resumed(folder)
+        failed = first if second is None else second
+        if failed.returncode == 0 or not died_of_a_signal(failed):
+            break
+    assert first.returncode == 0, first.stderr[:3000]
+    assert left == ["step-00000010.pt", "step-00000020.pt"]
+    assert second.returncode == 0, second.stderr[:3000]
     assert "resumed from step-00000020.pt at step 20" in second.stdout
     assert "step 30:" in second.stdout and "step 10:" not in second.stdout
-    assert (tmp_path / "ckpt" / "step-00000040.pt").exists()
+    assert (folder / "ckpt" / "step-00000040.pt").exists()
