@@ -49,5 +49,6 @@ RULE = StackRule(
     },
     remediation="Set resources.requests.cpu and .memory on every container, or a LimitRange defaultRequest.",
     url="https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/",
+    types=(*WORKLOAD_TYPES, LIMIT_RANGE),
     check=check,
 )

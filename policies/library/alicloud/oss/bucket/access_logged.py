@@ -42,5 +42,6 @@ RULE = StackRule(
     },
     remediation="Add an oss.BucketLogging (or the bucket's logging block) with targetBucket set to a log bucket.",
     url="https://www.alibabacloud.com/help/en/oss/user-guide/logging",
+    types=(BUCKET, LOGGING),
     check=check,
 )

@@ -25,5 +25,6 @@ RULE = StackRule(
     },
     remediation="Set acl: private and add an oss.BucketPublicAccessBlock with blockPublicAccess: true.",
     url="https://www.alibabacloud.com/help/en/oss/user-guide/block-public-access",
+    types=("alicloud:oss/bucket:Bucket", "alicloud:oss/bucketPublicAccessBlock:BucketPublicAccessBlock"),
     check=check,
 )

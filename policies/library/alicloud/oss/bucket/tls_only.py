@@ -35,5 +35,6 @@ RULE = StackRule(
     },
     remediation="Add an oss.BucketPolicy with a Deny on oss:* when acs:SecureTransport is false.",
     url="https://www.alibabacloud.com/help/en/oss/user-guide/tutorial-use-bucket-policies-to-authorize-other-users-to-access-oss-resources",
+    types=("alicloud:oss/bucket:Bucket", "alicloud:oss/bucketPolicy:BucketPolicy"),
     check=check,
 )

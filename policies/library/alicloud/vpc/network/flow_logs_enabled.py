@@ -20,5 +20,6 @@ RULE = StackRule(
     },
     remediation="Add an alicloud.vpc.FlowLog with resourceType VPC and resourceId from the VPC.",
     url="https://www.alibabacloud.com/help/en/vpc/user-guide/flow-logs-overview",
+    types=("alicloud:vpc/network:Network", "alicloud:vpc/flowLog:FlowLog"),
     check=check,
 )

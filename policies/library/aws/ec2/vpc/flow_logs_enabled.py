@@ -20,5 +20,6 @@ RULE = StackRule(
     },
     remediation="Add an aws.ec2.FlowLog with vpcId from the VPC and trafficType ALL.",
     url=SECURITY_HUB.format("ec2"),
+    types=("aws:ec2/vpc:Vpc", "aws:ec2/flowLog:FlowLog"),
     check=check,
 )

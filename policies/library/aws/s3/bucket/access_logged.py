@@ -95,5 +95,6 @@ RULE = StackRule(
     remediation="Log S3 data events in a trail (advanced event selector eventCategory=Data, "
     "resources.type=AWS::S3::Object), or add a BucketLogging to a separate log bucket.",
     url=SECURITY_HUB.format("s3"),
+    types=(BUCKET, TRAIL, LOGGING),
     check=check,
 )

@@ -3,7 +3,7 @@
 from ....props import items
 from ....refs import GDPR, HIPAA, MLPS, SECURITY_HUB
 from ....rule import StackRule
-from .companions import buckets_with, first_failure
+from .companions import BUCKET, buckets_with, first_failure
 
 SSE = "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
 
@@ -34,5 +34,6 @@ RULE = StackRule(
     },
     remediation="Add a BucketServerSideEncryptionConfiguration with sseAlgorithm aws:kms and kmsMasterKeyId.",
     url=SECURITY_HUB.format("s3"),
+    types=(BUCKET, SSE),
     check=check,
 )

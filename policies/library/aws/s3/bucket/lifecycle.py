@@ -3,7 +3,7 @@
 from ....props import items
 from ....refs import GDPR, SECURITY_HUB
 from ....rule import StackRule
-from .companions import buckets_with, first_failure
+from .companions import BUCKET, buckets_with, first_failure
 
 LIFECYCLE = "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration"
 
@@ -26,5 +26,6 @@ RULE = StackRule(
     references={"gdpr": GDPR.format("Art. 5(1)(e)")},
     remediation="Add a BucketLifecycleConfiguration that expires noncurrent versions and data past its purpose.",
     url=SECURITY_HUB.format("s3"),
+    types=(BUCKET, LIFECYCLE),
     check=check,
 )

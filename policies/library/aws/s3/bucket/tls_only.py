@@ -3,7 +3,7 @@
 from ....props import as_list, statements
 from ....refs import GDPR, HIPAA, MLPS, SECURITY_HUB
 from ....rule import StackRule
-from .companions import buckets_with, first_failure
+from .companions import BUCKET, buckets_with, first_failure
 
 POLICY = "aws:s3/bucketPolicy:BucketPolicy"
 
@@ -40,5 +40,6 @@ RULE = StackRule(
     },
     remediation="Add a Deny statement for s3:* with Condition Bool aws:SecureTransport = false.",
     url=SECURITY_HUB.format("s3"),
+    types=(BUCKET, POLICY),
     check=check,
 )

@@ -2,7 +2,7 @@
 
 from ....refs import GDPR, HIPAA, MLPS, SECURITY_HUB
 from ....rule import StackRule
-from .companions import buckets_with, first_failure
+from .companions import BUCKET, buckets_with, first_failure
 
 VERSIONING = "aws:s3/bucketVersioning:BucketVersioning"
 
@@ -30,5 +30,6 @@ RULE = StackRule(
     },
     remediation="Add a BucketVersioning with versioningConfiguration.status Enabled.",
     url=SECURITY_HUB.format("s3"),
+    types=(BUCKET, VERSIONING),
     check=check,
 )

@@ -116,5 +116,6 @@ RULE = StackRule(
             + "; ".join(f"{k}: {v}" for k, v in sorted(EXEMPT.items())),
         }
     },
+    types=(NAMESPACE, NETWORK_POLICY, EKS_CLUSTER, EKS_ADDON, ACK_CLUSTER),
     check=check,
 )
