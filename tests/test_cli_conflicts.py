@@ -1,14 +1,15 @@
 """Issue #27, item 3: settings that contradict each other are refused with the field and the fix, all at once.
 
-Each case runs the real CLI in a child process with a timeout and RLIMIT_AS (as tests/test_hostile_input.py
-does) and checks that a refused plan leaves nothing at its --output path.
+Each case runs the CLI's main in this process (tests/conftest.py run_cli) and checks that a refused plan leaves
+nothing at its --output path; the case about bounded work runs the real CLI in a child process with a timeout and
+RLIMIT_AS (as tests/test_hostile_input.py does).
 """
 
 import json
 import subprocess
 
 from blueprints.stackconfig import ROOT
-from conftest import blueprints_argv, shipped_cluster, write_stack
+from conftest import blueprints_argv, run_cli, shipped_cluster, write_stack
 
 TIMEOUT = 60
 MEMORY_LIMIT = 1024**3
@@ -22,20 +23,20 @@ A100 = {
 }
 
 
-def plan(tmp_path, base, change, *extra):
+def plan(tmp_path, base, change, *extra, child_process=False):
     cluster = shipped_cluster(base)
     change(cluster)
     write_stack(tmp_path, "bad", cluster)
     out = tmp_path / "plan.out"
-    argv = blueprints_argv(
-        "plan", "--stack", "bad", "--stacks-dir", str(tmp_path), "--output", str(out), *extra, memory_limit=MEMORY_LIMIT
-    )
-    result = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT)
-    return result, out
+    argv = ("plan", "--stack", "bad", "--stacks-dir", str(tmp_path), "--output", str(out), *extra)
+    if not child_process:
+        return run_cli(*argv), out
+    argv = blueprints_argv(*argv, memory_limit=MEMORY_LIMIT)
+    return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT), out
 
 
-def refused(tmp_path, base, change) -> list[str]:
-    result, out = plan(tmp_path, base, change)
+def refused(tmp_path, base, change, child_process=False) -> list[str]:
+    result, out = plan(tmp_path, base, change, child_process=child_process)
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr and not out.exists()
     prefix = f"error: {tmp_path.name}/Pulumi.bad.yaml: "
@@ -139,7 +140,12 @@ def test_the_resolver_reports_every_error_at_once(tmp_path):
 
 
 def test_hundreds_of_node_groups_are_refused_before_any_work(tmp_path):
-    lines = refused(tmp_path, "research-a100", lambda c: c.update(nodeGroups={f"g{i}": A100 for i in range(301)}))
+    lines = refused(
+        tmp_path,
+        "research-a100",
+        lambda c: c.update(nodeGroups={f"g{i}": A100 for i in range(301)}),
+        child_process=True,
+    )
     assert lines == [
         "cluster.nodeGroups: 302 GPU node groups; at most 150 (EKS allows 30 managed node groups per "
         "cluster by default): merge groups of one shape and raise their maxNodes, or split the cluster"

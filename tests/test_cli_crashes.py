@@ -1,8 +1,9 @@
 """Issues #27 (item 2) and #36: inputs that crashed, hung, destroyed a file or were accepted as nonsense are one line
 naming the file or field, exit 2.
 
-The real CLI runs in a child process, bounded as the hostile-input tests are; a `--output` path is given
-so each case also shows nothing is written when the input is refused.
+The CLI's main runs in this process (run_cli, or with capsys) where the child process adds nothing; cases about
+bounded time or memory run the real CLI in a child process, bounded as the hostile-input tests are. A `--output`
+path is given so each case also shows nothing is written when the input is refused.
 """
 
 import json
@@ -26,7 +27,7 @@ from conftest import (
     CLI_TIMEOUT,
     blueprints_argv,
     one_line,
-    run_cli_process,
+    run_cli,
     shipped_cluster,
     shipped_plan,
     with_system_price,
@@ -50,7 +51,7 @@ def test_a_price_that_is_not_a_positive_finite_amount_is_one_line(tmp_path, pric
         tmp_path / "Pulumi.bad.yaml"
     ).read_text()
     out = tmp_path / "plan.json"
-    line = one_line(run_cli_process("plan", "--stack", "bad", "--stacks-dir", str(tmp_path), "--output", str(out)))
+    line = one_line(run_cli("plan", "--stack", "bad", "--stacks-dir", str(tmp_path), "--output", str(out)))
     assert line == f"error: {tmp_path.name}/Pulumi.bad.yaml: {fragment}"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["Pulumi.bad.yaml"]
 
@@ -59,7 +60,7 @@ def test_an_infinite_budget_is_one_line(tmp_path):
     cluster = shipped_cluster("research-a100")
     cluster["budget"]["monthlyLimitUsd"] = math.inf
     write_stack(tmp_path, "bad", cluster)
-    line = one_line(run_cli_process("plan", "--stack", "bad", "--stacks-dir", str(tmp_path)))
+    line = one_line(run_cli("plan", "--stack", "bad", "--stacks-dir", str(tmp_path)))
     assert line.endswith("cluster.budget.monthlyLimitUsd: Input should be a finite number (got inf)")
 
 
@@ -84,7 +85,7 @@ UNITS_ALLOWED = "K, M, B (or G), T, e.g. 110M, 7B, 1.5T"
 )
 def test_size_with_infinite_or_nan_numbers_is_one_line(tmp_path, argv, line):
     out = tmp_path / "size.txt"
-    assert one_line(run_cli_process("size", *argv, "--output", str(out))) == line
+    assert one_line(run_cli("size", *argv, "--output", str(out))) == line
     assert list(tmp_path.iterdir()) == []
 
 

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from blueprints.offline.mocks import ACCOUNT_ID
-from blueprints.stackconfig import ROOT
+from blueprints.stackconfig import ROOT, load_stack_spec
 from catalog import load_catalog
 from catalog.addons import addon_versions
 from conftest import (
@@ -31,7 +31,7 @@ from conftest import (
     write_stack,
 )
 
-AWS = [s for s in SHIPPED if shipped_plan(s).resolved.spec.cloud == "aws"]
+AWS = [s for s in SHIPPED if load_stack_spec(s).cloud == "aws"]
 ALI = [s for s in SHIPPED if s not in AWS]
 NODE_TEMPLATE = "k8s.io/cluster-autoscaler/node-template/"
 

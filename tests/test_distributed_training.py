@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 import yaml
 
-from blueprints.stackconfig import ROOT
+from blueprints.stackconfig import ROOT, load_stack_spec
 from catalog.fabric import published_busbw_gbps
 from components.kubernetes.charts import charts
 from components.kubernetes.monitoring import DCGM_COUNTERS, alert_rules
@@ -25,7 +25,7 @@ import gpu_check  # noqa: E402
 
 CRDS = ROOT / "tests" / "data" / "crds"
 PROMTOOL = ROOT / "tools" / "bin" / "promtool"
-TEAM_STACKS = [s for s in SHIPPED if shipped_plan(s).resolved.spec.kubernetes.teams]
+TEAM_STACKS = [s for s in SHIPPED if load_stack_spec(s).kubernetes.teams]
 EFA_STACKS = ["research-a100", "enterprise-h100", "research-a100-eu"]
 SCHEMAS = {
     "ClusterQueue": "kueue-0.19.2",

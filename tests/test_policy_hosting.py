@@ -9,26 +9,41 @@ import pytest
 
 from blueprints.offline.engine import run_program
 from blueprints.offline.pack_config import stack_policy_config
-from blueprints.offline.policy import InProcessPack, evaluate
+from blueprints.offline.policy import InProcessPack, PackSession, evaluate, merge
 from conftest import data_plan, shipped_plan
 
 PROGRAMS = Path(__file__).resolve().parent / "data" / "programs"
+PACKS = ["baseline", "gdpr", "hipaa", "mlps", "cost"]
 
 
-def both_ways(stack, registrations, packs, overrides):
-    hosted = evaluate(stack, registrations, packs, overrides, in_process=True)
-    processes = evaluate(stack, registrations, packs, overrides, in_process=False)
-    return hosted, processes
+@pytest.fixture(scope="module")
+def served():
+    """Each pack in a process of its own, as the CLI starts it, started once for this module: a PackSession
+    judges any number of stacks (configured anew for each), so the comparison pays five starts, not one per case."""
+    sessions = {name: PackSession(name, in_process=False) for name in PACKS}
+    yield sessions
+    for session in sessions.values():
+        session.close()
+
+
+@pytest.fixture
+def both_ways(served):
+    def judge(stack, registrations, packs, overrides):
+        hosted = evaluate(stack, registrations, packs, overrides, in_process=True)
+        processes = merge(f for name in packs for f in served[name].judge(stack, registrations, overrides))
+        return hosted, processes
+
+    return judge
 
 
 @pytest.mark.parametrize("stack", ["enterprise-h100", "enterprise-aliyun", "research-a100-eu"])
-def test_shipped_stacks_get_the_same_findings_both_ways(stack):
+def test_shipped_stacks_get_the_same_findings_both_ways(stack, both_ways):
     plan = shipped_plan(stack)
     hosted, processes = both_ways(stack, plan.registrations, plan.packs, stack_policy_config(plan.resolved.spec))
     assert hosted == processes and hosted  # the advisory digest findings at least
 
 
-def test_noncompliant_stack_gets_the_same_findings_both_ways():
+def test_noncompliant_stack_gets_the_same_findings_both_ways(both_ways):
     plan = data_plan("noncompliant-gdpr")
     hosted, processes = both_ways(
         "noncompliant-gdpr",
@@ -41,7 +56,7 @@ def test_noncompliant_stack_gets_the_same_findings_both_ways():
 
 
 @pytest.mark.parametrize("program", ["ec2_web_server", "website_bucket"])
-def test_foreign_programs_get_the_same_findings_both_ways(program):
+def test_foreign_programs_get_the_same_findings_both_ways(program, both_ways):
     registrations, _ = run_program(
         program, {"aws:region": "us-east-1"}, "us-east-1", program=PROGRAMS / program / "__main__.py"
     )
@@ -49,17 +64,11 @@ def test_foreign_programs_get_the_same_findings_both_ways(program):
     assert hosted == processes and any(f["enforcementLevel"] == "mandatory" for f in hosted)
 
 
-def test_hosted_pack_lists_the_same_policies_as_the_served_one():
+def test_hosted_pack_lists_the_same_policies_as_the_served_one(served):
     from google.protobuf import empty_pb2
 
-    from blueprints.offline.policy import PACKS_DIR, PackProcess
-
-    process = PackProcess(PACKS_DIR / "hipaa").connect()
-    try:
-        served = process.stub.GetAnalyzerInfo(empty_pb2.Empty())
-    finally:
-        process.close()
-    assert InProcessPack("hipaa").GetAnalyzerInfo(empty_pb2.Empty()) == served
+    stub = served["hipaa"].analysis.stub  # the pack's process, started and connected
+    assert InProcessPack("hipaa").GetAnalyzerInfo(empty_pb2.Empty()) == stub.GetAnalyzerInfo(empty_pb2.Empty())
 
 
 class UnroutedPack:

@@ -1,32 +1,27 @@
 """Issue #27, item 6: `plan` and `diff` findings as SARIF 2.1.0, valid against the published schema.
 
-The schema is the OASIS one kept in tests/data/sarif (SOURCE.md says where from). The CLI runs in a child
-process, as a workflow would run it, from the repository root so stack-file URIs are repository-relative.
+The schema is the OASIS one kept in tests/data/sarif (SOURCE.md says where from). The CLI's main runs in this
+process (tests/conftest.py run_cli) from the repository root, as a workflow runs it, so stack-file URIs are
+repository-relative.
 """
 
+import contextlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
 import pytest
 
 from blueprints.stackconfig import ROOT, available_stacks
+from conftest import run_cli
 
 SCHEMA = json.loads((ROOT / "tests/data/sarif/sarif-schema-2.1.0.json").read_text())
 TEST_STACKS = ROOT / "tests/data/stacks"
-TIMEOUT = 300
 
 
 def sarif(*argv: str, expect=(0, 1)) -> dict:
-    result = subprocess.run(
-        [sys.executable, "-m", "blueprints", *argv, "--format", "sarif"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-    )
+    with contextlib.chdir(ROOT):
+        result = run_cli(*argv, "--format", "sarif")
     assert result.returncode in expect, result.stderr
     doc = json.loads(result.stdout)
     jsonschema.Draft4Validator(SCHEMA).validate(doc)  # the schema declares draft-04
@@ -72,11 +67,8 @@ def test_the_noncompliant_stack_gives_errors_located_at_the_field_to_fix():
 
 def test_diff_sarif_is_valid_and_carries_the_heads_findings(tmp_path):
     head = tmp_path / "head.json"
-    planned = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "blueprints",
+    with contextlib.chdir(ROOT):
+        planned = run_cli(
             "plan",
             "--stack",
             "noncompliant-gdpr",
@@ -86,12 +78,7 @@ def test_diff_sarif_is_valid_and_carries_the_heads_findings(tmp_path):
             "json",
             "--output",
             str(head),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-    )
+        )
     assert planned.returncode == 1, planned.stderr
     doc = sarif("diff", str(head), str(head), expect=(1,))
     results = doc["runs"][0]["results"]
