@@ -327,5 +327,6 @@ def serve(cluster: FakeCluster, tls: ssl.SSLContext | None = None) -> http.serve
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     if tls is not None:
         server.socket = tls.wrap_socket(server.socket, server_side=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # shutdown() waits for the serving loop's next poll: 10 ms, not the default half second, per test
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
     return server

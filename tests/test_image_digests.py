@@ -116,7 +116,7 @@ class FakeRegistry:
 @pytest.fixture
 def registry():
     fake = FakeRegistry()
-    thread = threading.Thread(target=fake.server.serve_forever, daemon=True)
+    thread = threading.Thread(target=fake.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     yield fake
     fake.server.shutdown()
