@@ -12,8 +12,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from blueprints.stackconfig import ROOT, available_stacks
-from conftest import run_cli
+from blueprints.stackconfig import ROOT, STACKS_DIR, available_stacks
+from conftest import run_cli, shipped_plan
 
 SCHEMA = json.loads((ROOT / "tests/data/sarif/sarif-schema-2.1.0.json").read_text())
 TEST_STACKS = ROOT / "tests/data/stacks"
@@ -30,7 +30,17 @@ def sarif(*argv: str, expect=(0, 1)) -> dict:
 
 @pytest.fixture(scope="module")
 def shipped():
-    return sarif("plan", "--all-stacks")
+    """`plan --all-stacks --format sarif`, the CLI planning each shipped stack through the plans this test process
+    shares (tests/conftest.py shipped_plan: the same make_plan, computed once): what this module checks is the SARIF
+    the CLI writes of them; tests/test_all_stacks.py plans --all-stacks afresh and compares."""
+
+    def shared(stack, stacks_dir, packs=None, pack_config_paths=None):
+        assert packs is None and not pack_config_paths and Path(stacks_dir) == STACKS_DIR
+        return shipped_plan(stack)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("blueprints.offline.plan.make_plan", shared)
+        return sarif("plan", "--all-stacks")
 
 
 def test_every_shipped_stack_is_valid_sarif_with_its_findings(shipped):

@@ -17,6 +17,8 @@ except ImportError:  # the repository: the top-level package at the bottom of th
     from catalog import clouds, prices
 
 NODE_GROUPS = clouds.types_of("node_group")
+# What a node group's price is read from: the group, and its launch template where the group names no type.
+PRICED_TYPES = (*NODE_GROUPS, *clouds.types_of("launch_template"))
 
 
 @lru_cache(maxsize=1)

@@ -9,7 +9,7 @@ networking, control plane, logs) comes in as `otherMonthlyUsd`, which the offlin
 without a price makes the cost unknown, and unknown is reported, never counted as $0 (issue #27).
 """
 
-from ..pricing import NODE_GROUPS, desired_nodes, instance_type, price
+from ..pricing import NODE_GROUPS, PRICED_TYPES, desired_nodes, instance_type, price
 from ..props import of_type
 from ..rule import StackRule
 
@@ -92,5 +92,6 @@ RULE = StackRule(
             "description": "Monthly cost of everything but node groups, USD (from the plan).",
         },
     },
+    types=(*PRICED_TYPES, "aws:budgets/budget:Budget"),
     check=check,
 )

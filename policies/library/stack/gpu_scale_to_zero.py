@@ -1,6 +1,6 @@
 """Idle GPUs cost full price: GPU node groups can scale to zero unless their capacity is already paid for."""
 
-from ..pricing import NODE_GROUPS, instance_type, is_gpu, min_nodes
+from ..pricing import NODE_GROUPS, PRICED_TYPES, instance_type, is_gpu, min_nodes
 from ..props import of_type
 from ..rule import StackRule
 
@@ -30,5 +30,6 @@ RULE = StackRule(
     remediation="Set the minimum size to 0 (the autoscaler adds nodes when GPU pods are pending), "
     "or run the group on a capacity reservation or subscription.",
     url="https://docs.aws.amazon.com/wellarchitected/latest/cost-optimization-pillar/cost_manage_demand_resources_dynamic.html",
+    types=PRICED_TYPES,
     check=check,
 )

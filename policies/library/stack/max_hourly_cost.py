@@ -5,7 +5,7 @@ without a price makes the total unknown, and the rule says so rather than counti
 CPU groups (system groups, CPU user groups) are not this rule's concern.
 """
 
-from ..pricing import NODE_GROUPS, accelerated, desired_nodes, priced
+from ..pricing import NODE_GROUPS, PRICED_TYPES, accelerated, desired_nodes, priced
 from ..props import of_type
 from ..rule import StackRule
 
@@ -50,5 +50,6 @@ RULE = StackRule(
             "description": "Negotiated USD/hour by instance type; overrides the catalog's list prices.",
         },
     },
+    types=PRICED_TYPES,
     check=check,
 )

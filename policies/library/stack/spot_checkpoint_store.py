@@ -36,5 +36,6 @@ RULE = StackRule(
     references={"cost": "AWS EC2 User Guide: best practices for Spot Instances (prepare for interruptions)"},
     remediation="Enable object storage or a PERSISTENT file system for checkpoints, or use on-demand capacity.",
     url="https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/spot-best-practices.html",
+    types=("aws:eks/nodeGroup:NodeGroup", "alicloud:cs/nodePool:NodePool", *DURABLE_STORES),
     check=check,
 )

@@ -5,7 +5,7 @@ launch template the rule cannot read) and neither the catalog nor the prices con
 groups are not reported: they are not GPU spend, and lacking a GPU price is expected of them.
 """
 
-from ..pricing import NODE_GROUPS, accelerated, priced
+from ..pricing import NODE_GROUPS, PRICED_TYPES, accelerated, priced
 from ..props import of_type
 from ..rule import StackRule
 
@@ -49,5 +49,6 @@ RULE = StackRule(
             "description": "Negotiated USD/hour by instance type; overrides the catalog's list prices.",
         }
     },
+    types=PRICED_TYPES,
     check=check,
 )
