@@ -655,6 +655,7 @@ def _plan(args: argparse.Namespace, own_process: bool = False) -> int:
     for stack in progress(available_stacks(stacks_dir), "planning"):
         try:
             plan = make_plan(stack, stacks_dir, packs=packs, pack_config_paths=args.pack_configs)
+            plan.findings  # judged here, so a pack that fails is this stack's failure
         except BlueprintError as error:
             failures.append((stack, _report(stack, error.lines)))
             worst = max(worst, EXIT_BAD_INPUT)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from components.kubernetes.nodes import MIG_RESOURCE_PREFIX
 from components.zones import ZoneError
@@ -37,9 +38,16 @@ class Plan:
     registrations: tuple[Registration, ...]
     cost: CostEstimate
     packs: tuple[str, ...] = ()
-    findings: tuple[dict[str, Any], ...] = ()
     readiness: tuple[ReadinessFinding, ...] = ()
     outputs: Optional[dict[str, Any]] = None  # the stack's exports, secrets as {"secret": true}
+    judge: Callable[[], tuple[dict[str, Any], ...]] = field(default=tuple, repr=False, compare=False)
+
+    @cached_property
+    def findings(self) -> tuple[dict[str, Any], ...]:
+        """The packs' findings, judged when first read: a caller that reads only resources, cost or readiness
+        (most of the test suite's variant plans) does not pay for the packs; every output the CLI writes reads
+        them (the exit code among them)."""
+        return self.judge()
 
     def readiness_blocking(self) -> list[ReadinessFinding]:
         return [f for f in self.readiness if f.level == BLOCKING]
@@ -221,7 +229,8 @@ def make_plan(
     packs: Optional[Sequence[str]] = None,
     pack_config_paths: Sequence[Path] = (),
 ) -> Plan:
-    """Validate, resolve, run one stack offline and judge it with its packs; BlueprintError on bad input.
+    """Validate, resolve and run one stack offline; its packs judge it when ``findings`` is first read.
+    BlueprintError on bad input.
 
     ``packs`` replaces the packs the spec declares (``compliance.frameworks``); an empty list runs none.
     ``pack_config_paths``: `--policy-pack-config` files, applied over the stack's own rule settings.
@@ -257,19 +266,22 @@ def make_plan(
         node_group_rates(resolved),
     )
     chosen = tuple(spec.compliance.frameworks if packs is None else packs)
-    findings = (
-        evaluate(stack, registrations, chosen, stack_policy_config(spec, resolved, cost), user_configs=user)
-        if chosen
-        else []
-    )
-    findings = [dict(f, fix=fix_for(f, stack, source)) for f in findings]  # what to edit, in the stack file if it can
+
+    def judge() -> tuple[dict[str, Any], ...]:
+        found = (
+            evaluate(stack, registrations, chosen, stack_policy_config(spec, resolved, cost), user_configs=user)
+            if chosen
+            else []
+        )
+        return tuple(dict(f, fix=fix_for(f, stack, source)) for f in found)  # what to edit, in the stack file if it can
+
     return Plan(
         stack=stack,
         resolved=resolved,
         registrations=registrations,
         cost=cost,
         packs=chosen,
-        findings=tuple(findings),
         readiness=tuple(readiness_check(registrations) + team_quotas(resolved)),
         outputs=outputs,
+        judge=judge,
     )
