@@ -70,6 +70,25 @@ def shared_plans_stay_unchanged():
     assert not changed, f"tests changed shared plans in place (copy before editing): {changed[:5]}"
 
 
+@pytest.fixture(scope="session")
+def pack_sessions():
+    """Each pack in a process of its own, as the CLI starts it (``python -m pulumi.policy``), started on first use
+    and shared by every test of this test process: a PackSession judges any number of stacks, configured anew
+    for each, so the rule fixtures, the hosting comparison and the start-up check pay one start per pack."""
+    from blueprints.offline.policy import PackSession
+
+    sessions: dict[str, PackSession] = {}
+
+    def get(name: str) -> PackSession:
+        if name not in sessions:
+            sessions[name] = PackSession(name)
+        return sessions[name]
+
+    yield get
+    for session in sessions.values():
+        session.close()
+
+
 def unpriced_system_shape(stack: str) -> Optional[str]:
     """The system shape of a shipped stack that has no sourced list price in its region, if any.
 

@@ -9,28 +9,19 @@ import pytest
 
 from blueprints.offline.engine import run_program
 from blueprints.offline.pack_config import stack_policy_config
-from blueprints.offline.policy import InProcessPack, PackSession, evaluate, merge
+from blueprints.offline.policy import InProcessPack, evaluate, merge
 from conftest import data_plan, shipped_plan
 
 PROGRAMS = Path(__file__).resolve().parent / "data" / "programs"
-PACKS = ["baseline", "gdpr", "hipaa", "mlps", "cost"]
-
-
-@pytest.fixture(scope="module")
-def served():
-    """Each pack in a process of its own, as the CLI starts it, started once for this module: a PackSession
-    judges any number of stacks (configured anew for each), so the comparison pays five starts, not one per case."""
-    sessions = {name: PackSession(name, in_process=False) for name in PACKS}
-    yield sessions
-    for session in sessions.values():
-        session.close()
 
 
 @pytest.fixture
-def both_ways(served):
+def both_ways(pack_sessions):
+    """Findings hosted in this process, and from each pack's own process (started once, tests/conftest.py)."""
+
     def judge(stack, registrations, packs, overrides):
         hosted = evaluate(stack, registrations, packs, overrides, in_process=True)
-        processes = merge(f for name in packs for f in served[name].judge(stack, registrations, overrides))
+        processes = merge(f for name in packs for f in pack_sessions(name).judge(stack, registrations, overrides))
         return hosted, processes
 
     return judge
@@ -64,10 +55,10 @@ def test_foreign_programs_get_the_same_findings_both_ways(program, both_ways):
     assert hosted == processes and any(f["enforcementLevel"] == "mandatory" for f in hosted)
 
 
-def test_hosted_pack_lists_the_same_policies_as_the_served_one(served):
+def test_hosted_pack_lists_the_same_policies_as_the_served_one(pack_sessions):
     from google.protobuf import empty_pb2
 
-    stub = served["hipaa"].analysis.stub  # the pack's process, started and connected
+    stub = pack_sessions("hipaa").analysis.stub  # the pack's process, started and connected
     assert InProcessPack("hipaa").GetAnalyzerInfo(empty_pb2.Empty()) == stub.GetAnalyzerInfo(empty_pb2.Empty())
 
 

@@ -29,13 +29,12 @@ NONCOMPLIANT_DIR = Path(__file__).resolve().parent / "data" / "stacks"
 
 
 @pytest.mark.parametrize("pack", sorted(PACKS))
-def test_pack_starts_as_the_cli_starts_it_and_lists_its_policies(pack):
-    """`python -m pulumi.policy <engine> <pack dir>`: the port on stdout, then GetAnalyzerInfo over gRPC."""
-    process = PackProcess(PACKS_DIR / pack).connect()
-    try:
-        info = process.stub.GetAnalyzerInfo(empty_pb2.Empty())
-    finally:
-        process.close()
+def test_pack_starts_as_the_cli_starts_it_and_lists_its_policies(pack, pack_sessions):
+    """`python -m pulumi.policy <engine> <pack dir>`: the port on stdout, then GetAnalyzerInfo over gRPC (the
+    test process's one process for the pack, tests/conftest.py pack_sessions)."""
+    session = pack_sessions(pack)
+    assert isinstance(session.process, PackProcess) and session.process.process.args[1:3] == ["-m", "pulumi.policy"]
+    info = session.analysis.stub.GetAnalyzerInfo(empty_pb2.Empty())
     assert info.name == f"gpu-blueprints-{pack}" and info.supportsConfig
     expected = {r.name: r for r in PACKS[pack].rules()}
     assert {p.name for p in info.policies} == set(expected)

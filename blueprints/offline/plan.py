@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
@@ -223,6 +223,12 @@ def _check_image_catalog() -> None:
         raise BlueprintError("", str(error)) from None
 
 
+def _judged(stack, source, registrations, packs, settings, user) -> tuple[dict[str, Any], ...]:
+    """The packs' findings, each with what to edit (in the stack file where it can)."""
+    found = evaluate(stack, registrations, packs, settings, user_configs=user) if packs else []
+    return tuple(dict(f, fix=fix_for(f, stack, source)) for f in found)
+
+
 def make_plan(
     stack: str,
     stacks_dir: Path = STACKS_DIR,
@@ -266,15 +272,7 @@ def make_plan(
         node_group_rates(resolved),
     )
     chosen = tuple(spec.compliance.frameworks if packs is None else packs)
-
-    def judge() -> tuple[dict[str, Any], ...]:
-        found = (
-            evaluate(stack, registrations, chosen, stack_policy_config(spec, resolved, cost), user_configs=user)
-            if chosen
-            else []
-        )
-        return tuple(dict(f, fix=fix_for(f, stack, source)) for f in found)  # what to edit, in the stack file if it can
-
+    judge = partial(_judged, stack, source, registrations, chosen, stack_policy_config(spec, resolved, cost), user)
     return Plan(
         stack=stack,
         resolved=resolved,
