@@ -14,10 +14,10 @@ from typing import Any, Iterator
 import pytest
 import yaml
 
-from blueprints.offline.plan import Plan, make_plan
+from blueprints.offline.plan import Plan
 from blueprints.stackconfig import ROOT
 from components.kubernetes.charts import charts
-from conftest import SHIPPED, shipped_plan, source_rows
+from conftest import SHIPPED, data_plan, shipped_plan, source_rows
 
 DATA = Path(__file__).parent / "data" / "charts" / "values"
 TEST_STACKS = ROOT / "tests" / "data" / "stacks"
@@ -81,7 +81,7 @@ def test_shipped_stacks_set_only_keys_their_charts_have(stack: str) -> None:
 
 @pytest.mark.parametrize("path", sorted(TEST_STACKS.glob("Pulumi.*.yaml")), ids=lambda p: p.stem)
 def test_test_stacks_set_only_keys_their_charts_have(path: Path) -> None:
-    plan = make_plan(path.stem.removeprefix("Pulumi."), stacks_dir=TEST_STACKS)
+    plan = data_plan(path.stem.removeprefix("Pulumi."))
     for name, chart, values in chart_values(plan):
         assert not missing_keys(values, upstream_values(chart)), f"{name}: {chart} has no such values key"
 
@@ -94,7 +94,7 @@ def test_the_erdma_controller_gets_the_ofed_driver_where_the_chart_reads_it() ->
 def test_the_dra_drivers_values_are_keys_of_their_charts() -> None:
     theirs = upstream_values("dra-driver-nvidia-gpu")
     assert missing_keys({"resources": {"gpu": {"enabled": True}}}, theirs) == ["resources.gpu"]
-    installed = {chart: values for _, chart, values in chart_values(make_plan("dra-devices", stacks_dir=TEST_STACKS))}
+    installed = {chart: values for _, chart, values in chart_values(data_plan("dra-devices"))}
     assert set(installed) == {"dra-driver-nvidia-gpu", "aws-dranet"}
     assert not missing_keys(installed["dra-driver-nvidia-gpu"], theirs)
     assert not missing_keys(installed["aws-dranet"], upstream_values("aws-dranet"))

@@ -21,9 +21,9 @@ import pytest
 import yaml
 
 import kube_schema as ks
-from blueprints.offline.plan import Plan, make_plan
+from blueprints.offline.plan import Plan
 from blueprints.stackconfig import ROOT, STACKS_DIR, available_stacks
-from conftest import _CACHE
+from conftest import shipped_plan
 
 TEST_STACKS = ROOT / "tests" / "data" / "stacks"
 STACKS = [(s, STACKS_DIR) for s in available_stacks()] + [
@@ -78,9 +78,9 @@ def judge(plan: Plan) -> Judged:
 
 @pytest.fixture(scope="module")
 def judged() -> dict[str, Judged]:
-    """Every stack planned once and judged: a shipped stack's plan from the session's cache when another test made
-    it, else planned without policy packs (they do not change what is registered)."""
-    return {stack: judge(_CACHE.get(stack) or make_plan(stack, folder, packs=())) for stack, folder in STACKS}
+    """Every stack planned once and judged, through the test process's shared plans (their packs judge only when
+    a test reads findings, and do not change what is registered)."""
+    return {stack: judge(shipped_plan(stack, folder)) for stack, folder in STACKS}
 
 
 @pytest.mark.parametrize("stack", [s for s, _ in STACKS])
@@ -305,7 +305,7 @@ def test_duplicate_keys_of_a_map_list_are_caught():
 
 
 def test_a_custom_resource_without_a_kept_crd_fails(monkeypatch):
-    plan = _CACHE.get("startup-t4") or make_plan("startup-t4", STACKS_DIR, packs=())
+    plan = shipped_plan("startup-t4")
     queue = next(r for r in plan.registrations if r.type == "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue")
     index = {k: v for k, v in ks.crd_index().items() if not k.startswith("kueue")}
     monkeypatch.setattr(ks, "crd_index", lambda: index)

@@ -26,7 +26,7 @@ from components.kubernetes.nodes import (
     GPU_DEVICES_LABEL,
     GPU_RESOURCE,
 )
-from conftest import resources
+from conftest import data_plan, resources
 from kube_schema import validate_builtin
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +38,7 @@ TEMPLATE = "k8s.io/cluster-autoscaler/node-template/"
 
 @pytest.fixture(scope="module")
 def plan():
-    return make_plan(STACK, TEST_STACKS)
+    return data_plan(STACK)
 
 
 def _releases(plan) -> set[str]:

@@ -13,7 +13,6 @@ from google.protobuf import struct_pb2
 
 from blueprints.cli import main
 from blueprints.offline import readiness_sharing
-from blueprints.offline.plan import make_plan
 from components.kubernetes.nodes import (
     ACK_DEVICE_PLUGIN_OFF,
     ACK_GPU_SCHEDULE_LABEL,
@@ -30,7 +29,7 @@ GROUP, REPLICAS = "notebooks", 4
 
 @pytest.fixture(scope="module")
 def plan():
-    return make_plan("time-slicing", TEST_STACKS)
+    return data_plan("time-slicing")
 
 
 def _group(plan):
