@@ -63,13 +63,14 @@ plan: $(VENV)/.runtime
 # Lint and format check first (ruff, pinned in requirements-dev.txt, configured in pyproject.toml): a dev
 # dependency only, so `make plan` does not install it.
 # The tests run in TEST_WORKERS processes (pytest-xdist, pinned in requirements-dev.txt), a test file per worker
-# (`--dist loadfile`: a file's module fixtures are set up once). On the 2-core machine two workers were faster than
-# one (docs/benchmarks.md, issue #42); TEST_WORKERS=0 runs them in this one process.
+# (`--dist loadfile`: a file's module fixtures are set up once), handed out in collection order
+# (`--no-loadscope-reorder`: tests/conftest.py puts the files with long tests first). On the 2-core machine two
+# workers were faster than one (docs/benchmarks.md, issue #42); TEST_WORKERS=0 runs them in this one process.
 TEST_WORKERS ?= 2
 test: install
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m pytest -q $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
+	$(PY) -m pytest -q $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 
 # Applies what `make test` checks: the linter's fixes (import order, ...), then the formatter over them.
 fmt: $(VENV)/.installed
