@@ -50,7 +50,8 @@ def test_make_test_lints_and_checks_the_format_before_the_tests_and_make_fmt_app
     assert [line.split(" -m ", 1)[1] for line in test[-3:]] == [
         "ruff check .",
         "ruff format --check .",
-        "pytest -q -n 2 --dist loadfile",  # two workers on the 2-core machine (issue #42)
+        # two workers on the 2-core machine, whole files in collection order (long ones first; issue #42)
+        "pytest -q -n 2 --dist loadfile --no-loadscope-reorder",
     ]
     serial = [line for line in make("-n", "test", "TEST_WORKERS=0").stdout.splitlines() if " -m pytest" in line]
     assert [line.split(" -m ", 1)[1].rstrip() for line in serial] == ["pytest -q"]
