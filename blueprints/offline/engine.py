@@ -10,11 +10,14 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import queue
 import runpy
+import threading
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, TypeVar
 
 import pulumi
 from google.protobuf import json_format, struct_pb2
@@ -183,10 +186,52 @@ def _config_values(config: Mapping[str, Any]) -> dict[str, str]:
     return {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
 
 
+T = TypeVar("T")
+
+
+class ProgramThread:
+    """The one thread that runs every program of this process, with its own event loop that outlives each program.
+
+    The SDK records a stack trace for every resource it registers (``traceback.extract_stack``, then a file URI per
+    frame), so a registration costs more the deeper its caller's stack: planned from a test, 60-odd pytest frames
+    made a plan about 20% dearer than from a shallow stack (issue #42). Here a program starts a few frames deep,
+    whoever asks for it. A daemon thread, so an interrupted CLI exits without waiting for the program to end."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def run(self, job: Callable[[], T]) -> T:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._serve, name="pulumi-program", daemon=True)
+                self._thread.start()
+        done: Future = Future()
+        self._jobs.put((job, done))
+        return done.result()
+
+    def _serve(self) -> None:
+        asyncio.set_event_loop(asyncio.new_event_loop())
+        while True:
+            job, done = self._jobs.get()
+            try:
+                done.set_result(job())
+            except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread by done.result()
+                done.set_exception(error)
+
+
+PROGRAMS = ProgramThread()
+
+
 def run_program(
     stack: str, config: Mapping[str, Any], region: str, program: Path = PROGRAM
 ) -> tuple[list[Registration], dict[str, Any]]:
     """Run ``program`` for ``stack`` with ``config`` under mocks; return what it registered and its exports."""
+    return PROGRAMS.run(lambda: _run(stack, config, region, program))
+
+
+def _run(stack: str, config: Mapping[str, Any], region: str, program: Path) -> tuple[list[Registration], dict]:
     monitor = RecordingMonitor(OfflineMocks(region))
     pulumi_settings.ROOT.set(None)
     # A program that failed before (a stack with a bad zone) leaves its first exception in the SDK's RPC manager,
