@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import fcntl
 import gc
-import hashlib
 import io
 import json
 import os
-import pickle
 import pty
 import subprocess
 import sys
@@ -63,44 +60,12 @@ DATA_STACKS = ROOT / "tests/data/stacks"
 _CACHE: dict[tuple[str, Path], Plan] = {}
 
 
-# Under pytest-xdist, the folder where the first worker to need a shared plan leaves it for the others (set below).
-_BETWEEN_WORKERS: list[Path] = []
-
-
 def shipped_plan(stack: str, stacks_dir: Path = STACKS_DIR) -> Plan:
     """The plan of a shipped stack (or of a test stack in ``stacks_dir``), computed once for the whole test run."""
     key = (stack, Path(stacks_dir).resolve())
     if key not in _CACHE:
-        _CACHE[key] = _planned_once(stack, key[1])
+        _CACHE[key] = make_plan(stack, stacks_dir)
     return _CACHE[key]
-
-
-def _planned_once(stack: str, stacks_dir: Path) -> Plan:
-    """Planned here, or by whichever test worker planned it first (a pickle in this run's temporary folder, under
-    an exclusive lock): a plan is the same bytes in any process (test_plan_contract), each worker unpickles its own
-    copy, and its findings are judged in the process that reads them."""
-    if not _BETWEEN_WORKERS:
-        return make_plan(stack, stacks_dir)
-    name = hashlib.sha256(f"{stacks_dir}\0{stack}".encode()).hexdigest()[:20]
-    pickled = _BETWEEN_WORKERS[0] / f"{name}.pickle"
-    with open(_BETWEEN_WORKERS[0] / f"{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        if pickled.exists():
-            return pickle.loads(pickled.read_bytes())  # noqa: S301 - written by this test run, a moment ago
-        plan = make_plan(stack, stacks_dir)
-        pickled.write_bytes(pickle.dumps(plan))
-        return plan
-
-
-@pytest.fixture(scope="session", autouse=True)
-def plans_between_workers(tmp_path_factory):
-    """pytest-xdist workers share their run's base temporary folder (the parent of each worker's own)."""
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        folder = tmp_path_factory.getbasetemp().parent / "shared-plans"
-        folder.mkdir(exist_ok=True)
-        _BETWEEN_WORKERS.append(folder)
-    yield
-    _BETWEEN_WORKERS.clear()
 
 
 def data_plan(stack: str) -> Plan:
