@@ -153,7 +153,7 @@ def test_plan_schema_and_policy_config_files_get_the_same_mode_from_the_umask(tm
     assert in_process(
         "plan",
         "--stack",
-        "enterprise-h100",
+        "startup-t4",
         "--format",
         "json",
         "--policy-pack",
@@ -163,7 +163,7 @@ def test_plan_schema_and_policy_config_files_get_the_same_mode_from_the_umask(tm
         umask=umask,
     ) in (0, 1)
     folder = tmp_path / "policy-config"
-    code = in_process("policy-config", "--stack", "enterprise-h100", "--output-dir", str(folder), umask=umask)
+    code = in_process("policy-config", "--stack", "startup-t4", "--output-dir", str(folder), umask=umask)
     assert code == 0, capsys.readouterr().err
     written = [tmp_path / "schema.json", tmp_path / "plan.json", *folder.iterdir()]
     assert len(written) > 2 and {p.name: mode(p) for p in written} == {p.name: expected for p in written}
