@@ -5,16 +5,12 @@ its start-up) and reads the plan it writes; bad input is checked in a child proc
 """
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from blueprints.cli import main
-from blueprints.stackconfig import ROOT
-from conftest import shipped_cluster, write_stack
+from conftest import run_cli, shipped_cluster, write_stack
 
-TIMEOUT = 120
 BUDGET_RULE = "stack-expected-cost-within-budget"
 
 
@@ -104,13 +100,7 @@ def test_a_price_per_option_must_name_a_purchase_option(tmp_path):
     cluster = shipped_cluster("startup-t4")
     cluster["prices"] = {"g4dn.xlarge": {"reserved": 0.3}}
     write_stack(tmp_path, "variant", cluster)
-    result = subprocess.run(
-        [sys.executable, "-m", "blueprints", "plan", "--stack", "variant", "--stacks-dir", str(tmp_path)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-    )
+    result = run_cli("plan", "--stack", "variant", "--stacks-dir", str(tmp_path))  # the CLI's main, in this process
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines() == [
         f"error: {tmp_path.name}/Pulumi.variant.yaml: cluster.prices: price for g4dn.xlarge: 'reserved' is not a "

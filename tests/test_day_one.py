@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import base64
 import json
-import subprocess
-import sys
 
 import kubernetes_validate
 import pytest
 import yaml
 
 from blueprints.offline.mocks import ACCOUNT_ID
-from blueprints.stackconfig import ROOT, load_stack_spec
+from blueprints.stackconfig import load_stack_spec
 from catalog import load_catalog
 from catalog.addons import addon_versions
 from conftest import (
@@ -24,6 +22,7 @@ from conftest import (
     gpu_templates,
     helm,
     resources,
+    run_cli,
     shipped_cluster,
     shipped_plan,
     system_groups,
@@ -423,13 +422,7 @@ def test_bad_day_one_fields_are_one_line_and_exit_2(tmp_path, field, value, expe
     cluster = shipped_cluster("startup-t4")
     cluster[field] = value
     write_stack(tmp_path, "bad", cluster)
-    run = subprocess.run(
-        [sys.executable, "-m", "blueprints", "plan", "--stack", "bad", "--stacks-dir", str(tmp_path)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    run = run_cli("plan", "--stack", "bad", "--stacks-dir", str(tmp_path))  # the CLI's main, in this process
     assert run.returncode == 2 and expected in run.stderr and run.stderr.count("\n") == 1, run.stderr
 
 

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import kubernetes_validate
 import pytest
 
-from blueprints.stackconfig import ROOT
 from components.kubernetes.charts import charts
-from conftest import SHIPPED, gpu_groups, shipped_cluster, shipped_plan, write_stack
+from conftest import SHIPPED, gpu_groups, run_cli, shipped_cluster, shipped_plan, write_stack
 
 EFA_STACKS = {"research-a100", "enterprise-h100", "research-a100-eu"}
 
@@ -174,13 +171,7 @@ def test_mig_requests_that_cannot_work_are_one_line_exit_2(tmp_path, profile, ex
     cluster = shipped_cluster("startup-t4")
     cluster.setdefault("nodeGroups", {}).setdefault("gpu", {})["migProfile"] = profile
     write_stack(tmp_path, "mig", cluster)
-    run = subprocess.run(
-        [sys.executable, "-m", "blueprints", "plan", "--stack", "mig", "--stacks-dir", str(tmp_path)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    run = run_cli("plan", "--stack", "mig", "--stacks-dir", str(tmp_path))  # the CLI's main, in this process
     assert run.returncode == 2 and expected in run.stderr and run.stderr.count("\n") == 1
 
 
