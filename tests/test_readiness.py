@@ -4,15 +4,12 @@
 from __future__ import annotations
 
 import dataclasses
-import subprocess
-import sys
 
 import pytest
 from google.protobuf import json_format, struct_pb2
 
 from blueprints.offline.readiness import BLOCKING, WARNING, check
-from blueprints.stackconfig import ROOT
-from conftest import shipped_cluster, shipped_plan, write_stack
+from conftest import run_cli, shipped_cluster, shipped_plan, write_stack
 
 
 def without(plan, drop) -> list:
@@ -182,24 +179,7 @@ def test_scale_to_zero_without_autoscaling_fails_the_plan(tmp_path, stack, expec
     cluster = shipped_cluster(stack)
     cluster["autoscaling"] = {"enabled": False}
     write_stack(tmp_path, "no-autoscaler", cluster)
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "blueprints",
-            "plan",
-            "--stack",
-            "no-autoscaler",
-            "--stacks-dir",
-            str(tmp_path),
-            "--policy-pack",
-            "none",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    run = run_cli("plan", "--stack", "no-autoscaler", "--stacks-dir", str(tmp_path), "--policy-pack", "none")
     assert run.returncode == 1, run.stderr
     assert "[blocking] scale-from-zero" in run.stdout and expected in run.stdout
 

