@@ -50,6 +50,13 @@ LONG_FILES_FIRST = (
 )
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection imported (the SDKs, every test module) lives as long as the process: frozen, the collector's
+    full passes (and pytest's last one, at exit) no longer walk it, only what the tests create."""
+    gc.collect()
+    gc.freeze()
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.path.name not in LONG_FILES_FIRST)  # stable: every other file keeps its place
 
